@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labctl/labctl/inventory"
+)
+
+func inventoryCommand() *cli.Command {
+	labArg := func(c *cli.Context) (string, error) {
+		if c.NArg() != 1 {
+			return "", exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a generated topology like leafspine:2x4:8@100)", c.Command.Name)}
+		}
+		return c.Args().First(), nil
+	}
+	return &cli.Command{
+		Name:  "inventory",
+		Usage: "check and show lab inventories",
+		Subcommands: []*cli.Command{
+			{
+				Name: "validate", Usage: "report every problem in a lab file, with file:line and field", ArgsUsage: "LAB",
+				Action: func(c *cli.Context) error {
+					name, err := labArg(c)
+					if err != nil {
+						return err
+					}
+					lab, err := inventory.Resolve(name)
+					if err != nil {
+						return err
+					}
+					fmt.Printf("%s: ok (%d switches, %d hosts, %d links)\n", name, len(lab.Switches), len(lab.Hosts), len(lab.Links))
+					return nil
+				},
+			},
+			{
+				Name: "show", Usage: "print a lab's devices, RNICs and links", ArgsUsage: "LAB",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output"}},
+				Action: func(c *cli.Context) error {
+					name, err := labArg(c)
+					if err != nil {
+						return err
+					}
+					lab, err := inventory.Resolve(name)
+					if err != nil {
+						return err
+					}
+					if c.Bool("json") {
+						enc := json.NewEncoder(os.Stdout)
+						enc.SetIndent("", "  ")
+						return enc.Encode(lab)
+					}
+					return inventory.WriteSummary(os.Stdout, lab)
+				},
+			},
+		},
+	}
+}

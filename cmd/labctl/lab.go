@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+)
+
+// home is labctl's state directory: $LABCTL_HOME or ~/.labctl.
+func home() string {
+	if h := os.Getenv("LABCTL_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".labctl")
+	}
+	return ".labctl"
+}
+
+// openLab resolves a lab for a command: a lab already up, a hardware lab
+// file, or an emulated lab that is started now and stopped by the closer.
+func openLab(ctx context.Context, name string, log *slog.Logger) (*inventory.Lab, func(), error) {
+	st, ok, err := emulator.LoadState(home(), name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok && st.Alive() {
+		lab, err := inventory.Load(st.LabFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		return lab, func() {}, nil
+	}
+	lab, err := inventory.Resolve(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !lab.Emulated {
+		return lab, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "labctl-lab-")
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Logger: log})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
+}
+
+func labCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lab",
+		Usage: "start, stop and inspect long-lived emulated labs",
+		Description: `'lab up LAB' starts an emulated lab in the background and keeps it running, so
+several commands can use it: pass its name to 'labctl run --lab'. Its state
+(keys, known_hosts, the exported lab file with the real loopback endpoints)
+lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
+		Subcommands: []*cli.Command{
+			{
+				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return exitError{2, fmt.Errorf("lab up needs one LAB (a lab file or e.g. leafspine:2x4:8@100)")}
+					}
+					name := c.Args().First()
+					if st, ok, _ := emulator.LoadState(home(), name); ok && st.Alive() {
+						return fmt.Errorf("lab %s is already up (pid %d); 'labctl lab down %s' first", name, st.PID, name)
+					}
+					if c.Bool("foreground") {
+						return serveLab(c.Context, name, newLogger(false))
+					}
+					return spawnLab(c.Context, name)
+				},
+			},
+			{
+				Name: "serve", Usage: "run an emulated lab in the foreground (what 'lab up' starts)", ArgsUsage: "LAB", Hidden: true,
+				Action: func(c *cli.Context) error { return serveLab(c.Context, c.Args().First(), newLogger(false)) },
+			},
+			{
+				Name: "down", Usage: "stop an emulated lab (all of them if no LAB is given)", ArgsUsage: "[LAB]",
+				Action: func(c *cli.Context) error {
+					sts, err := selectStates(c.Args().First())
+					if err != nil {
+						return err
+					}
+					for _, st := range sts {
+						if st.Alive() {
+							_ = syscall.Kill(st.PID, syscall.SIGTERM)
+							waitGone(st, 10*time.Second)
+						}
+						_ = emulator.RemoveState(st.Dir)
+						fmt.Printf("lab %s down\n", st.Name)
+					}
+					return nil
+				},
+			},
+			{
+				Name: "status", Usage: "show emulated labs and check their endpoints", ArgsUsage: "[LAB]",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output"}},
+				Action: func(c *cli.Context) error {
+					sts, err := selectStates(c.Args().First())
+					if err != nil {
+						return err
+					}
+					return printStatus(sts, c.Bool("json"))
+				},
+			},
+		},
+	}
+}
+
+func selectStates(name string) ([]emulator.State, error) {
+	if name == "" {
+		return emulator.ListStates(home())
+	}
+	st, ok, err := emulator.LoadState(home(), name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no lab %q is up (see 'labctl lab status')", name)
+	}
+	return []emulator.State{st}, nil
+}
+
+// spawnLab re-executes labctl as 'lab serve' in its own session and waits
+// until the lab has written its state.
+func spawnLab(ctx context.Context, name string) error {
+	dir := emulator.StateDir(home(), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	_ = emulator.RemoveState(dir)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(dir, "lab.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(self, "lab", "serve", name)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		if st, ok, _ := emulator.LoadState(home(), name); ok && st.PID == cmd.Process.Pid {
+			fmt.Printf("lab %s up (pid %d)\nlab file: %s\nuse it: labctl run SCENARIO --lab %s\n", name, st.PID, st.LabFile, name)
+			return nil
+		}
+		select {
+		case err := <-exited:
+			b, _ := os.ReadFile(filepath.Join(dir, "lab.log"))
+			return fmt.Errorf("lab %s failed to start (%v):\n%s", name, err, b)
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	_ = cmd.Process.Kill()
+	return fmt.Errorf("lab %s did not come up within 60s; see %s", name, filepath.Join(dir, "lab.log"))
+}
+
+func serveLab(ctx context.Context, name string, log *slog.Logger) error {
+	lab, err := inventory.Resolve(name)
+	if err != nil {
+		return err
+	}
+	dir := emulator.StateDir(home(), name)
+	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	labFile := filepath.Join(dir, "lab.yaml")
+	if err := inventory.WriteFile(labFile, l.Inventory()); err != nil {
+		return err
+	}
+	st := emulator.State{Name: name, PID: os.Getpid(), Dir: dir, LabFile: labFile, Started: time.Now().UTC()}
+	if err := emulator.SaveState(st); err != nil {
+		return err
+	}
+	defer emulator.RemoveState(dir)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	<-ctx.Done()
+	return nil
+}
+
+func waitGone(st emulator.State, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end) && st.Alive(); {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// endpointStatus dials every endpoint of a lab file.
+type endpointStatus struct {
+	Device   string `json:"device"`
+	Endpoint string `json:"endpoint"`
+	Addr     string `json:"addr"`
+	Up       bool   `json:"up"`
+}
+
+func printStatus(sts []emulator.State, asJSON bool) error {
+	type labStatus struct {
+		emulator.State
+		Alive     bool             `json:"alive"`
+		Endpoints []endpointStatus `json:"endpoints,omitempty"`
+	}
+	var out []labStatus
+	for _, st := range sts {
+		ls := labStatus{State: st, Alive: st.Alive()}
+		if lab, err := inventory.Load(st.LabFile); err == nil && ls.Alive {
+			check := func(dev, kind, addr string) {
+				if addr == "" {
+					return
+				}
+				c, err := net.DialTimeout("tcp", addr, time.Second)
+				if err == nil {
+					c.Close()
+				}
+				ls.Endpoints = append(ls.Endpoints, endpointStatus{dev, kind, addr, err == nil})
+			}
+			for _, s := range lab.Switches {
+				check(s.Name, "ssh", s.Mgmt.SSH)
+				check(s.Name, "gnmi", s.Mgmt.GNMI)
+			}
+			for _, h := range lab.Hosts {
+				check(h.Name, "ssh", h.Mgmt.SSH)
+			}
+		}
+		out = append(out, ls)
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(out)
+	}
+	if len(out) == 0 {
+		fmt.Println("no emulated lab is up ('labctl lab up leafspine:2x4:8@100' starts one)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LAB\tPID\tALIVE\tENDPOINTS UP\tSTARTED\tLAB FILE")
+	for _, ls := range out {
+		up := 0
+		for _, e := range ls.Endpoints {
+			if e.Up {
+				up++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%d/%d\t%s\t%s\n", ls.Name, ls.PID, ls.Alive, up, len(ls.Endpoints), ls.Started.Format(time.RFC3339), ls.LabFile)
+	}
+	return tw.Flush()
+}

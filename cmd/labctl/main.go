@@ -1,0 +1,68 @@
+// Command labctl is the hardware-in-the-loop testbed controller for RDMA
+// labs. This package only parses flags, wires packages together and prints.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newApp().RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "labctl:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "labctl",
+		Usage:   "run RDMA (RoCEv2) experiments on a lab of Tofino switches and ConnectX hosts, or on the built-in emulated lab",
+		Version: version,
+		Description: `labctl drives the whole loop of an RDMA experiment: traffic (perftest over SSH,
+started on a common epoch by a host agent), switch telemetry (gNMI into InfluxDB
+and the run archive) and reports (FCT percentiles, goodput, PFC, queue depth).
+
+Quick start, no hardware needed (runs on the built-in emulated leaf-spine):
+   labctl run incast
+   labctl report runs/<run-id> --format md
+
+A lab is a YAML inventory file (see inventory/testdata/example-lab.yaml) or a
+generated topology such as leafspine:2x4:8@100 (spines x leaves : hosts per leaf
+@ Gb/s). Generated labs are emulated: every device is a real SSH/gNMI endpoint
+on 127.0.0.1 backed by a fabric simulator.`,
+		Commands: []*cli.Command{
+			runCommand(),
+			reportCommand(),
+			inventoryCommand(),
+			labCommand(),
+			agentCommand(),
+		},
+	}
+}
+
+// exitError carries a specific exit status (e.g. 2 for usage errors).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	if e, ok := err.(exitError); ok {
+		return e.code
+	}
+	return 1
+}

@@ -1,0 +1,11 @@
+// Package emulator is the emulated lab: for every host an SSH server whose
+// shell runs the commands labctl uses on real hosts (perftest, ibv_devinfo,
+// show_gids, ethtool -S, mlnx_qos, the host agent, pgrep/kill), for every
+// switch an SSH server and a gNMI server, and behind them one fabric twin
+// (package fabric) that simulates the network.
+//
+// The emulator prints the real tools' formats through the same packages the
+// controller parses them with (perftest, drivers/connectx). It may import
+// those packages' public types; nothing outside emulator/ and cmd/ may
+// import the emulator.
+package emulator

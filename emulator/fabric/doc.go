@@ -1,0 +1,6 @@
+// Package fabric is the fabric twin: it simulates the lab's network so that
+// emulated runs produce the flow completion times and counters a real lab
+// would. Engines implement Engine; Topology is built from an inventory.Lab.
+//
+// It may import inventory (public types) and nothing else of labctl.
+package fabric

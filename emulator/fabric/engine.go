@@ -1,0 +1,81 @@
+package fabric
+
+import "context"
+
+// Engine simulates traffic over a Topology. Implementations: the flow-level
+// engine (max-min sharing over ECMP-hashed paths) and, later, a packet-level
+// engine. Both must be deterministic for a seed and report the same Results
+// and Counters.
+type Engine interface {
+	// Run simulates flows until all have finished or ctx is done. Sim time
+	// starts at 0 for each Run; Flow.Start and Result times are relative to
+	// it. If opt.OnSample is set, it is called every opt.SampleEvery ns of
+	// sim time (and once at the end) with the engine's cumulative counters.
+	Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error)
+	// Counters returns a copy of the cumulative counters (they survive Runs).
+	Counters() *Counters
+}
+
+// Flow is one transfer between two hosts' RNICs.
+type Flow struct {
+	ID       int
+	Src, Dst string // host names
+	Bytes    int64
+	Start    int64 // ns: earliest start, relative to the Run
+	After    []int // flow IDs that must finish before this one starts
+	Priority int   // 802.1p priority (RoCE default 3)
+}
+
+// Result is a finished (or failed) flow.
+type Result struct {
+	ID         int
+	Start, End int64 // ns, relative to the Run
+	Bytes      int64
+	Path       []string // devices traversed, src host first
+	Err        string   // non-empty if the flow could not complete
+}
+
+// RunOptions tune a Run.
+type RunOptions struct {
+	SampleEvery int64 // ns of sim time between OnSample calls; 0 = none
+	OnSample    func(now int64, c *Counters)
+}
+
+// PortKey names a device port: a switch port or a host RNIC (Port = device).
+type PortKey struct{ Device, Port string }
+
+// Counters are cumulative per-port counters, what gNMI and ethtool -S expose.
+type Counters struct {
+	Ports map[PortKey]*PortCounters
+}
+
+// PortCounters are one port's counters. Tx/Rx are from the port's view.
+type PortCounters struct {
+	TxBytes, RxBytes uint64
+	TxPkts, RxPkts   uint64
+	Drops            uint64
+	ECNMarked        uint64
+	PFCTx, PFCRx     [8]uint64 // PAUSE frames per priority
+	PauseRxNs        [8]uint64 // time paused by the peer, per priority
+	Queues           [8]QueueCounters
+}
+
+// QueueCounters are one egress queue's counters.
+type QueueCounters struct {
+	DepthBytes     uint64 // current
+	WatermarkBytes uint64 // peak since start
+	TxBytes        uint64
+	TxPkts         uint64
+	Drops          uint64
+	ECNMarked      uint64
+}
+
+// Clone deep-copies c.
+func (c *Counters) Clone() *Counters {
+	out := &Counters{Ports: make(map[PortKey]*PortCounters, len(c.Ports))}
+	for k, v := range c.Ports {
+		cp := *v
+		out.Ports[k] = &cp
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/gnmitarget"
+	"github.com/labctl/labctl/emulator/sshd"
+	"github.com/labctl/labctl/inventory"
+)
+
+// Options configure an emulated lab.
+type Options struct {
+	// Dir holds the lab's keys, known_hosts, device filesystems and the
+	// lab file it exports. Required.
+	Dir    string
+	Seed   int64
+	Logger *slog.Logger
+}
+
+// Lab is a running emulated lab.
+type Lab struct {
+	inv       *inventory.Lab // as exported: endpoints, credential, known_hosts
+	dir       string
+	twin      *Twin
+	listeners *listeners
+	servers   []*sshd.Server
+	targets   []*gnmitarget.Target
+	cancel    context.CancelFunc
+	log       *slog.Logger
+}
+
+// ClientUser is the login name of the emulated lab's generated credential.
+const ClientUser = "labctl"
+
+// Start brings up every device of src on loopback and returns the running
+// lab. src's management endpoints are ignored; Inventory reports the real ones.
+func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err error) {
+	if opt.Dir == "" {
+		return nil, errors.New("emulator: Options.Dir is required")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	for _, d := range []string{"keys", "devices"} {
+		if err := os.MkdirAll(filepath.Join(opt.Dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("emulator: %w", err)
+		}
+	}
+	keyPath, clientPub, err := sshd.GenerateClientKey(filepath.Join(opt.Dir, "keys"))
+	if err != nil {
+		return nil, fmt.Errorf("emulator: client key: %w", err)
+	}
+	inv := cloneLab(src)
+	inv.Emulated = true
+	inv.KnownHosts = filepath.Join(opt.Dir, "known_hosts")
+	inv.Credentials = map[string]inventory.Credential{"emulator": {User: ClientUser, KeyFile: keyPath}}
+
+	topo, err := fabric.NewTopology(inv)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: lab %s: %w", inv.Name, err)
+	}
+	cfg := fabric.DefaultConfig()
+	cfg.Seed = opt.Seed
+	engine := fabric.NewFlowEngine(topo, cfg)
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}}}
+	defer func() {
+		if err != nil {
+			l.Close()
+		}
+	}()
+
+	pubs := map[string]publisher{}
+	var known []sshd.KnownHost
+	startSSH := func(name string, exec sshd.ExecHandler, root string) (string, error) {
+		hk, err := sshd.GenerateHostKey()
+		if err != nil {
+			return "", err
+		}
+		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: exec, Logger: opt.Logger})
+		if err != nil {
+			return "", err
+		}
+		if err := srv.Start(runCtx); err != nil {
+			return "", fmt.Errorf("device %s: ssh: %w", name, err)
+		}
+		l.servers = append(l.servers, srv)
+		known = append(known, sshd.KnownHost{Addr: srv.Addr(), Key: hk.PublicKey()})
+		return srv.Addr(), nil
+	}
+	for i := range inv.Switches {
+		sw := &inv.Switches[i]
+		root := filepath.Join(opt.Dir, "devices", sw.Name)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return nil, err
+		}
+		sh := newShell(sw.Name)
+		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root); err != nil {
+			return nil, err
+		}
+		tgt, err := gnmitarget.New(sw.Name, opt.Logger)
+		if err != nil {
+			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
+		}
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
+		}
+		go func() { _ = tgt.Serve(runCtx, lis) }()
+		l.targets = append(l.targets, tgt)
+		sw.Mgmt.GNMI = lis.Addr().String()
+		sw.Credential = "emulator"
+		pubs[sw.Name] = tgt
+	}
+	l.twin = newTwin(engine, pubs, opt.Logger)
+	for i := range inv.Hosts {
+		hh := &inv.Hosts[i]
+		root := filepath.Join(opt.Dir, "devices", hh.Name)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return nil, err
+		}
+		hh.Credential = "emulator"
+		h := newHost(l, *hh, root)
+		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root); err != nil {
+			return nil, err
+		}
+		h.inv = *hh
+	}
+	if err := sshd.WriteKnownHosts(inv.KnownHosts, known); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	go l.twin.idle(runCtx)
+	return l, nil
+}
+
+// Inventory is the running lab as an ordinary lab: real loopback endpoints,
+// the generated key as credential, and the lab's own known_hosts.
+func (l *Lab) Inventory() *inventory.Lab { return l.inv }
+
+// Dir is the lab's state directory.
+func (l *Lab) Dir() string { return l.dir }
+
+// Close stops every endpoint.
+func (l *Lab) Close() error {
+	l.cancel()
+	var errs []error
+	for _, s := range l.servers {
+		errs = append(errs, s.Close())
+	}
+	for _, t := range l.targets {
+		errs = append(errs, t.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func cloneLab(src *inventory.Lab) *inventory.Lab {
+	c := *src
+	c.Switches = append([]inventory.Switch(nil), src.Switches...)
+	c.Hosts = append([]inventory.Host(nil), src.Hosts...)
+	c.Links = append([]inventory.Link(nil), src.Links...)
+	return &c
+}

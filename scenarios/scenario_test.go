@@ -1,0 +1,87 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBuiltinScenariosLoad(t *testing.T) {
+	for _, name := range []string{"incast", "allreduce"} {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatalf("Load(%s): %v", name, err)
+		}
+		if s.Name != name || len(s.Traffic) != 1 {
+			t.Errorf("%s: got name %q, %d traffic entries", name, s.Name, len(s.Traffic))
+		}
+	}
+	inc, _ := Load("incast")
+	if tr := inc.Traffic[0]; tr.Senders != 16 || tr.Bytes != "1MiB" {
+		t.Errorf("incast must be 16 senders x 1MiB, got %+v", tr)
+	}
+	ar, _ := Load("allreduce")
+	if tr := ar.Traffic[0]; tr.Hosts != 8 || tr.Buffer != "64MiB" {
+		t.Errorf("allreduce must be 8 hosts x 64MiB, got %+v", tr)
+	}
+}
+
+func TestParseErrorsNameFileLineField(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"unknown field", "name: x\ntraffic:\n  - pattern: incast\n    sendrs: 3\n",
+			[]string{"s.yaml", "line 4", "sendrs"}},
+		{"semantic problems all reported", `name: x
+telemetry:
+  interval: soon
+traffic:
+  - pattern: incast
+    bytes: 1 furlong
+  - pattern: allreduce
+    hosts: 1
+    buffer: 1MiB
+  - pattern: ring
+`, []string{
+			"s.yaml:3: telemetry.interval: bad duration",
+			"s.yaml:5: traffic[0].senders: an incast needs senders",
+			"s.yaml:6: traffic[0].bytes: bad size",
+			"s.yaml:8: traffic[1].hosts: an all-reduce ring needs hosts >= 2",
+			`s.yaml:10: traffic[2].pattern: unknown pattern "ring"`,
+		}},
+		{"missing name and traffic", "repetitions: 1\n", []string{"name: a scenario needs a name", "traffic: at least one"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.doc), "s.yaml")
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\n lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadUnknownName(t *testing.T) {
+	_, err := Load("no-such-scenario")
+	if err == nil || !strings.Contains(err.Error(), "built-in: ") {
+		t.Fatalf("want a helpful error, got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("name: x\ntraffic:\n  - pattern: incast\n    senders: 2\n    bytes: 1MiB\n"))
+	f.Add([]byte("name: [\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Parse(b, "f.yaml")
+		if err == nil && (s.Name == "" || len(s.Traffic) == 0) {
+			t.Fatalf("accepted an invalid scenario: %+v", s)
+		}
+		if err != nil && err.Error() == "" {
+			t.Fatal("empty error")
+		}
+	})
+}
