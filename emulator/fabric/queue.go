@@ -1,0 +1,172 @@
+package fabric
+
+import "math"
+
+// The fluid queue model. Between two events every rate is constant, so a
+// switch egress queue changes linearly: it grows at (offered - capacity)
+// where "offered" is what its flows would bring if this port were no
+// constraint (each flow limited only by the links before it), and drains
+// at capacity otherwise. Lossless (PFC on): the queue stops at XoffBytes and
+// for as long as it is held there the ingress ports feeding it send PAUSE
+// frames (one when the pause starts, then one per PauseQuantaNs), counted
+// as PFCTx on the switch ingress port and PFCRx/PauseRxNs on the upstream
+// port; pauses do not propagate further upstream in this engine. Lossy:
+// the queue stops at DropBytes and the excess is dropped (counted; the flow
+// still completes: retransmission is the packet engine's business). ECN
+// marks are the dequeued packets times the RED probability at the mean
+// depth of the interval. The RoCE priority (3) carries the queue.
+
+const roceQueue = 3
+
+type queueAcc struct{ depth, wm, txB, txP, drops, ecn float64 }
+
+type portAcc struct {
+	txB, rxB, txP, rxP, drops, ecn float64
+	pfcTx, pfcRx, pauseRxNs        [8]float64
+	q                              [8]queueAcc
+}
+
+type linkQueue struct {
+	depth    float64
+	paused   bool
+	pausedNs float64 // length of the current pause episode
+}
+
+// advance moves the clock by dt with the current rates.
+func (e *FlowEngine) advance(active []*flowState, dt int64) {
+	if dt <= 0 {
+		return
+	}
+	e.clock += dt
+	n := len(e.topo.links)
+	tx := make([]float64, n)      // bytes sent on each link
+	offered := make([]float64, n) // bits/ns offered to each link's egress queue
+	users := make([]int, n)
+	for _, st := range active {
+		for _, li := range st.path {
+			users[li]++
+		}
+	}
+	feeders := make([]map[int]bool, n) // ingress links feeding each egress link
+	for _, st := range active {
+		b := st.rate * float64(dt) / 8
+		st.wire -= b
+		u := math.Inf(1)
+		for k, li := range st.path {
+			tx[li] += b
+			if k > 0 {
+				offered[li] += u
+				if feeders[li] == nil {
+					feeders[li] = map[int]bool{}
+				}
+				feeders[li][st.path[k-1]] = true
+			}
+			l := e.topo.links[li]
+			u = math.Min(u, l.rate/float64(users[li]))
+		}
+	}
+	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
+	for li, l := range e.topo.links {
+		q := &e.lq[li]
+		if tx[li] == 0 && q.depth == 0 && !q.paused {
+			continue
+		}
+		from, to := e.port(l.from, l.fromPort), e.port(l.to, l.toPort)
+		p := tx[li] / pkt
+		from.txB += tx[li]
+		from.txP += p
+		to.rxB += tx[li]
+		to.rxP += p
+		fq := &from.q[roceQueue]
+		fq.txB += tx[li]
+		fq.txP += p
+		if e.topo.isHost[l.from] {
+			continue // a NIC paces itself; switch queues only
+		}
+		d0 := q.depth
+		d1, over := e.fluid(d0, offered[li], l.rate, float64(dt))
+		q.depth = d1
+		fq.depth = d1
+		fq.wm = math.Max(fq.wm, math.Max(d0, d1))
+		marks := p * e.markProb((d0+d1)/2)
+		fq.ecn += marks
+		from.ecn += marks
+		if over <= 0 {
+			q.paused, q.pausedNs = false, 0
+			continue
+		}
+		if !e.cfg.PFC {
+			dropped := (offered[li] - l.rate) / 8 * over / pkt
+			fq.drops += dropped
+			from.drops += dropped
+			continue
+		}
+		before := q.pausedNs
+		q.pausedNs += over
+		frames := math.Floor(q.pausedNs/float64(e.cfg.PauseQuantaNs)) - math.Floor(before/float64(e.cfg.PauseQuantaNs))
+		if !q.paused {
+			frames++
+			q.paused = true
+		}
+		for in := range feeders[li] {
+			il := e.topo.links[in]
+			sw, up := e.port(il.to, il.toPort), e.port(il.from, il.fromPort)
+			sw.pfcTx[roceQueue] += frames
+			up.pfcRx[roceQueue] += frames
+			up.pauseRxNs[roceQueue] += over
+		}
+	}
+}
+
+// fluid returns the depth after dt and how long the queue sat at its cap.
+func (e *FlowEngine) fluid(d0, offered, capacity, dt float64) (d1, over float64) {
+	limit := float64(e.cfg.DropBytes)
+	if e.cfg.PFC {
+		limit = float64(e.cfg.XoffBytes)
+	}
+	net := (offered - capacity) / 8 // bytes per ns
+	if net <= 0 {
+		return math.Max(0, d0+net*dt), 0
+	}
+	toCap := math.Max(0, (limit-d0)/net)
+	if dt <= toCap {
+		return d0 + net*dt, 0
+	}
+	return limit, dt - toCap
+}
+
+func (e *FlowEngine) markProb(depth float64) float64 {
+	kmin, kmax := float64(e.cfg.ECNKminBytes), float64(e.cfg.ECNKmaxBytes)
+	switch {
+	case kmax <= 0 || depth <= kmin:
+		return 0
+	case depth >= kmax:
+		return 1
+	default:
+		return e.cfg.ECNPmax * (depth - kmin) / (kmax - kmin)
+	}
+}
+
+// drainQueues empties the queues once no traffic is left.
+func (e *FlowEngine) drainQueues() {
+	for li, l := range e.topo.links {
+		e.lq[li] = linkQueue{}
+		e.port(l.from, l.fromPort).q[roceQueue].depth = 0
+	}
+}
+
+// Counters implements Engine.
+func (e *FlowEngine) Counters() *Counters {
+	c := &Counters{Ports: make(map[PortKey]*PortCounters, len(e.ports))}
+	u := func(f float64) uint64 { return uint64(math.Floor(f + 1e-9)) }
+	for k, a := range e.ports {
+		pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn)}
+		for i := 0; i < 8; i++ {
+			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
+			q := a.q[i]
+			pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
+		}
+		c.Ports[k] = pc
+	}
+	return c
+}

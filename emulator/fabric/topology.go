@@ -1,0 +1,167 @@
+package fabric
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+
+	"github.com/labctl/labctl/inventory"
+)
+
+// Topology is the twin's graph: devices joined by full-duplex links, each
+// modelled as two directed links.
+type Topology struct {
+	links   []dlink
+	out     map[string][]int // device -> outgoing directed links, sorted
+	isHost  map[string]bool
+	hostDev map[string]string // host -> RNIC device (its port name)
+	dist    map[string]map[string]int
+}
+
+// dlink is one direction of a cable.
+type dlink struct {
+	from, fromPort string
+	to, toPort     string
+	rate           float64 // bits per ns
+	delay          int64   // ns
+}
+
+// Hop is one link a flow crosses.
+type Hop struct {
+	Device, EgressPort string // where the packet leaves
+	Next, IngressPort  string // where it arrives
+}
+
+const defaultDelayNs = 1000
+
+// NewTopology builds the twin's graph from a lab.
+func NewTopology(lab *inventory.Lab) (*Topology, error) {
+	t := &Topology{out: map[string][]int{}, isHost: map[string]bool{}, hostDev: map[string]string{}, dist: map[string]map[string]int{}}
+	for _, h := range lab.Hosts {
+		t.isHost[h.Name] = true
+		if len(h.RNICs) > 0 {
+			t.hostDev[h.Name] = h.RNICs[0].Device
+		}
+	}
+	norm := func(e inventory.LinkEnd) string {
+		if h, ok := lab.Host(e.Device); ok {
+			for _, r := range h.RNICs {
+				if r.Netdev == e.Port {
+					return r.Device
+				}
+			}
+		}
+		return e.Port
+	}
+	for i, l := range lab.Links {
+		gbps := lab.LinkSpeedGbps(l)
+		if gbps <= 0 {
+			return nil, fmt.Errorf("link %d (%s - %s): unknown speed; declare speed_gbps on both ends", i, l.A, l.B)
+		}
+		d := l.DelayNs
+		if d == 0 {
+			d = defaultDelayNs
+		}
+		a, b := norm(l.A), norm(l.B)
+		t.addLink(dlink{l.A.Device, a, l.B.Device, b, gbps, d})
+		t.addLink(dlink{l.B.Device, b, l.A.Device, a, gbps, d})
+	}
+	for _, v := range t.out {
+		sort.Ints(v)
+	}
+	return t, nil
+}
+
+func (t *Topology) addLink(l dlink) {
+	t.links = append(t.links, l)
+	t.out[l.from] = append(t.out[l.from], len(t.links)-1)
+}
+
+// distances: hop counts to dst, never forwarding through another host.
+func (t *Topology) distances(dst string) map[string]int {
+	if d, ok := t.dist[dst]; ok {
+		return d
+	}
+	in := map[string][]int{}
+	for i, l := range t.links {
+		in[l.to] = append(in[l.to], i)
+	}
+	d := map[string]int{dst: 0}
+	queue := []string{dst}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if n != dst && t.isHost[n] {
+			continue // hosts do not forward
+		}
+		for _, li := range in[n] {
+			from := t.links[li].from
+			if _, seen := d[from]; !seen {
+				d[from] = d[n] + 1
+				queue = append(queue, from)
+			}
+		}
+	}
+	t.dist[dst] = d
+	return d
+}
+
+// path returns the directed links a flow takes: at every device ECMP picks
+// among the equal-cost next hops by a hash of the flow's 5-tuple, the
+// device and the seed, as switches hash with a per-switch seed.
+func (t *Topology) path(f Flow, seed int64) ([]int, error) {
+	if f.Src == f.Dst {
+		return nil, fmt.Errorf("flow %d: source and destination are both %s", f.ID, f.Src)
+	}
+	if !t.isHost[f.Src] || !t.isHost[f.Dst] {
+		return nil, fmt.Errorf("flow %d: %s -> %s: both ends must be hosts of the lab", f.ID, f.Src, f.Dst)
+	}
+	d := t.distances(f.Dst)
+	if _, ok := d[f.Src]; !ok {
+		return nil, fmt.Errorf("flow %d: no path from %s to %s", f.ID, f.Src, f.Dst)
+	}
+	var p []int
+	for n := f.Src; n != f.Dst; {
+		var cands []int
+		for _, li := range t.out[n] {
+			if dn, ok := d[t.links[li].to]; ok && dn == d[n]-1 {
+				cands = append(cands, li)
+			}
+		}
+		li := cands[ecmpHash(f, n, seed)%uint64(len(cands))]
+		p = append(p, li)
+		n = t.links[li].to
+	}
+	return p, nil
+}
+
+// ecmpHash hashes the RoCEv2 5-tuple: UDP source port from the flow (QP),
+// destination port 4791, protocol 17.
+func ecmpHash(f Flow, device string, seed int64) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%s|%d|4791|17|%s|%d", f.Src, f.Dst, 49152+f.ID%16384, device, seed)
+	return mix(h.Sum64())
+}
+
+// mix is a 64-bit finaliser (splitmix64) so nearby inputs spread evenly.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Path lists the hops a flow takes (for inspection and tests).
+func (t *Topology) Path(f Flow, seed int64) ([]Hop, error) {
+	p, err := t.path(f, seed)
+	if err != nil {
+		return nil, err
+	}
+	hops := make([]Hop, len(p))
+	for i, li := range p {
+		l := t.links[li]
+		hops[i] = Hop{Device: l.from, EgressPort: l.fromPort, Next: l.to, IngressPort: l.toPort}
+	}
+	return hops, nil
+}
