@@ -1,0 +1,248 @@
+package collectors
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Line protocol escaping: measurement names escape commas and spaces; tag
+// keys, tag values and field keys also escape '='; string field values are
+// quoted with '"' and '\' escaped.
+var (
+	measEsc = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `)
+	keyEsc  = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `, "=", `\=`)
+	strEsc  = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+)
+
+// EncodeLP writes p as one line of InfluxDB line protocol.
+func EncodeLP(w io.Writer, p Point) error {
+	if p.Measurement == "" || len(p.Fields) == 0 {
+		return fmt.Errorf("line protocol: point needs a measurement and a field: %+v", p)
+	}
+	var b strings.Builder
+	b.WriteString(measEsc.Replace(p.Measurement))
+	for _, k := range sortedKeys(p.Tags) {
+		if p.Tags[k] == "" {
+			continue // empty tag values are not allowed
+		}
+		b.WriteString("," + keyEsc.Replace(k) + "=" + keyEsc.Replace(p.Tags[k]))
+	}
+	for i, k := range sortedKeys(p.Fields) {
+		if i == 0 {
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(keyEsc.Replace(k) + "=")
+		switch v := p.Fields[k].(type) {
+		case uint64:
+			// InfluxDB 1.x has no unsigned type: counters are written as
+			// integers so the archive re-imports anywhere.
+			if v > math.MaxInt64 {
+				return fmt.Errorf("line protocol: field %s: %d overflows an integer", k, v)
+			}
+			b.WriteString(strconv.FormatUint(v, 10) + "i")
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10) + "i")
+		case int:
+			b.WriteString(strconv.Itoa(v) + "i")
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("line protocol: field %s: %v is not representable", k, v)
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case string:
+			b.WriteString(`"` + strEsc.Replace(v) + `"`)
+		default:
+			return fmt.Errorf("line protocol: field %s: unsupported type %T", k, v)
+		}
+	}
+	b.WriteString(" " + strconv.FormatInt(p.Time.UnixNano(), 10) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// ParseLP parses one line of line protocol (with a nanosecond timestamp).
+func ParseLP(line string) (Point, error) {
+	line = strings.TrimRight(line, "\r\n")
+	head, rest, err := splitUnescaped(line, ' ', false)
+	if err != nil || rest == "" {
+		return Point{}, fmt.Errorf("line protocol: %q: missing fields", line)
+	}
+	fieldsPart, tsPart, err := splitUnescaped(rest, ' ', true)
+	if err != nil {
+		return Point{}, fmt.Errorf("line protocol: %q: %w", line, err)
+	}
+	p := Point{Tags: map[string]string{}, Fields: map[string]any{}}
+	parts, err := splitAll(head, ',', false)
+	if err != nil {
+		return Point{}, err
+	}
+	p.Measurement = unescape(parts[0])
+	if p.Measurement == "" {
+		return Point{}, fmt.Errorf("line protocol: %q: empty measurement", line)
+	}
+	for _, t := range parts[1:] {
+		k, v, err := splitUnescaped(t, '=', false)
+		if err != nil || k == "" || v == "" {
+			return Point{}, fmt.Errorf("line protocol: %q: bad tag %q", line, t)
+		}
+		p.Tags[unescape(k)] = unescape(v)
+	}
+	fields, err := splitAll(fieldsPart, ',', true)
+	if err != nil {
+		return Point{}, err
+	}
+	for _, f := range fields {
+		k, v, err := splitUnescaped(f, '=', false)
+		if err != nil || k == "" || v == "" {
+			return Point{}, fmt.Errorf("line protocol: %q: bad field %q", line, f)
+		}
+		val, err := fieldValue(v)
+		if err != nil {
+			return Point{}, fmt.Errorf("line protocol: %q: field %s: %w", line, k, err)
+		}
+		p.Fields[unescape(k)] = val
+	}
+	if len(p.Fields) == 0 {
+		return Point{}, fmt.Errorf("line protocol: %q: no fields", line)
+	}
+	if tsPart != "" {
+		ns, err := strconv.ParseInt(tsPart, 10, 64)
+		if err != nil {
+			return Point{}, fmt.Errorf("line protocol: %q: bad timestamp", line)
+		}
+		p.Time = time.Unix(0, ns)
+	}
+	return p, nil
+}
+
+func fieldValue(v string) (any, error) {
+	switch {
+	case strings.HasPrefix(v, `"`):
+		if len(v) < 2 || !strings.HasSuffix(v, `"`) {
+			return nil, fmt.Errorf("unterminated string")
+		}
+		return strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(v[1 : len(v)-1]), nil
+	case strings.HasSuffix(v, "u"):
+		return strconv.ParseUint(v[:len(v)-1], 10, 64)
+	case strings.HasSuffix(v, "i"):
+		return strconv.ParseInt(v[:len(v)-1], 10, 64)
+	case v == "true" || v == "t" || v == "T" || v == "TRUE" || v == "True":
+		return true, nil
+	case v == "false" || v == "f" || v == "F" || v == "FALSE" || v == "False":
+		return false, nil
+	default:
+		return strconv.ParseFloat(v, 64)
+	}
+}
+
+// splitUnescaped splits s at the first sep not escaped by '\' (and, if
+// quotes, not inside a double-quoted string).
+func splitUnescaped(s string, sep byte, quotes bool) (string, string, error) {
+	inQ := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case quotes && c == '"':
+			inQ = !inQ
+		case c == sep && !inQ:
+			return s[:i], s[i+1:], nil
+		}
+	}
+	if inQ {
+		return "", "", fmt.Errorf("unterminated string")
+	}
+	return s, "", nil
+}
+
+func splitAll(s string, sep byte, quotes bool) ([]string, error) {
+	var out []string
+	for {
+		a, b, err := splitUnescaped(s, sep, quotes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+		if len(b) == 0 && (len(s) == len(a)) {
+			return out, nil
+		}
+		s = b
+	}
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Uint reads an integer field (written as int, read back as int64, or an
+// unsigned value from another writer) as a counter.
+func Uint(v any) (uint64, bool) {
+	switch x := v.(type) {
+	case uint64:
+		return x, true
+	case int64:
+		return uint64(max(x, 0)), x >= 0
+	case float64:
+		return uint64(max(x, 0)), x >= 0
+	}
+	return 0, false
+}
+
+// ReadLPFile calls fn for every point of a line-protocol file; a missing
+// file has no points.
+func ReadLPFile(path string, fn func(Point) error) error {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p, err := ParseLP(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}

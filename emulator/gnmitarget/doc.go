@@ -1,0 +1,9 @@
+// Package gnmitarget is the gNMI server of an emulated switch, built on
+// openconfig/gnmi's cache and subscribe packages. The fabric twin publishes
+// counter snapshots into it; subscribers get them as OpenConfig interface
+// and queue counters (target = switch name) and, for what OpenConfig does
+// not model (PFC per priority, current queue occupancy), SONiC-style
+// COUNTERS_DB paths (target "COUNTERS_DB").
+//
+// It may import emulator/fabric types; nothing outside emulator/ imports it.
+package gnmitarget

@@ -1,0 +1,214 @@
+package gnmitarget
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/openconfig/gnmi/cache"
+	pb "github.com/openconfig/gnmi/proto/gnmi"
+	"github.com/openconfig/gnmi/subscribe"
+	"google.golang.org/grpc"
+
+	"github.com/labctl/labctl/emulator/fabric"
+)
+
+// CountersDB is the SONiC-style target for PFC and queue occupancy.
+const CountersDB = "COUNTERS_DB"
+
+// Target is one switch's gNMI server.
+type Target struct {
+	pb.UnimplementedGNMIServer
+	name  string
+	cache *cache.Cache
+	sub   *subscribe.Server
+	grpc  *grpc.Server
+	log   *slog.Logger
+
+	mu        sync.Mutex
+	intervals map[int]time.Duration // active SAMPLE subscriptions
+	nextID    int
+	addr      string
+}
+
+// New makes the target of switch name.
+func New(name string, log *slog.Logger) (*Target, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	// Without event-driven emulation the cache forwards every sample, even
+	// an unchanged one: that is what SAMPLE subscribers expect.
+	c := cache.New([]string{name, CountersDB}, cache.DisableEventDrivenEmulation())
+	s, err := subscribe.NewServer(c)
+	if err != nil {
+		return nil, fmt.Errorf("gnmi %s: %w", name, err)
+	}
+	c.SetClient(s.Update)
+	for _, t := range []string{name, CountersDB} {
+		c.GetTarget(t).Sync()
+	}
+	return &Target{name: name, cache: c, sub: s, log: log, intervals: map[int]time.Duration{}}, nil
+}
+
+// Serve serves gNMI on lis until ctx is done. Plain TCP: the emulated lab
+// listens on loopback only.
+func (t *Target) Serve(ctx context.Context, lis net.Listener) error {
+	t.mu.Lock()
+	t.grpc = grpc.NewServer()
+	t.addr = lis.Addr().String()
+	t.mu.Unlock()
+	pb.RegisterGNMIServer(t.grpc, t)
+	go func() { <-ctx.Done(); t.grpc.Stop() }()
+	return t.grpc.Serve(lis)
+}
+
+// Addr is where it listens.
+func (t *Target) Addr() string { t.mu.Lock(); defer t.mu.Unlock(); return t.addr }
+
+// Close stops the server.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	g := t.grpc
+	t.mu.Unlock()
+	if g != nil {
+		g.Stop()
+	}
+	return nil
+}
+
+// Capabilities answers what the target serves.
+func (t *Target) Capabilities(context.Context, *pb.CapabilityRequest) (*pb.CapabilityResponse, error) {
+	return &pb.CapabilityResponse{
+		SupportedModels: []*pb.ModelData{
+			{Name: "openconfig-interfaces", Organization: "OpenConfig working group"},
+			{Name: "openconfig-qos", Organization: "OpenConfig working group"},
+		},
+		SupportedEncodings: []pb.Encoding{pb.Encoding_JSON_IETF, pb.Encoding_PROTO},
+		GNMIVersion:        "0.8.0",
+	}, nil
+}
+
+// Subscribe records the requested sample interval, then hands the stream to
+// the subscribe package.
+func (t *Target) Subscribe(stream pb.GNMI_SubscribeServer) error {
+	req, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	var d time.Duration
+	for _, s := range req.GetSubscribe().GetSubscription() {
+		if s.GetMode() == pb.SubscriptionMode_SAMPLE && s.GetSampleInterval() > 0 {
+			if i := time.Duration(s.GetSampleInterval()); d == 0 || i < d {
+				d = i
+			}
+		}
+	}
+	if d > 0 {
+		t.mu.Lock()
+		t.nextID++
+		id := t.nextID
+		t.intervals[id] = d
+		t.mu.Unlock()
+		defer func() { t.mu.Lock(); delete(t.intervals, id); t.mu.Unlock() }()
+	}
+	return t.sub.Subscribe(&replayStream{GNMI_SubscribeServer: stream, first: req})
+}
+
+// replayStream gives the subscribe package the request already read.
+type replayStream struct {
+	pb.GNMI_SubscribeServer
+	first *pb.SubscribeRequest
+}
+
+func (r *replayStream) Recv() (*pb.SubscribeRequest, error) {
+	if f := r.first; f != nil {
+		r.first = nil
+		return f, nil
+	}
+	return r.GNMI_SubscribeServer.Recv()
+}
+
+// SampleInterval is the finest interval of the active SAMPLE subscriptions.
+func (t *Target) SampleInterval() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var d time.Duration
+	for _, i := range t.intervals {
+		if d == 0 || i < d {
+			d = i
+		}
+	}
+	return d
+}
+
+// Publish writes one snapshot of the switch's ports, stamped ts.
+func (t *Target) Publish(ts time.Time, ports map[string]*fabric.PortCounters) {
+	names := make([]string, 0, len(ports))
+	for p := range ports {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		for _, n := range notifications(t.name, ts.UnixNano(), p, ports[p]) {
+			if err := t.cache.GnmiUpdate(n); err != nil {
+				t.log.Debug("gnmi cache update", "device", t.name, "port", p, "err", err)
+			}
+		}
+	}
+}
+
+func elem(name string, keys ...string) *pb.PathElem {
+	e := &pb.PathElem{Name: name}
+	if len(keys) == 2 {
+		e.Key = map[string]string{keys[0]: keys[1]}
+	}
+	return e
+}
+
+func u(name string, v uint64) *pb.Update {
+	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_UintVal{UintVal: v}}}
+}
+
+// s is a COUNTERS_DB value: sonic-gnmi sends single fields as strings.
+func s(name string, v uint64) *pb.Update {
+	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: strconv.FormatUint(v, 10)}}}
+}
+
+// notifications maps one port's counters to gNMI: each group is one atomic
+// notification, stored and delivered as a unit.
+func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*pb.Notification {
+	out := []*pb.Notification{{
+		Timestamp: ts, Atomic: true,
+		Prefix: &pb.Path{Target: sw, Elem: []*pb.PathElem{elem("interfaces"), elem("interface", "name", port), elem("state"), elem("counters")}},
+		Update: []*pb.Update{u("in-octets", c.RxBytes), u("out-octets", c.TxBytes), u("in-pkts", c.RxPkts), u("out-pkts", c.TxPkts),
+			u("in-discards", 0), u("out-discards", c.Drops)},
+	}}
+	var pfc []*pb.Update
+	for p := 0; p < 8; p++ {
+		pfc = append(pfc, s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p), c.PFCRx[p]), s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p), c.PFCTx[p]))
+	}
+	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
+		Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port)}}, Update: pfc})
+	for q, qc := range c.Queues {
+		// the lossless queue always; others once they carried traffic
+		if q != 3 && qc.TxPkts == 0 && qc.WatermarkBytes == 0 {
+			continue
+		}
+		qs := strconv.Itoa(q)
+		out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
+			Prefix: &pb.Path{Target: sw, Elem: []*pb.PathElem{elem("qos"), elem("interfaces"), elem("interface", "interface-id", port),
+				elem("output"), elem("queues"), elem("queue", "name", qs), elem("state")}},
+			Update: []*pb.Update{u("transmit-pkts", qc.TxPkts), u("transmit-octets", qc.TxBytes), u("dropped-pkts", qc.Drops),
+				u("max-queue-len", qc.WatermarkBytes), u("ecn-marked-pkts", qc.ECNMarked)},
+		}, &pb.Notification{Timestamp: ts, Atomic: true,
+			Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port + ":" + qs)}},
+			Update: []*pb.Update{s("SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES", qc.DepthBytes), s("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", qc.WatermarkBytes)},
+		})
+	}
+	return out
+}
