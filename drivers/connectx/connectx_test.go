@@ -1,0 +1,132 @@
+package connectx
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func golden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMlnxQoSGoldenAndRoundTrip(t *testing.T) {
+	q := DefaultQoS()
+	q.Trust = "dscp"
+	q.PFCEnabled[3], q.PrioBuffer[3] = true, 1
+	var b bytes.Buffer
+	if err := FormatMlnxQoS(&b, q); err != nil {
+		t.Fatal(err)
+	}
+	if want := golden(t, "mlnx_qos_dscp.txt"); b.String() != want {
+		t.Fatalf("mlnx_qos layout differs:\n got %q\nwant %q", b.String(), want)
+	}
+	back, err := ParseMlnxQoS(b.String())
+	if err != nil || !reflect.DeepEqual(back, q) {
+		t.Fatalf("round trip: %v\n got %+v\nwant %+v", err, back, q)
+	}
+	var d bytes.Buffer
+	FormatMlnxQoS(&d, DefaultQoS())
+	if strings.Contains(d.String(), "dscp2prio") {
+		t.Error("pcp trust must not print the dscp2prio block")
+	}
+}
+
+func TestMlnxQoSVersionDrift(t *testing.T) {
+	// Older builds: a default priority line, no max_buffer_size, 8-space tabs.
+	out := strings.ReplaceAll(golden(t, "mlnx_qos_dscp.txt"), "\t", "        ")
+	out = strings.Replace(out, "Priority trust state: dscp\n", "Priority trust state: dscp\ndefault priority:\n", 1)
+	out = strings.Replace(out, ",max_buffer_size=262016", "", 1)
+	q, err := ParseMlnxQoS(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.PFCEnabled[3] || q.MaxBufferSize != 0 || q.RxBufferSizes[0] != 130944 || len(q.TCs) != 8 || q.DSCP2Prio[26] != 3 {
+		t.Errorf("parsed %+v", q)
+	}
+}
+
+func TestShowGIDs(t *testing.T) {
+	mac, _ := net.ParseMAC("0c:42:a1:5d:4d:b8")
+	gids := StandardGIDs("mlx5_0", "ens1f0", mac, net.ParseIP("172.19.0.60"))
+	var b bytes.Buffer
+	FormatShowGIDs(&b, gids)
+	if want := golden(t, "show_gids.txt"); b.String() != want {
+		t.Fatalf("show_gids differs:\n got %q\nwant %q", b.String(), want)
+	}
+	back, err := ParseShowGIDs(b.String())
+	if err != nil || !reflect.DeepEqual(back, gids) {
+		t.Fatalf("round trip %v: %+v", err, back)
+	}
+	if gids[3].Index != 3 || gids[3].Ver != "v2" || gids[3].IPv4 != "172.19.0.60" {
+		t.Errorf("index 3 must be the RoCE v2 IPv4 GID: %+v", gids[3])
+	}
+}
+
+func TestDevInfo(t *testing.T) {
+	d := []DevInfo{{HCAID: "mlx5_0", Transport: "InfiniBand (0)", FWVer: "16.35.2000", NodeGUID: "0c42:a103:0065:a9b2", SysImageGUID: "0c42:a103:0065:a9b2",
+		VendorID: "0x02c9", VendorPartID: 4119, HWVer: "0x0", BoardID: "MT_0000000008",
+		Ports: []DevPort{{Num: 1, State: "PORT_ACTIVE (4)", MaxMTU: 4096, ActiveMTU: 4096, PortLMC: "0x00", LinkLayer: "Ethernet"}}}}
+	var b bytes.Buffer
+	FormatDevInfo(&b, d)
+	if want := golden(t, "ibv_devinfo.txt"); b.String() != want {
+		t.Fatalf("ibv_devinfo differs:\n got %q\nwant %q", b.String(), want)
+	}
+	back, err := ParseDevInfo(b.String())
+	if err != nil || !reflect.DeepEqual(back, d) {
+		t.Fatalf("round trip %v: %+v", err, back)
+	}
+}
+
+func TestEthtool(t *testing.T) {
+	c := RNICCounters{TxBytes: 1 << 30, TxPkts: 262144}
+	c.PauseRx[3], c.PauseRxDurationUs[3] = 17, 2900
+	var b bytes.Buffer
+	FormatEthtoolStats(&b, MLX5Stats(c))
+	if !strings.HasPrefix(b.String(), "NIC statistics:\n     rx_vport_rdma_unicast_packets: 0\n") {
+		t.Errorf("layout: %q", b.String()[:80])
+	}
+	vals, order, err := ParseEthtoolStats(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals["rx_prio3_pause"] != 17 || vals["tx_vport_rdma_unicast_bytes"] != 1<<30 || vals["rx_pause_ctrl_phy"] != 17 || order[0] != "rx_vport_rdma_unicast_packets" {
+		t.Errorf("values %v", vals)
+	}
+	for _, n := range order {
+		if strings.Contains(n, "pfc") {
+			t.Errorf("%s is not an mlx5 counter name", n)
+		}
+	}
+}
+
+func FuzzParseMlnxQoS(f *testing.F) {
+	b, _ := os.ReadFile("testdata/mlnx_qos_dscp.txt")
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseMlnxQoS(s) })
+}
+
+func FuzzParseShowGIDs(f *testing.F) {
+	b, _ := os.ReadFile("testdata/show_gids.txt")
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseShowGIDs(s) })
+}
+
+func FuzzParseDevInfo(f *testing.F) {
+	b, _ := os.ReadFile("testdata/ibv_devinfo.txt")
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseDevInfo(s) })
+}
+
+func FuzzParseEthtoolStats(f *testing.F) {
+	f.Add("NIC statistics:\n     rx_prio3_pause: 5\n")
+	f.Fuzz(func(t *testing.T, s string) { _, _, _ = ParseEthtoolStats(s) })
+}
