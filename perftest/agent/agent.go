@@ -1,0 +1,328 @@
+// Package agent is the host agent: it runs this host's part of a traffic
+// schedule by spawning perftest processes (servers for the flows it
+// receives, clients at epoch+offset for the flows it sends) and reports
+// per-flow start/end times and the tools' verbatim output. It never leaves
+// a process behind: every child runs in its own process group, killed on
+// cancellation.
+//
+// It must not import the emulator.
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/labctl/labctl/perftest"
+)
+
+// Options of a run.
+type Options struct {
+	Self         string            // this host's name in the schedule
+	Bin          map[string]string // tool -> path (default: looked up on PATH)
+	ConnectRetry time.Duration     // how long a client retries a server that is not up (default 10s)
+	// ServerGrace is how long servers may still wait for their client once
+	// this host's own clients are done (default 60s): a sender that was
+	// skipped on another host never comes, and no process may linger.
+	ServerGrace time.Duration
+	Logger      *slog.Logger
+	Now         func() time.Time
+}
+
+// Result is what an agent reports.
+type Result struct {
+	Host       string                `json:"host"`
+	ScheduleID string                `json:"schedule_id"`
+	Records    []perftest.FlowRecord `json:"records"` // flows this host sent
+	Servers    []ServerRun           `json:"servers"` // flows it received
+}
+
+// ServerRun is a server side's output.
+type ServerRun struct {
+	FlowID   int    `json:"flow_id"`
+	Output   string `json:"output"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code"`
+}
+
+func (o *Options) defaults() {
+	if o.ConnectRetry <= 0 {
+		o.ConnectRetry = 10 * time.Second
+	}
+	if o.ServerGrace <= 0 {
+		o.ServerGrace = 60 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// procs tracks running children so that every exit path kills them.
+type procs struct {
+	ctx context.Context
+	mu  sync.Mutex
+	set map[*exec.Cmd]bool
+}
+
+// start runs cmd in its own process group, unless the run is over.
+func (p *procs) start(cmd *exec.Cmd) error {
+	// Own process group (killed as a whole), and killed by the kernel if
+	// the agent itself dies, so nothing outlives it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.set[cmd] = true
+	return nil
+}
+
+func (p *procs) done(cmd *exec.Cmd) { p.mu.Lock(); delete(p.set, cmd); p.mu.Unlock() }
+
+func (p *procs) killAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for cmd := range p.set {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// Run executes this host's part of s.
+func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) {
+	o.defaults()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ps := &procs{ctx: ctx, set: map[*exec.Cmd]bool{}}
+	defer ps.killAll()
+	go func() { <-ctx.Done(); ps.killAll() }()
+	res := &Result{Host: o.Self, ScheduleID: s.ID}
+	byID := map[int]perftest.Flow{}
+	for _, f := range s.Flows {
+		byID[f.ID] = f
+	}
+	// done[id] is closed when a flow this host can observe has finished;
+	// failed[id] says whether it failed.
+	done := map[int]chan struct{}{}
+	var failedMu sync.Mutex
+	failed := map[int]bool{}
+	for _, f := range s.Flows {
+		if f.Src == o.Self || f.Dst == o.Self {
+			done[f.ID] = make(chan struct{})
+		}
+	}
+	finish := func(id int, ok bool) {
+		failedMu.Lock()
+		failed[id] = !ok
+		failedMu.Unlock()
+		close(done[id])
+	}
+	var wg, clients sync.WaitGroup
+	var mu sync.Mutex
+	var graceUsed sync.Once
+	graceExpired := false
+	// Servers first, before the epoch, so clients find them listening.
+	for _, f := range s.Flows {
+		if f.Dst != o.Self {
+			continue
+		}
+		argv := perftest.Args(f, perftest.Server)
+		cmd, stdout, stderr := command(o, argv)
+		if err := ps.start(cmd); err != nil {
+			return nil, fmt.Errorf("host %s: start %s server for flow %d: %w", o.Self, f.Tool, f.ID, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			ps.done(cmd)
+			sr := ServerRun{FlowID: f.ID, Output: stdout.String(), Stderr: stderr.String(), ExitCode: exitCode(err)}
+			mu.Lock()
+			if graceExpired && err != nil {
+				sr.Stderr += fmt.Sprintf("labctl agent: no client connected within %v after this host's flows ended; server killed\n", o.ServerGrace)
+			}
+			res.Servers = append(res.Servers, sr)
+			mu.Unlock()
+			if f.Src != o.Self { // when this host also sends it, the client decides
+				finish(f.ID, err == nil)
+			}
+		}()
+	}
+	for _, f := range s.Flows {
+		if f.Src != o.Self {
+			continue
+		}
+		wg.Add(1)
+		clients.Add(1)
+		go func() {
+			defer wg.Done()
+			defer clients.Done()
+			rec := runClient(ctx, o, ps, s.Epoch, f, byID, done, func(id int) bool {
+				failedMu.Lock()
+				defer failedMu.Unlock()
+				return failed[id]
+			})
+			mu.Lock()
+			res.Records = append(res.Records, rec)
+			mu.Unlock()
+			finish(f.ID, rec.Status == perftest.StatusOK)
+		}()
+	}
+	allDone := make(chan struct{})
+	go func() {
+		clients.Wait()
+		select {
+		case <-time.After(o.ServerGrace):
+			graceUsed.Do(func() {
+				mu.Lock()
+				graceExpired = true
+				mu.Unlock()
+				ps.killAll()
+			})
+		case <-allDone:
+		}
+	}()
+	wg.Wait()
+	close(allDone)
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("host %s: schedule %s: %w", o.Self, s.ID, err)
+	}
+	return res, nil
+}
+
+func command(o Options, argv []string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	bin := argv[0]
+	if p, ok := o.Bin[bin]; ok {
+		bin = p
+	}
+	cmd := exec.Command(bin, argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func runClient(ctx context.Context, o Options, ps *procs, epoch time.Time, f perftest.Flow, byID map[int]perftest.Flow,
+	done map[int]chan struct{}, failed func(int) bool) perftest.FlowRecord {
+	rec := perftest.FlowRecord{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Tool: f.Tool, Group: f.Group, Step: f.Step}
+	// Wait for the dependencies this host can see (see perftest.RingAllReduce).
+	for _, a := range f.After {
+		ch, ok := done[a]
+		if !ok {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			rec.Status, rec.Error = perftest.StatusFailed, ctx.Err().Error()
+			return rec
+		}
+		if failed(a) {
+			rec.Status, rec.Error = perftest.StatusSkipped, fmt.Sprintf("flow %d it depends on failed", a)
+			return rec
+		}
+	}
+	if wait := epoch.Add(f.Offset).Sub(o.Now()); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			rec.Status, rec.Error = perftest.StatusFailed, ctx.Err().Error()
+			return rec
+		}
+	}
+	argv := perftest.Args(f, perftest.Client)
+	deadline := o.Now().Add(o.ConnectRetry)
+	backoff := 20 * time.Millisecond
+	for {
+		cmd, stdout, stderr := command(o, argv)
+		start := o.Now()
+		if err := ps.start(cmd); err != nil {
+			rec.Status, rec.Error = perftest.StatusFailed, fmt.Sprintf("start %s: %v", argv[0], err)
+			return rec
+		}
+		err := cmd.Wait()
+		end := o.Now()
+		ps.done(cmd)
+		rec.StartNs, rec.EndNs, rec.Output = start.UnixNano(), end.UnixNano(), stdout.String()
+		if err == nil {
+			rep, perr := perftest.ParseBW(stdout.String())
+			if perr != nil {
+				rec.Status, rec.Error = perftest.StatusFailed, perr.Error()
+				return rec
+			}
+			rec.Status, rec.Result = perftest.StatusOK, &rep.Rows[len(rep.Rows)-1]
+			return rec
+		}
+		te := perftest.ClassifyError(stdout.String() + stderr.String())
+		if te != nil && te.Kind == perftest.ConnectFailed && o.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(backoff) // the server host may not be listening yet
+			backoff = min(backoff*2, 500*time.Millisecond)
+			continue
+		}
+		rec.Status = perftest.StatusFailed
+		rec.Error = fmt.Sprintf("%s exited %d: %s", argv[0], exitCode(err), bytes.TrimSpace(stderr.Bytes()))
+		return rec
+	}
+}
+
+// RunFile reads a schedule, runs it and writes the Result as JSON.
+func RunFile(ctx context.Context, schedulePath, outPath string, o Options) error {
+	b, err := os.ReadFile(schedulePath)
+	if err != nil {
+		return err
+	}
+	var s perftest.Schedule
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("schedule %s: %w", schedulePath, err)
+	}
+	res, runErr := Run(ctx, &s, o)
+	if res != nil {
+		out, _ := json.MarshalIndent(res, "", "  ")
+		if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(outPath, out, 0o644); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// ReadResult reads an agent's result file.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("agent result %s: %w", path, err)
+	}
+	return &r, nil
+}
