@@ -136,7 +136,7 @@ func checkCountersGrow(t *testing.T, dir string) {
 	t.Helper()
 	first, last := map[string]uint64{}, map[string]uint64{}
 	err := collectors.ReadLPFile(filepath.Join(dir, "telemetry", "port.lp"), func(p collectors.Point) error {
-		v, ok := p.Fields["tx_bytes"].(uint64)
+		v, ok := collectors.Uint(p.Fields["tx_bytes"])
 		if !ok {
 			return nil
 		}

@@ -135,4 +135,3 @@ func (h *host) formatFlow(f perftest.Flow, role perftest.Role, res perftest.BWRe
 	_ = perftest.FormatBW(&b, sess)
 	return b.String()
 }
-

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/drivers/connectx"
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
@@ -299,4 +300,18 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 		return 1
 	}
 	return 0
+}
+
+// rnicCounters maps the twin's view of a host port to mlx5 counters. RoCE
+// runs on priority 3 in the twin; pause durations are reported in us.
+func rnicCounters(pc fabric.PortCounters) connectx.RNICCounters {
+	c := connectx.RNICCounters{RxBytes: pc.RxBytes, TxBytes: pc.TxBytes, RxPkts: pc.RxPkts, TxPkts: pc.TxPkts, TxDiscards: pc.Drops}
+	for p := 0; p < 8; p++ {
+		c.PauseRx[p], c.PauseTx[p] = pc.PFCRx[p], pc.PFCTx[p]
+		c.PauseRxDurationUs[p] = pc.PauseRxNs[p] / 1000
+		c.ECNMarked[p] = pc.Queues[p].ECNMarked
+		c.PrioTxBytes[p], c.PrioTxPkts[p] = pc.Queues[p].TxBytes, pc.Queues[p].TxPkts
+	}
+	c.PrioRxBytes[3], c.PrioRxPkts[3] = pc.RxBytes, pc.RxPkts
+	return c
 }

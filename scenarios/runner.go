@@ -35,6 +35,8 @@ type Runner struct {
 	Progress  Progress
 	Logger    *slog.Logger
 	Version   string
+
+	interval time.Duration // telemetry sample interval of the current run
 }
 
 // Outcome is where a run's results are.
@@ -49,6 +51,7 @@ type Outcome struct {
 // part-way still leaves an archive whose manifest says where it stopped.
 func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	r.defaults()
+	r.interval = s.Interval(r.Lab.Emulated)
 	runID := newRunID(s.Name)
 	dir := filepath.Join(r.OutDir, runID)
 	for _, d := range []string{"raw", "telemetry"} {
@@ -119,7 +122,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	save()
 
 	r.Progress.Stage("analyse", "")
-	sum, err := reports.WriteRunReports(dir, collectors.ReadLPFile)
+	sum, err := reports.WriteRunReports(dir)
 	if err != nil {
 		return fail("analyse", err)
 	}

@@ -99,6 +99,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, pt *Point, flo
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].FlowID < recs[j].FlowID })
 	meta := pointMeta(pt, recs)
+	meta.TelemetryIntervalNs = int64(r.interval)
 	if werr := reports.WriteFlowsCSV(flowsCSV, runID, pt.Name, recs); werr != nil && err == nil {
 		err = werr
 	}

@@ -18,7 +18,8 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
+	app := newApp()
+	if err := app.RunContext(ctx, interspersed(app, os.Args)); err != nil {
 		fmt.Fprintln(os.Stderr, "labctl:", err)
 		os.Exit(exitCode(err))
 	}
