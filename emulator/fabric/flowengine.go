@@ -18,6 +18,14 @@ type FlowEngine struct {
 	ports map[PortKey]*portAcc
 	lq    []linkQueue // per directed link
 	clock int64       // sim time within the current Run
+
+	// per directed link: its two port accumulators, and the active flows
+	// crossing it (rebuilt whenever rates change)
+	lfrom, lto []*portAcc
+	lflows     [][]*flowState
+	// scratch, reused by every advance
+	tx, offered, left []float64
+	users             []int
 }
 
 // NewFlowEngine makes a flow-level engine over t.
@@ -29,10 +37,12 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	if cfg.PauseQuantaNs <= 0 {
 		cfg.PauseQuantaNs = def.PauseQuantaNs
 	}
-	e := &FlowEngine{topo: t, cfg: cfg, ports: map[PortKey]*portAcc{}, lq: make([]linkQueue, len(t.links))}
-	for _, l := range t.links {
-		e.port(l.from, l.fromPort)
-		e.port(l.to, l.toPort)
+	n := len(t.links)
+	e := &FlowEngine{topo: t, cfg: cfg, ports: map[PortKey]*portAcc{}, lq: make([]linkQueue, n),
+		lfrom: make([]*portAcc, n), lto: make([]*portAcc, n), lflows: make([][]*flowState, n),
+		tx: make([]float64, n), offered: make([]float64, n), left: make([]float64, n), users: make([]int, n)}
+	for i, l := range t.links {
+		e.lfrom[i], e.lto[i] = e.port(l.from, l.fromPort), e.port(l.to, l.toPort)
 	}
 	return e
 }
@@ -211,21 +221,26 @@ func (e *FlowEngine) activeFlows(fs []*flowState) []*flowState {
 // share sets max-min fair rates by progressive filling, and each flow's
 // finish time at that rate.
 func (e *FlowEngine) share(active []*flowState) {
-	n := len(e.topo.links)
-	left := make([]float64, n)
-	users := make([]int, n)
-	for i, l := range e.topo.links {
-		left[i] = l.rate
+	for li := range e.lflows {
+		e.lflows[li] = e.lflows[li][:0]
 	}
+	var links []int // links with at least one active flow
 	for _, st := range active {
 		st.rate = -1
 		for _, li := range st.path {
-			users[li]++
+			if len(e.lflows[li]) == 0 {
+				links = append(links, li)
+			}
+			e.lflows[li] = append(e.lflows[li], st)
 		}
+	}
+	left, users := e.left, e.users
+	for _, li := range links {
+		left[li], users[li] = e.topo.links[li].rate, len(e.lflows[li])
 	}
 	for remaining := len(active); remaining > 0; {
 		best, bestLink := math.Inf(1), -1
-		for li := 0; li < n; li++ {
+		for _, li := range links {
 			if users[li] > 0 {
 				if s := left[li] / float64(users[li]); s < best {
 					best, bestLink = s, li
@@ -235,8 +250,8 @@ func (e *FlowEngine) share(active []*flowState) {
 		if bestLink < 0 {
 			break
 		}
-		for _, st := range active {
-			if st.rate >= 0 || !contains(st.path, bestLink) {
+		for _, st := range e.lflows[bestLink] {
+			if st.rate >= 0 {
 				continue
 			}
 			st.rate = best
@@ -254,13 +269,4 @@ func (e *FlowEngine) share(active []*flowState) {
 		}
 		st.finishAt = e.clock + int64(math.Ceil(st.wire*8/st.rate))
 	}
-}
-
-func contains(p []int, li int) bool {
-	for _, x := range p {
-		if x == li {
-			return true
-		}
-	}
-	return false
 }

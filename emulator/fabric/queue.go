@@ -38,16 +38,7 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 		return
 	}
 	e.clock += dt
-	n := len(e.topo.links)
-	tx := make([]float64, n)      // bytes sent on each link
-	offered := make([]float64, n) // bits/ns offered to each link's egress queue
-	users := make([]int, n)
-	for _, st := range active {
-		for _, li := range st.path {
-			users[li]++
-		}
-	}
-	feeders := make([]map[int]bool, n) // ingress links feeding each egress link
+	tx, offered := e.tx, e.offered // bytes sent; bits/ns offered to each egress queue
 	for _, st := range active {
 		b := st.rate * float64(dt) / 8
 		st.wire -= b
@@ -56,35 +47,32 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 			tx[li] += b
 			if k > 0 {
 				offered[li] += u
-				if feeders[li] == nil {
-					feeders[li] = map[int]bool{}
-				}
-				feeders[li][st.path[k-1]] = true
 			}
-			l := e.topo.links[li]
-			u = math.Min(u, l.rate/float64(users[li]))
+			u = math.Min(u, e.topo.links[li].rate/float64(len(e.lflows[li])))
 		}
 	}
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
 	for li, l := range e.topo.links {
 		q := &e.lq[li]
-		if tx[li] == 0 && q.depth == 0 && !q.paused {
+		sent, off := tx[li], offered[li]
+		tx[li], offered[li] = 0, 0
+		if sent == 0 && q.depth == 0 && !q.paused {
 			continue
 		}
-		from, to := e.port(l.from, l.fromPort), e.port(l.to, l.toPort)
-		p := tx[li] / pkt
-		from.txB += tx[li]
+		from, to := e.lfrom[li], e.lto[li]
+		p := sent / pkt
+		from.txB += sent
 		from.txP += p
-		to.rxB += tx[li]
+		to.rxB += sent
 		to.rxP += p
 		fq := &from.q[roceQueue]
-		fq.txB += tx[li]
+		fq.txB += sent
 		fq.txP += p
 		if e.topo.isHost[l.from] {
 			continue // a NIC paces itself; switch queues only
 		}
 		d0 := q.depth
-		d1, over := e.fluid(d0, offered[li], l.rate, float64(dt))
+		d1, over := e.fluid(d0, off, l.rate, float64(dt))
 		q.depth = d1
 		fq.depth = d1
 		fq.wm = math.Max(fq.wm, math.Max(d0, d1))
@@ -96,7 +84,7 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 			continue
 		}
 		if !e.cfg.PFC {
-			dropped := (offered[li] - l.rate) / 8 * over / pkt
+			dropped := (off - l.rate) / 8 * over / pkt
 			fq.drops += dropped
 			from.drops += dropped
 			continue
@@ -108,9 +96,22 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 			frames++
 			q.paused = true
 		}
-		for in := range feeders[li] {
-			il := e.topo.links[in]
-			sw, up := e.port(il.to, il.toPort), e.port(il.from, il.fromPort)
+		e.pauseFeeders(li, frames, over)
+	}
+}
+
+// pauseFeeders counts PAUSE frames on every ingress link that feeds the
+// congested egress link li (once per ingress link).
+func (e *FlowEngine) pauseFeeders(li int, frames, over float64) {
+	seen := make(map[int]bool, 8)
+	for _, st := range e.lflows[li] {
+		for k, pl := range st.path {
+			if pl != li || k == 0 || seen[st.path[k-1]] {
+				continue
+			}
+			in := st.path[k-1]
+			seen[in] = true
+			sw, up := e.lto[in], e.lfrom[in]
 			sw.pfcTx[roceQueue] += frames
 			up.pfcRx[roceQueue] += frames
 			up.pauseRxNs[roceQueue] += over

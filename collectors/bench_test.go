@@ -1,0 +1,19 @@
+package collectors
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+func BenchmarkEncodeLP(b *testing.B) {
+	p := Point{Measurement: "port", Time: time.Unix(0, 1700000000000000000),
+		Tags:   map[string]string{"lab": "leafspine:2x4:8@100", "run": "incast-20261122-101500-a1b2c3", "device": "leaf1", "port": "1/0"},
+		Fields: map[string]any{"tx_bytes": uint64(1 << 40), "rx_bytes": uint64(1 << 39), "tx_pkts": uint64(1 << 30), "rx_pkts": uint64(1 << 29), "drops": uint64(0)}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := EncodeLP(io.Discard, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
