@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"gopkg.in/yaml.v3"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,4 +161,39 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = lab.Validate() // must not panic
 	})
+}
+
+func TestWriteAnsible(t *testing.T) {
+	lab, err := Resolve("testdata/example-lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteAnsible(&b, lab); err != nil {
+		t.Fatal(err)
+	}
+	var inv struct {
+		All struct {
+			Vars     map[string]string
+			Children map[string]struct {
+				Hosts map[string]map[string]any
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b.Bytes(), &inv); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	h1 := inv.All.Children["rdma_hosts"].Hosts["h1"]
+	if h1["ansible_host"] != "10.0.1.1" || h1["ansible_port"] != 22 || h1["ansible_user"] != "labadmin" {
+		t.Errorf("h1: %v", h1)
+	}
+	if leaf := inv.All.Children["leaves"].Hosts["leaf1"]; leaf["ansible_ssh_private_key_file"] == nil {
+		t.Errorf("leaf1 key file: %v", leaf)
+	}
+	if _, ok := inv.All.Children["spines"].Hosts["spine1"]; !ok {
+		t.Error("spine1 not in spines")
+	}
+	if !strings.Contains(inv.All.Vars["ansible_ssh_common_args"], "StrictHostKeyChecking=yes") {
+		t.Error("host keys must be verified by Ansible too")
+	}
 }

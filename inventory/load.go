@@ -54,6 +54,9 @@ func Parse(data []byte, filename string) (*Lab, error) {
 	abs := func(p *string) {
 		if *p != "" && !filepath.IsAbs(*p) && !strings.HasPrefix(*p, "~") {
 			*p = filepath.Join(dir, *p)
+			if a, err := filepath.Abs(*p); err == nil {
+				*p = a
+			}
 		}
 	}
 	abs(&lab.KnownHosts)

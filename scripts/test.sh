@@ -32,24 +32,8 @@ free_port() {
 work="$(mktemp -d)"
 http_port="$(free_port 18086)"
 rpc_port="$(free_port $((http_port + 1)))"
-cat >"$work/influxdb.conf" <<CONF
-reporting-disabled = true
-bind-address = "127.0.0.1:$rpc_port"
-[meta]
-  dir = "$work/meta"
-[data]
-  dir = "$work/data"
-  wal-dir = "$work/wal"
-  query-log-enabled = false
-[http]
-  bind-address = "127.0.0.1:$http_port"
-  flux-enabled = true
-  log-enabled = false
-[logging]
-  level = "warn"
-[monitor]
-  store-enabled = false
-CONF
+sed -e "s|@DIR@|$work|g" -e "s|@HTTP@|$http_port|g" -e "s|@RPC@|$rpc_port|g" \
+	internal/testinflux/influxdb.conf.tmpl >"$work/influxdb.conf"
 "$LABCTL_INFLUXD" run -config "$work/influxdb.conf" >"$work/influxd.log" 2>&1 &
 influx_pid=$!
 cleanup() {

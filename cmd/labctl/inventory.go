@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -29,11 +30,29 @@ func inventoryCommand() *cli.Command {
 						return err
 					}
 					lab, err := inventory.Resolve(name)
+					var ps inventory.Problems
+					if errors.As(err, &ps) {
+						return fmt.Errorf("%s: %d problems:\n%w", name, len(ps), err)
+					}
 					if err != nil {
 						return err
 					}
 					fmt.Printf("%s: ok (%d switches, %d hosts, %d links)\n", name, len(lab.Switches), len(lab.Hosts), len(lab.Links))
 					return nil
+				},
+			},
+			{
+				Name: "ansible", Usage: "print the lab as an Ansible inventory (see ansible/README.md)", ArgsUsage: "LAB",
+				Action: func(c *cli.Context) error {
+					name, err := labArg(c)
+					if err != nil {
+						return err
+					}
+					lab, err := inventory.Resolve(name)
+					if err != nil {
+						return err
+					}
+					return inventory.WriteAnsible(os.Stdout, lab)
 				},
 			},
 			{

@@ -7,6 +7,7 @@ package testinflux
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,6 +22,9 @@ import (
 
 	influxdb2 "github.com/influxdata/influxdb-client-go/v2"
 )
+
+//go:embed influxdb.conf.tmpl
+var confTmpl string
 
 // Server is a database on a real influxd.
 type Server struct {
@@ -87,23 +91,7 @@ func startInfluxd(t testing.TB) string {
 	}
 	dir := t.TempDir()
 	http, rpc := freePort(t), freePort(t)
-	conf := fmt.Sprintf(`reporting-disabled = true
-bind-address = "127.0.0.1:%d"
-[meta]
-  dir = %q
-[data]
-  dir = %q
-  wal-dir = %q
-  query-log-enabled = false
-[http]
-  bind-address = "127.0.0.1:%d"
-  flux-enabled = true
-  log-enabled = false
-[logging]
-  level = "error"
-[monitor]
-  store-enabled = false
-`, rpc, filepath.Join(dir, "meta"), filepath.Join(dir, "data"), filepath.Join(dir, "wal"), http)
+	conf := strings.NewReplacer("@DIR@", dir, "@HTTP@", fmt.Sprint(http), "@RPC@", fmt.Sprint(rpc)).Replace(confTmpl)
 	cf := filepath.Join(dir, "influxdb.conf")
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
