@@ -70,6 +70,13 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 }
 
 func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule, self string) (*agent.Result, error) {
+	// Like the real agent, start nothing before the epoch (wall time); the
+	// traffic itself then runs in sim time.
+	select {
+	case <-time.After(time.Until(sched.Epoch)):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	base, results, err := h.lab.twin.RunSchedule(ctx, sched)
 	if err != nil {
 		return nil, err

@@ -32,9 +32,12 @@ type Runner struct {
 	// EpochLead is how far in the future a point's epoch is set, to give
 	// every agent time to start its servers (default 2s; 300ms emulated).
 	EpochLead time.Duration
-	Progress  Progress
-	Logger    *slog.Logger
-	Version   string
+	// PointTimeout bounds one point's traffic stage (default 10m); agents
+	// still running then are killed and the point fails.
+	PointTimeout time.Duration
+	Progress     Progress
+	Logger       *slog.Logger
+	Version      string
 
 	interval time.Duration // telemetry sample interval of the current run
 }
@@ -45,6 +48,9 @@ type Outcome struct {
 	Dir     string           `json:"run_dir"`
 	Report  string           `json:"report"`
 	Summary *reports.Summary `json:"-"`
+	// Warnings are problems that did not stop the run, e.g. telemetry that
+	// could not be written to InfluxDB (it is in the archive).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Run executes every point of s and writes the archive. A run that fails
@@ -119,6 +125,12 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 
 	r.Progress.Stage("gather", "stopping collectors")
 	m.Telemetry = col.stop(ctx)
+	out.Warnings = append(out.Warnings, m.Telemetry.Errors...)
+	for _, p := range m.Points {
+		if len(p.TelemetryLag) > 0 {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("point %s: telemetry from %v did not reach the end of the traffic", p.Name, p.TelemetryLag))
+		}
+	}
 	save()
 
 	r.Progress.Stage("analyse", "")
@@ -141,6 +153,9 @@ func (r *Runner) defaults() {
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if r.PointTimeout == 0 {
+		r.PointTimeout = 10 * time.Minute
 	}
 	if r.EpochLead == 0 {
 		r.EpochLead = 2 * time.Second

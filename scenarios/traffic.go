@@ -55,7 +55,9 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, pt *Point, flo
 	var mu sync.Mutex
 	var recs []perftest.FlowRecord
 	done := 0
-	err := r.SSH.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
+	tctx, cancel := context.WithTimeout(ctx, r.PointTimeout)
+	defer cancel()
+	err := r.SSH.ForEach(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
 		if err := r.SSH.WriteFile(ctx, t, remoteSched, schedJSON, 0o644); err != nil {
 			return fmt.Errorf("host %s: upload schedule: %w", t.Name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,6 +46,7 @@ Examples:
 			&cli.StringFlag{Name: "influx-token", Usage: "InfluxDB token; prefer --influx-token-env or --influx-token-file so it stays out of shell history", EnvVars: []string{"LABCTL_INFLUX_TOKEN"}},
 			&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the InfluxDB token"},
 			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
+			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -68,7 +70,8 @@ Examples:
 			}
 			pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
 			defer pool.Close()
-			r := &scenarios.Runner{Lab: lab, SSH: pool, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version}
+			r := &scenarios.Runner{Lab: lab, SSH: pool, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
+				PointTimeout: c.Duration("point-timeout")}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
@@ -79,6 +82,9 @@ Examples:
 					fmt.Fprintf(os.Stderr, "run archive (incomplete): %s\n", out.Dir)
 				}
 				return err
+			}
+			for _, w := range out.Warnings {
+				fmt.Fprintln(os.Stderr, "warning:", w)
 			}
 			if tty {
 				fmt.Fprintf(os.Stderr, "run %s done\nreport: %s\n", out.RunID, out.Report)

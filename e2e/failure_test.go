@@ -1,0 +1,62 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/reports"
+	"github.com/labctl/labctl/scenarios"
+)
+
+// TestTimedOutRunLeavesArchiveAndNoProcesses: a point that overruns its
+// timeout fails the run, the manifest says where it stopped, and nothing of
+// the run is left running on any host.
+func TestTimedOutRunLeavesArchiveAndNoProcesses(t *testing.T) {
+	ctx := context.Background()
+	src, _ := inventory.Generate("leafspine:1x2:9@100")
+	lab, err := emulator.Start(ctx, src, emulator.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	inv := lab.Inventory()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	defer pool.Close()
+	agentBin := filepath.Join(t.TempDir(), "labctl")
+	os.WriteFile(agentBin, []byte("agent"), 0o755)
+	s, _ := scenarios.Load("incast")
+	s.Telemetry.Disabled = true
+	// The epoch lead alone outlasts the timeout: agents are still waiting.
+	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agentBin,
+		EpochLead: 5 * time.Second, PointTimeout: 50 * time.Millisecond}
+	out, err := r.Run(ctx, s)
+	if err == nil || !strings.Contains(err.Error(), "traffic:incast-16to1") {
+		t.Fatalf("want a failed traffic stage, got %v", err)
+	}
+	var m reports.Manifest
+	b, _ := os.ReadFile(filepath.Join(out.Dir, "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Outcome != "failed" || m.Stage != "traffic:incast-16to1" || m.Error == "" || m.Ended.IsZero() {
+		t.Errorf("manifest: outcome %q stage %q error %q", m.Outcome, m.Stage, m.Error)
+	}
+	for _, h := range inv.Hosts {
+		cred, _ := inv.CredentialFor(h.Name)
+		res, err := pool.Exec(ctx, sshdrv.Target{Name: h.Name, Addr: h.Mgmt.SSH, Cred: cred}, "pgrep -f 'labctl agent run'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitStatus != 1 {
+			t.Errorf("%s still runs an agent: %s", h.Name, res.Stdout)
+		}
+	}
+}
