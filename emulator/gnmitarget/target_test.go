@@ -1,0 +1,99 @@
+package gnmitarget
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	pb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/labctl/labctl/emulator/fabric"
+)
+
+func serve(t *testing.T) (*Target, pb.GNMIClient) {
+	t.Helper()
+	tgt, err := New("leaf1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, _ := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go tgt.Serve(ctx, lis)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return tgt, pb.NewGNMIClient(conn)
+}
+
+func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
+	tgt, c := serve(t)
+	pc := &fabric.PortCounters{TxBytes: 4096, RxBytes: 8192}
+	pc.PFCRx[3] = 5
+	ts := time.Unix(1700000000, 42)
+	tgt.Publish(ts, map[string]*fabric.PortCounters{"1/0": pc})
+	sc, err := c.Subscribe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Send(&pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
+		Prefix: &pb.Path{Target: CountersDB}, Mode: pb.SubscriptionList_ONCE,
+		Subscription: []*pb.Subscription{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "*"}}}}}}}})
+	var all []*pb.Notification
+	for {
+		r, err := sc.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.GetSyncResponse() {
+			break
+		}
+		all = append(all, r.GetUpdate())
+	}
+	found := false
+	for _, n := range all {
+		if n.GetTimestamp() != ts.UnixNano() {
+			t.Errorf("sample at %d, published at %d", n.GetTimestamp(), ts.UnixNano())
+		}
+		for _, u := range n.GetUpdate() {
+			if u.GetPath().GetElem()[0].GetName() == "SAI_PORT_STAT_PFC_3_RX_PKTS" {
+				found = u.GetVal().GetStringVal() == "5"
+			}
+		}
+	}
+	if len(all) != 2 || !found {
+		t.Errorf("want the port and queue-3 tables with PFC priority 3 rx as sonic-gnmi serves it (string \"5\"): %v", all)
+	}
+}
+
+func TestSampleIntervalFollowsSubscriptions(t *testing.T) {
+	tgt, c := serve(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	sc, _ := c.Subscribe(ctx)
+	sc.Send(&pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
+		Prefix: &pb.Path{Target: "leaf1"}, Mode: pb.SubscriptionList_STREAM,
+		Subscription: []*pb.Subscription{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: "interfaces"}}}, Mode: pb.SubscriptionMode_SAMPLE, SampleInterval: uint64(250 * time.Microsecond)}}}}})
+	deadline := time.Now().Add(5 * time.Second)
+	for tgt.SampleInterval() != 250*time.Microsecond && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tgt.SampleInterval() != 250*time.Microsecond {
+		t.Fatalf("SampleInterval %v", tgt.SampleInterval())
+	}
+	cancel()
+	for tgt.SampleInterval() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if tgt.SampleInterval() != 0 {
+		t.Error("a closed subscription must stop counting")
+	}
+	caps, err := c.Capabilities(context.Background(), &pb.CapabilityRequest{})
+	if err != nil || len(caps.GetSupportedModels()) == 0 {
+		t.Errorf("capabilities: %v %v", caps, err)
+	}
+}
