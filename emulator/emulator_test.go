@@ -83,7 +83,9 @@ func TestPerftestPairThroughTheTwin(t *testing.T) {
 	}
 	before, _, _ := connectx.ParseEthtoolStats(string(l.exec(t, ctx, "h1", "ethtool -S ens1f0").Stdout))
 	srv := make(chan *sshdrv.Result, 1)
-	go func() { srv <- l.exec(t, ctx, "h2", "ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --report_gbits -F -p 18600") }()
+	go func() {
+		srv <- l.exec(t, ctx, "h2", "ib_write_bw -d mlx5_0 -x 3 -s 65536 -n 1000 --report_gbits -F -p 18600")
+	}()
 	var out *sshdrv.Result
 	for i := 0; i < 100; i++ { // until the server listens
 		if out = l.exec(t, ctx, "h1", client); out.ExitStatus == 0 {

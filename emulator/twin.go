@@ -30,7 +30,12 @@ type Twin struct {
 
 	runsMu sync.Mutex
 	runs   map[string]*scheduleRun // by schedule ID
+	order  []string                // oldest first, to bound runs
 }
+
+// keepRuns is how many schedules' results a long-lived lab remembers: every
+// host agent of a point fetches them within seconds of each other.
+const keepRuns = 64
 
 type scheduleRun struct {
 	done    chan struct{}
@@ -51,6 +56,11 @@ func (t *Twin) RunSchedule(ctx context.Context, s *perftest.Schedule) (base time
 	if !ok {
 		r = &scheduleRun{done: make(chan struct{})}
 		t.runs[s.ID] = r
+		t.order = append(t.order, s.ID)
+		if len(t.order) > keepRuns {
+			delete(t.runs, t.order[0])
+			t.order = t.order[1:]
+		}
 	}
 	t.runsMu.Unlock()
 	if !ok {
