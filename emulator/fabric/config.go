@@ -19,6 +19,12 @@ type Config struct {
 	XoffBytes, XonBytes int64
 	// BufferBytes is a switch's shared buffer.
 	BufferBytes int64
+	// Packet engine: PFC XOFF is dynamic, as on shared-buffer switches:
+	// min(XoffBytes, PFCAlpha x free shared buffer), where the shared buffer
+	// is BufferBytes less HeadroomBytes reserved per ingress port for what
+	// is in flight when a PAUSE is sent.
+	HeadroomBytes int64
+	PFCAlpha      float64
 	// DropBytes is the depth at which a lossy queue drops (dynamic
 	// threshold alpha=1 with half the buffer free: BufferBytes/2).
 	DropBytes int64
@@ -26,10 +32,52 @@ type Config struct {
 	// Kmin, rising linearly to Pmax at Kmax, 1 above.
 	ECNKminBytes, ECNKmaxBytes int64
 	ECNPmax                    float64
+	// ECNAtEnqueue marks when a packet joins the egress queue; the default
+	// marks at dequeue on the depth then, which signals congestion a whole
+	// queueing delay sooner (what the papers' ns-3 switches do).
+	ECNAtEnqueue bool
 	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
 	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
 	// switches refresh well before expiry.
 	PauseQuantaNs int64
+
+	// Packet engine only.
+	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
+	AckEvery int
+	// RTONs is the go-back-N retransmission timeout.
+	RTONs int64
+	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
+	// hold at most alpha x (free buffer).
+	DTAlpha float64
+	// MaxSimNs stops a run whose flows cannot finish.
+	MaxSimNs int64
+	DCQCN    DCQCN
+}
+
+// DCQCN are the congestion-control parameters of an RNIC, named after the
+// ConnectX firmware keys (mlxconfig / sysfs roce_rp, roce_np). labctl's
+// reading of them, where the vendor text is terse: rate decrease
+// Rc <- Rc * max(1 - alpha/2, RPG_MIN_DEC_FAC%) at most once per
+// RATE_REDUCE_MONITOR_PERIOD; alpha <- (1-g)alpha + g on a CNP and
+// (1-g)alpha per DCE_TCP_RTT without one, g = 1 - DCE_TCP_G/1024; rate
+// increase on the RPG_TIME_RESET timer and every RPG_BYTE_RESET bytes:
+// fast recovery for RPG_THRESHOLD stages, then additive (RPG_AI_RATE),
+// then hyper increase (i x RPG_HAI_RATE at stage i past the threshold),
+// as in the DCQCN paper.
+type DCQCN struct {
+	Enabled              bool
+	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
+	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
+	DCETCPG              int     // DCE_TCP_G (/1024)
+	DCETCPRTTNs          int64   // DCE_TCP_RTT: alpha update period
+	InitialAlpha         float64 // INITIAL_ALPHA_VALUE / 1024
+	RPGTimeResetNs       int64   // RPG_TIME_RESET
+	RPGByteReset         int64   // RPG_BYTE_RESET (bytes)
+	RPGThreshold         int     // RPG_THRESHOLD (fast recovery stages)
+	RPGAIRateGbps        float64 // RPG_AI_RATE
+	RPGHAIRateGbps       float64 // RPG_HAI_RATE
+	RPGMinDecFac         float64 // RPG_MIN_DEC_FAC (percent)
+	RPGMinRateGbps       float64 // RPG_MIN_RATE
 }
 
 // DefaultConfig is the twin's default fabric.
@@ -37,8 +85,13 @@ func DefaultConfig() Config {
 	return Config{
 		MTU: 4096, HeaderBytes: 82, PFC: true,
 		XoffBytes: 512 << 10, XonBytes: 384 << 10,
-		BufferBytes: 12 << 20, DropBytes: 6 << 20,
+		BufferBytes: 12 << 20, DropBytes: 6 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125,
 		ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2,
 		PauseQuantaNs: 168_000,
+		AckEvery:      1, RTONs: 1_000_000, DTAlpha: 1, MaxSimNs: 10_000_000_000,
+		// ConnectX-5 firmware defaults (hardware-surfaces reference).
+		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
+			DCETCPRTTNs: 1_000, InitialAlpha: 1023.0 / 1024, RPGTimeResetNs: 300_000, RPGByteReset: 32767,
+			RPGThreshold: 1, RPGAIRateGbps: 0.005, RPGHAIRateGbps: 0.05, RPGMinDecFac: 50, RPGMinRateGbps: 0.001},
 	}
 }

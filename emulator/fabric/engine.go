@@ -58,6 +58,10 @@ type PortCounters struct {
 	PFCTx, PFCRx     [8]uint64 // PAUSE frames per priority
 	PauseRxNs        [8]uint64 // time paused by the peer, per priority
 	Queues           [8]QueueCounters
+	// RNIC transport counters (host ports; packet engine only)
+	CNPSent, CNPHandled uint64
+	OutOfSequence       uint64 // data packets that arrived out of order
+	Retransmits         uint64 // data packets sent again (go-back-N)
 }
 
 // QueueCounters are one egress queue's counters.

@@ -24,6 +24,7 @@ type portAcc struct {
 	txB, rxB, txP, rxP, drops, ecn float64
 	pfcTx, pfcRx, pauseRxNs        [8]float64
 	q                              [8]queueAcc
+	cnpSent, cnpHandled, ooo, retx float64 // RNIC transport (packet engine)
 }
 
 type linkQueue struct {
@@ -157,11 +158,15 @@ func (e *FlowEngine) drainQueues() {
 }
 
 // Counters implements Engine.
-func (e *FlowEngine) Counters() *Counters {
-	c := &Counters{Ports: make(map[PortKey]*PortCounters, len(e.ports))}
+func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }
+
+// countersOf converts the accumulators of either engine.
+func countersOf(ports map[PortKey]*portAcc) *Counters {
+	c := &Counters{Ports: make(map[PortKey]*PortCounters, len(ports))}
 	u := func(f float64) uint64 { return uint64(math.Floor(f + 1e-9)) }
-	for k, a := range e.ports {
-		pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn)}
+	for k, a := range ports {
+		pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn),
+			CNPSent: u(a.cnpSent), CNPHandled: u(a.cnpHandled), OutOfSequence: u(a.ooo), Retransmits: u(a.retx)}
 		for i := 0; i < 8; i++ {
 			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
 			q := a.q[i]

@@ -1,0 +1,241 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// PacketEngine is the packet-level engine: discrete events in integer
+// picoseconds, packets from a pool, every queue, PAUSE frame, ACK and CNP
+// simulated (see pswitch.go and prnic.go). Deterministic for a seed.
+type PacketEngine struct {
+	topo       *Topology
+	cfg        Config
+	ports      map[PortKey]*portAcc
+	lfrom      []*portAcc
+	lto        []*portAcc
+	links      []plink
+	rev        []int32 // reverse direction of each link
+	swUsed     []int64
+	swHeadroom []int64 // reserved per switch: HeadroomBytes per ingress port
+	ev         eventQueue
+	pool       pool
+	now        int64 // ps
+	rng        uint64
+	qps        []*qp
+	// dependencies of the current Run
+	waitOn   map[int]int   // flow index -> unfinished dependencies
+	children map[int][]int // flow ID -> dependant flow indexes
+	byID     map[int]int
+	results  []Result
+	left     int
+}
+
+// NewPacketEngine makes a packet engine over t.
+func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
+	def := DefaultConfig()
+	if cfg.MTU <= 0 {
+		cfg.MTU = def.MTU
+	}
+	if cfg.AckEvery <= 0 {
+		cfg.AckEvery = 1
+	}
+	if cfg.RTONs <= 0 {
+		cfg.RTONs = def.RTONs
+	}
+	if cfg.MaxSimNs <= 0 {
+		cfg.MaxSimNs = def.MaxSimNs
+	}
+	if cfg.PFCAlpha <= 0 {
+		cfg.PFCAlpha = def.PFCAlpha
+	}
+	if cfg.DTAlpha <= 0 {
+		cfg.DTAlpha = def.DTAlpha
+	}
+	n := len(t.links)
+	e := &PacketEngine{topo: t, cfg: cfg, ports: map[PortKey]*portAcc{}, lfrom: make([]*portAcc, n), lto: make([]*portAcc, n),
+		links: make([]plink, n), rev: make([]int32, n), rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
+	sw := map[string]int32{}
+	for i, l := range t.links {
+		e.lfrom[i], e.lto[i] = e.portAcc(l.from, l.fromPort), e.portAcc(l.to, l.toPort)
+		pl := plink{dlink: l, atSwitch: !t.isHost[l.from]}
+		if pl.atSwitch {
+			id, ok := sw[l.from]
+			if !ok {
+				id = int32(len(sw))
+				sw[l.from] = id
+			}
+			pl.sw = id
+		}
+		e.links[i] = pl
+		e.rev[i] = -1
+	}
+	e.swUsed, e.swHeadroom = make([]int64, len(sw)), make([]int64, len(sw))
+	for i, l := range t.links {
+		e.links[i].swTo = -1
+		if id, ok := sw[l.to]; ok {
+			e.links[i].swTo = id
+			e.swHeadroom[id] += cfg.HeadroomBytes
+		}
+	}
+	for i, l := range t.links {
+		for _, j := range t.out[l.to] {
+			if r := t.links[j]; r.to == l.from && r.fromPort == l.toPort && r.toPort == l.fromPort {
+				e.rev[i] = int32(j)
+			}
+		}
+	}
+	return e
+}
+
+func (e *PacketEngine) portAcc(dev, p string) *portAcc {
+	k := PortKey{dev, p}
+	a, ok := e.ports[k]
+	if !ok {
+		a = &portAcc{}
+		e.ports[k] = a
+	}
+	return a
+}
+
+// Counters implements Engine.
+func (e *PacketEngine) Counters() *Counters { return countersOf(e.ports) }
+
+// Run implements Engine. Times in flows and results are ns; the engine
+// runs in ps.
+func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
+	sorted := append([]Flow(nil), flows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	e.now, e.qps, e.results, e.ev = 0, nil, make([]Result, len(sorted)), eventQueue{}
+	e.waitOn, e.children, e.byID = map[int]int{}, map[int][]int{}, map[int]int{}
+	for i, f := range sorted {
+		if _, dup := e.byID[f.ID]; dup {
+			return nil, fmt.Errorf("fabric: duplicate flow id %d", f.ID)
+		}
+		e.byID[f.ID] = i
+	}
+	e.left = len(sorted)
+	for i, f := range sorted {
+		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
+		q := &qp{idx: int32(i), flow: f}
+		e.qps = append(e.qps, q)
+		p, err := e.topo.path(f, e.cfg.Seed)
+		if err == nil && f.Bytes <= 0 {
+			err = fmt.Errorf("flow %d: no bytes to send", f.ID)
+		}
+		if err != nil {
+			e.results[i].Err = err.Error()
+			q.recvDone, q.senderDone = true, true
+			e.left--
+			continue
+		}
+		for _, li := range p {
+			q.path = append(q.path, int32(li))
+			e.results[i].Path = append(e.results[i].Path, e.topo.links[li].from)
+		}
+		e.results[i].Path = append(e.results[i].Path, f.Dst)
+		for k := len(p) - 1; k >= 0; k-- {
+			q.rpath = append(q.rpath, e.rev[p[k]])
+		}
+		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
+		q.line = e.topo.links[p[0]].rate
+		q.npkts = (f.Bytes + int64(e.cfg.MTU) - 1) / int64(e.cfg.MTU)
+		for _, a := range f.After {
+			if _, ok := e.byID[a]; !ok {
+				return nil, fmt.Errorf("fabric: flow %d depends on unknown flow %d", f.ID, a)
+			}
+			e.waitOn[i]++
+			e.children[a] = append(e.children[a], i)
+		}
+	}
+	for i, f := range sorted {
+		if e.waitOn[i] == 0 && e.results[i].Err == "" {
+			e.ev.push(event{t: f.Start * 1000, kind: evQPStart, qp: int32(i)})
+		}
+	}
+	if opt.SampleEvery > 0 && opt.OnSample != nil {
+		e.ev.push(event{t: opt.SampleEvery * 1000, kind: evSample})
+	}
+	limit := e.cfg.MaxSimNs * 1000
+	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
+		if n%65536 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		ev := e.ev.pop()
+		if ev.t > limit {
+			break
+		}
+		e.now = ev.t
+		switch ev.kind {
+		case evTxDone:
+			e.onTxDone(ev)
+		case evArrive:
+			e.onArrive(ev)
+		case evPFC:
+			e.onPFC(ev)
+		case evQPStart:
+			e.startQP(e.qps[ev.qp])
+		case evQPSend:
+			if q := e.qps[ev.qp]; ev.gen == q.sendGen {
+				e.trySend(q)
+			}
+		case evRTO:
+			e.onRTO(ev)
+		case evDCQCN:
+			e.onDCQCN(ev)
+		case evSample:
+			opt.OnSample(e.now/1000, e.Counters())
+			e.ev.push(event{t: e.now + opt.SampleEvery*1000, kind: evSample})
+		}
+	}
+	for i, q := range e.qps {
+		if !q.recvDone {
+			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
+		}
+	}
+	e.settle()
+	if opt.OnSample != nil {
+		opt.OnSample(e.now/1000, e.Counters())
+	}
+	return e.results, nil
+}
+
+// flowDone records a finished flow and releases its dependants.
+func (e *PacketEngine) flowDone(q *qp) {
+	r := &e.results[q.idx]
+	r.Start, r.End = q.start/1000, q.end/1000
+	e.left--
+	for _, c := range e.children[q.flow.ID] {
+		if e.waitOn[c]--; e.waitOn[c] == 0 {
+			e.ev.push(event{t: max(e.now, e.qps[c].flow.Start*1000), kind: evQPStart, qp: int32(c)})
+		}
+	}
+}
+
+// settle ends a run: what is still queued or in flight is discarded (the
+// flows are done), pauses are lifted, and queue depths read zero.
+func (e *PacketEngine) settle() {
+	for e.ev.len() > 0 {
+		if ev := e.ev.pop(); ev.pkt != nil {
+			e.pool.put(ev.pkt)
+		}
+	}
+	for i := range e.links {
+		l := &e.links[i]
+		for p := range l.q {
+			for pk := l.q[p].pop(); pk != nil; pk = l.q[p].pop() {
+				e.pool.put(pk)
+			}
+			if l.paused[p] {
+				e.lfrom[i].pauseRxNs[p] += float64(e.now-l.pauseSince[p]) / 1000
+			}
+			l.paused[p], l.inBytes[p], l.xoffSent[p] = false, 0, false
+			e.lfrom[i].q[p].depth = 0
+		}
+		l.busy, l.waiting = false, l.waiting[:0]
+	}
+	for i := range e.swUsed {
+		e.swUsed[i] = 0
+	}
+}

@@ -1,0 +1,155 @@
+package fabric
+
+// The packet engine's event queue: a binary min-heap of value events
+// ordered by (time, sequence), so that equal times run in scheduling order
+// and a run is deterministic. Events are values: no allocation per event.
+
+type evKind uint8
+
+const (
+	evTxDone  evKind = iota // a port finished serialising a packet
+	evArrive                // a packet reaches the far end of a link
+	evPFC                   // a PAUSE/RESUME frame reaches the far end
+	evQPSend                // a QP's pacing timer fired
+	evQPStart               // a flow becomes eligible to start
+	evRTO                   // a QP's retransmission timer
+	evDCQCN                 // a QP's DCQCN alpha/rate-increase timer
+	evSample                // a telemetry sample instant
+)
+
+type event struct {
+	t    int64 // ps
+	seq  uint64
+	kind evKind
+	link int32 // directed link (TxDone, Arrive, PFC)
+	qp   int32 // QP index (QP events)
+	prio uint8 // PFC priority
+	on   bool  // PFC: pause (true) or resume
+	gen  uint32
+	pkt  *packet
+}
+
+type eventQueue struct {
+	h   []event
+	seq uint64
+}
+
+func (q *eventQueue) push(e event) {
+	q.seq++
+	e.seq = q.seq
+	q.h = append(q.h, e)
+	i := len(q.h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q.h[i], q.h[p] = q.h[p], q.h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) less(i, j int) bool {
+	a, b := &q.h[i], &q.h[j]
+	return a.t < b.t || a.t == b.t && a.seq < b.seq
+}
+
+func (q *eventQueue) pop() event {
+	top := q.h[0]
+	n := len(q.h) - 1
+	q.h[0] = q.h[n]
+	q.h[n] = event{}
+	q.h = q.h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if r < n && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q.h[i], q.h[m] = q.h[m], q.h[i]
+		i = m
+	}
+	return top
+}
+
+func (q *eventQueue) len() int { return len(q.h) }
+
+// Packets.
+
+type pktKind uint8
+
+const (
+	pktData pktKind = iota
+	pktAck
+	pktNack
+	pktCNP
+)
+
+type packet struct {
+	kind    pktKind
+	qp      int32
+	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
+	payload int32
+	wire    int32 // bytes on the wire incl. headers
+	prio    uint8
+	ecn     bool  // CE mark
+	hop     int16 // index of the link it is on, along its route
+	inLink  int32 // link it arrived on at the current switch (PFC accounting)
+	next    *packet
+}
+
+// pool recycles packets: no heap allocation per packet in steady state.
+type pool struct{ free *packet }
+
+func (p *pool) get() *packet {
+	if k := p.free; k != nil {
+		p.free = k.next
+		*k = packet{}
+		return k
+	}
+	return &packet{}
+}
+
+func (p *pool) put(k *packet) {
+	k.next = p.free
+	p.free = k
+}
+
+// fifo is a packet queue with a byte count.
+type fifo struct {
+	head, tail *packet
+	bytes      int64
+	n          int
+}
+
+func (f *fifo) push(p *packet) {
+	p.next = nil
+	if f.tail == nil {
+		f.head = p
+	} else {
+		f.tail.next = p
+	}
+	f.tail = p
+	f.bytes += int64(p.wire)
+	f.n++
+}
+
+func (f *fifo) pop() *packet {
+	p := f.head
+	if p == nil {
+		return nil
+	}
+	f.head = p.next
+	if f.head == nil {
+		f.tail = nil
+	}
+	p.next = nil
+	f.bytes -= int64(p.wire)
+	f.n--
+	return p
+}

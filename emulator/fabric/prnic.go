@@ -1,0 +1,252 @@
+package fabric
+
+import "math"
+
+// The packet engine's RNICs: one QP per flow. The sender segments the
+// message at the MTU and paces packets at its current rate (line rate, or
+// DCQCN's). The receiver accepts only the next expected PSN (go-back-N, as
+// lossless RoCE): an out-of-order packet is dropped and answered with one
+// NACK per expected PSN, an in-order one is ACKed every AckEvery packets.
+// A sender that hears nothing for RTONs goes back to its oldest unacked
+// packet. An ECN-marked packet makes the receiver (notification point)
+// send a CNP, at most one per MinTimeBetweenCNPs per QP; the sender
+// (reaction point) cuts its rate on it (see DCQCN in config.go).
+
+type qp struct {
+	idx          int32
+	flow         Flow
+	path, rpath  []int32
+	srcAcc       *portAcc // the sender's NIC port, for RNIC counters
+	dstAcc       *portAcc
+	npkts        int64
+	line         float64 // bits per ns
+	rate, target float64
+	started      bool
+	sndNxt       int64
+	sndUna       int64
+	nextSend     int64 // ps
+	sendGen      uint32
+	rtoGen       uint32
+	highest      int64 // one past the highest PSN ever sent (retransmits are below it)
+	// receiver
+	expected   int64
+	lastNack   int64
+	lastCNP    int64
+	recvDone   bool
+	senderDone bool
+	// DCQCN reaction point
+	alpha        float64
+	lastDecrease int64
+	cnpInPeriod  bool
+	bytesCount   int64
+	tStage       int
+	bStage       int
+	rateGen      uint32
+	timersOn     bool
+	start, end   int64 // ps
+}
+
+func (e *PacketEngine) payloadOf(q *qp, psn int64) int32 {
+	mtu := int64(e.cfg.MTU)
+	return int32(min(mtu, q.flow.Bytes-psn*mtu))
+}
+
+// startQP begins a flow.
+func (e *PacketEngine) startQP(q *qp) {
+	q.started, q.start = true, e.now
+	q.rate, q.target = q.line, q.line
+	q.alpha = e.cfg.DCQCN.InitialAlpha
+	q.lastNack, q.lastCNP, q.lastDecrease = -1, math.MinInt64/2, math.MinInt64/2
+	e.trySend(q)
+}
+
+// trySend puts the next packet on the NIC if it may: the pacing time has
+// come and the port has nothing of this priority waiting.
+func (e *PacketEngine) trySend(q *qp) {
+	if q.senderDone || q.sndNxt >= q.npkts {
+		return
+	}
+	if e.now < q.nextSend {
+		q.sendGen++
+		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+		return
+	}
+	li := q.path[0]
+	l := &e.links[li]
+	if l.q[roceQueue].n > 0 || l.paused[roceQueue] {
+		l.waiting = append(l.waiting, q.idx)
+		return
+	}
+	p := e.pool.get()
+	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, q.sndNxt, roceQueue, -1
+	p.payload = e.payloadOf(q, q.sndNxt)
+	p.wire = p.payload + int32(e.cfg.HeaderBytes)
+	if q.sndNxt < q.highest {
+		q.srcAcc.retx++
+	}
+	q.sndNxt++
+	q.highest = max(q.highest, q.sndNxt)
+	l.q[roceQueue].push(p)
+	e.kick(li)
+	e.armRTO(q)
+	if e.cfg.DCQCN.Enabled && q.rate < q.line {
+		e.countBytes(q, int64(p.payload))
+	}
+	q.nextSend = e.now + int64(float64(p.wire)*8000/q.rate)
+	if q.sndNxt < q.npkts {
+		q.sendGen++
+		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+	}
+}
+
+func (e *PacketEngine) armRTO(q *qp) {
+	q.rtoGen++
+	e.ev.push(event{t: e.now + e.cfg.RTONs*1000, kind: evRTO, qp: q.idx, gen: q.rtoGen})
+}
+
+func (e *PacketEngine) onRTO(ev event) {
+	q := e.qps[ev.qp]
+	if ev.gen != q.rtoGen || q.senderDone {
+		return
+	}
+	q.sndNxt = q.sndUna // go back to the oldest unacknowledged packet
+	q.nextSend = e.now
+	e.trySend(q)
+}
+
+// control sends an ACK, NACK or CNP from the receiver back to the sender.
+func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
+	p := e.pool.get()
+	p.kind, p.qp, p.psn, p.prio, p.inLink = kind, q.idx, psn, ctrlPrio, -1
+	p.wire = 64
+	li := q.rpath[0]
+	e.links[li].q[ctrlPrio].push(p)
+	e.kick(li)
+}
+
+// receive handles a packet at its destination host.
+func (e *PacketEngine) receive(p *packet) {
+	q := e.qps[p.qp]
+	kind, psn, ecn := p.kind, p.psn, p.ecn
+	e.pool.put(p)
+	switch kind {
+	case pktData:
+		switch {
+		case psn == q.expected:
+			q.expected++
+			if ecn && e.cfg.DCQCN.Enabled && e.now-q.lastCNP >= e.cfg.DCQCN.MinTimeBetweenCNPsNs*1000 {
+				q.lastCNP = e.now
+				q.dstAcc.cnpSent++
+				e.control(q, pktCNP, psn)
+			}
+			last := q.expected == q.npkts
+			if last && !q.recvDone {
+				q.recvDone, q.end = true, e.now
+				e.flowDone(q)
+			}
+			if last || q.expected%int64(e.cfg.AckEvery) == 0 {
+				e.control(q, pktAck, q.expected)
+			}
+		case psn > q.expected:
+			q.dstAcc.ooo++
+			if q.lastNack != q.expected {
+				q.lastNack = q.expected
+				e.control(q, pktNack, q.expected)
+			}
+		default: // a duplicate: tell the sender where we are
+			e.control(q, pktAck, q.expected)
+		}
+	case pktAck, pktNack:
+		if psn > q.sndUna {
+			q.sndUna = psn
+			e.armRTO(q)
+		}
+		if q.sndUna >= q.npkts {
+			q.senderDone = true
+			q.rtoGen++ // cancel the timer
+			return
+		}
+		if kind == pktNack && psn < q.sndNxt {
+			q.sndNxt = psn // go back N
+			q.nextSend = e.now
+			e.trySend(q)
+		}
+	case pktCNP:
+		q.srcAcc.cnpHandled++
+		e.onCNP(q)
+	}
+}
+
+// DCQCN reaction point.
+
+func (e *PacketEngine) onCNP(q *qp) {
+	d := &e.cfg.DCQCN
+	q.cnpInPeriod = true
+	if e.now-q.lastDecrease < d.RateReduceMonitorNs*1000 {
+		return
+	}
+	g := 1 - float64(d.DCETCPG)/1024
+	q.target = q.rate
+	q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
+	q.alpha = (1-g)*q.alpha + g
+	q.lastDecrease = e.now
+	q.tStage, q.bStage, q.bytesCount = 0, 0, 0
+	q.rateGen++
+	e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, gen: q.rateGen})
+	if !q.timersOn {
+		q.timersOn = true
+		e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, on: true})
+	}
+}
+
+// onDCQCN runs the alpha timer (on) or the rate-increase timer.
+func (e *PacketEngine) onDCQCN(ev event) {
+	q := e.qps[ev.qp]
+	d := &e.cfg.DCQCN
+	if q.senderDone {
+		q.timersOn = false
+		return
+	}
+	if ev.on {
+		if !q.cnpInPeriod {
+			q.alpha *= float64(d.DCETCPG) / 1024
+		}
+		q.cnpInPeriod = false
+		if q.rate < q.line || q.alpha > 1e-3 {
+			e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, on: true})
+		} else {
+			q.timersOn = false
+		}
+		return
+	}
+	if ev.gen != q.rateGen || q.rate >= q.line {
+		return
+	}
+	q.tStage++
+	e.increase(q)
+	e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, gen: q.rateGen})
+}
+
+func (e *PacketEngine) countBytes(q *qp, n int64) {
+	q.bytesCount += n
+	if q.bytesCount >= e.cfg.DCQCN.RPGByteReset {
+		q.bytesCount -= e.cfg.DCQCN.RPGByteReset
+		q.bStage++
+		e.increase(q)
+	}
+}
+
+// increase: fast recovery, then additive, then hyper increase.
+func (e *PacketEngine) increase(q *qp) {
+	d := &e.cfg.DCQCN
+	th := d.RPGThreshold
+	switch {
+	case max(q.tStage, q.bStage) <= th: // the first th events: fast recovery
+	case min(q.tStage, q.bStage) > th: // hyper increase: i x R_HAI
+		q.target += float64(min(q.tStage, q.bStage)-th) * d.RPGHAIRateGbps
+	default:
+		q.target += d.RPGAIRateGbps
+	}
+	q.target = math.Min(q.target, q.line)
+	q.rate = math.Min((q.rate+q.target)/2, q.line)
+}

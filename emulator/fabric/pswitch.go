@@ -1,0 +1,230 @@
+package fabric
+
+// The packet engine's links and switches. A directed link's egress port
+// holds per-priority FIFOs and sends strict priority (7 first), skipping
+// priorities its peer has paused. A switch shares one buffer among its
+// ports: lossless priorities (PFC on) are admitted while the buffer has
+// room, pausing the upstream port of an ingress whose buffered bytes pass
+// XoffBytes and resuming it below XonBytes, with PAUSE/RESUME frames that
+// take serialisation and propagation time; lossy priorities are admitted
+// under a dynamic threshold (DTAlpha x free buffer) and dropped beyond it.
+// Data packets are ECN-marked at egress enqueue by RED on the queue depth.
+
+const (
+	ctrlPrio   = 7  // ACK, NACK, CNP
+	pauseBytes = 64 // a PFC frame on the wire
+)
+
+type plink struct {
+	dlink
+	q          [8]fifo
+	busy       bool
+	paused     [8]bool
+	pauseSince [8]int64
+	atSwitch   bool  // egress of a switch (else a host NIC)
+	sw         int32 // switch index of the egress side
+	swTo       int32 // switch index of the far side (-1: a host)
+	// ingress accounting at this link's far end (a switch): bytes buffered
+	// there that came over this link, per priority
+	inBytes  [8]int64
+	xoffSent [8]bool
+	waiting  []int32 // QPs waiting for this NIC port to take a packet
+}
+
+// psPer is the serialisation time of n bytes on l, in ps.
+func (l *plink) psPer(n int32) int64 { return int64(float64(n) * 8000 / l.rate) }
+
+func (e *PacketEngine) lossless(prio uint8) bool { return e.cfg.PFC && prio == roceQueue }
+
+// kick starts the next transmission on an idle link.
+func (e *PacketEngine) kick(li int32) {
+	l := &e.links[li]
+	if l.busy {
+		return
+	}
+	for prio := 7; prio >= 0; prio-- {
+		if l.paused[prio] || l.q[prio].n == 0 {
+			continue
+		}
+		p := l.q[prio].pop()
+		l.busy = true
+		from := e.lfrom[li]
+		from.txB += float64(p.wire)
+		from.txP++
+		fq := &from.q[prio]
+		fq.txB += float64(p.wire)
+		fq.txP++
+		fq.depth = float64(l.q[prio].bytes)
+		if l.atSwitch {
+			e.swUsed[l.sw] -= int64(p.wire)
+			e.release(p)
+			if !e.cfg.ECNAtEnqueue {
+				e.maybeMark(li, p, l.q[prio].bytes)
+			}
+		}
+		e.ev.push(event{t: e.now + l.psPer(p.wire), kind: evTxDone, link: li, pkt: p})
+		return
+	}
+}
+
+// release returns a packet's bytes to its ingress account, resuming the
+// upstream port when it falls to XON.
+func (e *PacketEngine) release(p *packet) {
+	if p.inLink < 0 || !e.lossless(p.prio) {
+		return
+	}
+	in := &e.links[p.inLink]
+	in.inBytes[p.prio] -= int64(p.wire)
+	if in.xoffSent[p.prio] && in.inBytes[p.prio] <= min(e.cfg.XonBytes, e.xoff(e.links[p.inLink].swTo)*3/4) {
+		in.xoffSent[p.prio] = false
+		e.sendPFC(p.inLink, p.prio, false)
+	}
+}
+
+// sendPFC sends PAUSE (on) or RESUME for priority prio upstream of link li:
+// the frame leaves li's far end and reaches li's near end one frame time
+// plus the propagation delay later.
+func (e *PacketEngine) sendPFC(li int32, prio uint8, on bool) {
+	l := &e.links[li]
+	if on {
+		e.lto[li].pfcTx[prio]++
+	}
+	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, kind: evPFC, link: li, prio: prio, on: on})
+}
+
+func (e *PacketEngine) onPFC(ev event) {
+	l := &e.links[ev.link]
+	from := e.lfrom[ev.link]
+	switch {
+	case ev.on && !l.paused[ev.prio]:
+		l.paused[ev.prio], l.pauseSince[ev.prio] = true, e.now
+		from.pfcRx[ev.prio]++
+	case ev.on: // refreshed pause while paused
+		from.pfcRx[ev.prio]++
+	case !ev.on && l.paused[ev.prio]:
+		l.paused[ev.prio] = false
+		from.pauseRxNs[ev.prio] += float64(e.now-l.pauseSince[ev.prio]) / 1000
+		e.kick(ev.link)
+		e.wake(ev.link)
+	}
+}
+
+// wake lets the QPs that found a host's NIC port busy or paused try again.
+func (e *PacketEngine) wake(li int32) {
+	l := &e.links[li]
+	if l.atSwitch || len(l.waiting) == 0 {
+		return
+	}
+	w := l.waiting
+	l.waiting = l.waiting[:0]
+	for _, qi := range w {
+		e.ev.push(event{t: e.now, kind: evQPSend, qp: qi, gen: e.qps[qi].sendGen})
+	}
+}
+
+func (e *PacketEngine) onTxDone(ev event) {
+	l := &e.links[ev.link]
+	l.busy = false
+	e.ev.push(event{t: e.now + l.delay*1000, kind: evArrive, link: ev.link, pkt: ev.pkt})
+	e.kick(ev.link)
+	e.wake(ev.link)
+}
+
+// onArrive delivers a packet at the far end of its link: to the RNIC of a
+// host, or through a switch to its next link.
+func (e *PacketEngine) onArrive(ev event) {
+	p := ev.pkt
+	to := e.lto[ev.link]
+	to.rxB += float64(p.wire)
+	to.rxP++
+	l := &e.links[ev.link]
+	if e.topo.isHost[l.to] {
+		e.receive(p)
+		return
+	}
+	q := e.qps[p.qp]
+	route := q.path
+	if p.kind != pktData {
+		route = q.rpath
+	}
+	p.hop++
+	out := route[p.hop]
+	ol := &e.links[out]
+	used := e.swUsed[ol.sw]
+	switch {
+	case p.prio == ctrlPrio || e.lossless(p.prio):
+		if used+int64(p.wire) > e.cfg.BufferBytes {
+			e.drop(out, p)
+			return
+		}
+	case float64(ol.q[p.prio].bytes+int64(p.wire)) > e.cfg.DTAlpha*float64(e.cfg.BufferBytes-used):
+		e.drop(out, p)
+		return
+	}
+	if e.cfg.ECNAtEnqueue {
+		e.maybeMark(out, p, ol.q[p.prio].bytes)
+	}
+	p.inLink = ev.link
+	ol.q[p.prio].push(p)
+	e.swUsed[ol.sw] += int64(p.wire)
+	fq := &e.lfrom[out].q[p.prio]
+	fq.depth = float64(ol.q[p.prio].bytes)
+	if fq.depth > fq.wm {
+		fq.wm = fq.depth
+	}
+	if e.lossless(p.prio) {
+		l.inBytes[p.prio] += int64(p.wire)
+		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(ol.sw) {
+			l.xoffSent[p.prio] = true
+			e.sendPFC(ev.link, p.prio, true)
+		}
+	}
+	e.kick(out)
+}
+
+// xoff is the dynamic PFC threshold of a switch's ingress ports.
+func (e *PacketEngine) xoff(sw int32) int64 {
+	free := e.cfg.BufferBytes - e.swHeadroom[sw] - e.swUsed[sw]
+	return max(min(e.cfg.XoffBytes, int64(e.cfg.PFCAlpha*float64(free))), int64(2*e.cfg.MTU))
+}
+
+func (e *PacketEngine) drop(li int32, p *packet) {
+	from := e.lfrom[li]
+	from.drops++
+	from.q[p.prio].drops++
+	e.pool.put(p)
+}
+
+// maybeMark ECN-marks a data packet leaving or joining link li's queue.
+func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
+	if p.kind != pktData || p.ecn || !e.mark(depth) {
+		return
+	}
+	p.ecn = true
+	from := e.lfrom[li]
+	from.ecn++
+	from.q[p.prio].ecn++
+}
+
+// mark is RED on the instantaneous depth: 0 below Kmin, rising linearly to
+// Pmax at Kmax, 1 above.
+func (e *PacketEngine) mark(depth int64) bool {
+	kmin, kmax := e.cfg.ECNKminBytes, e.cfg.ECNKmaxBytes
+	switch {
+	case kmax <= 0 || depth <= kmin:
+		return false
+	case depth >= kmax:
+		return true
+	}
+	return e.rand() < e.cfg.ECNPmax*float64(depth-kmin)/float64(kmax-kmin)
+}
+
+// rand is a xorshift64* stream seeded by Config.Seed: deterministic.
+func (e *PacketEngine) rand() float64 {
+	x := e.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	e.rng = x
+	return float64((x*2685821657736338717)>>11) / (1 << 53)
+}
