@@ -21,8 +21,10 @@ import (
 type Options struct {
 	// Dir holds the lab's keys, known_hosts, device filesystems and the
 	// lab file it exports. Required.
-	Dir    string
-	Seed   int64
+	Dir  string
+	Seed int64
+	// Engine is the fabric twin's engine: "flow" (default) or "packet".
+	Engine string
 	Logger *slog.Logger
 }
 
@@ -70,7 +72,15 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	}
 	cfg := fabric.DefaultConfig()
 	cfg.Seed = opt.Seed
-	engine := fabric.NewFlowEngine(topo, cfg)
+	var engine fabric.Engine
+	switch opt.Engine {
+	case "", "flow":
+		engine = fabric.NewFlowEngine(topo, cfg)
+	case "packet":
+		engine = fabric.NewPacketEngine(topo, cfg)
+	default:
+		return nil, fmt.Errorf("emulator: unknown engine %q (flow or packet)", opt.Engine)
+	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}}}

@@ -33,7 +33,7 @@ func home() string {
 
 // openLab resolves a lab for a command: a lab already up, a hardware lab
 // file, or an emulated lab that is started now and stopped by the closer.
-func openLab(ctx context.Context, name string, log *slog.Logger) (*inventory.Lab, func(), error) {
+func openLab(ctx context.Context, name, engine string, log *slog.Logger) (*inventory.Lab, func(), error) {
 	st, ok, err := emulator.LoadState(home(), name)
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +56,7 @@ func openLab(ctx context.Context, name string, log *slog.Logger) (*inventory.Lab
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Logger: log})
+	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: engine, Logger: log})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
@@ -75,7 +75,7 @@ lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
 		Subcommands: []*cli.Command{
 			{
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}},
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}, engineFlag},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return exitError{2, fmt.Errorf("lab up needs one LAB (a lab file or e.g. leafspine:2x4:8@100)")}
@@ -85,14 +85,17 @@ lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
 						return fmt.Errorf("lab %s is already up (pid %d); 'labctl lab down %s' first", name, st.PID, name)
 					}
 					if c.Bool("foreground") {
-						return serveLab(c.Context, name, newLogger(false))
+						return serveLab(c.Context, name, c.String("engine"), newLogger(false))
 					}
-					return spawnLab(c.Context, name)
+					return spawnLab(c.Context, name, c.String("engine"))
 				},
 			},
 			{
 				Name: "serve", Usage: "run an emulated lab in the foreground (what 'lab up' starts)", ArgsUsage: "LAB", Hidden: true,
-				Action: func(c *cli.Context) error { return serveLab(c.Context, c.Args().First(), newLogger(false)) },
+				Flags: []cli.Flag{engineFlag},
+				Action: func(c *cli.Context) error {
+					return serveLab(c.Context, c.Args().First(), c.String("engine"), newLogger(false))
+				},
 			},
 			{
 				Name: "down", Usage: "stop an emulated lab (all of them if no LAB is given)", ArgsUsage: "[LAB]",
@@ -143,7 +146,7 @@ func selectStates(name string) ([]emulator.State, error) {
 
 // spawnLab re-executes labctl as 'lab serve' in its own session and waits
 // until the lab has written its state.
-func spawnLab(ctx context.Context, name string) error {
+func spawnLab(ctx context.Context, name, engine string) error {
 	dir := emulator.StateDir(home(), name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -158,7 +161,7 @@ func spawnLab(ctx context.Context, name string) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(self, "lab", "serve", name)
+	cmd := exec.Command(self, "lab", "serve", "--engine", engine, name)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -185,13 +188,13 @@ func spawnLab(ctx context.Context, name string) error {
 	return fmt.Errorf("lab %s did not come up within 60s; see %s", name, filepath.Join(dir, "lab.log"))
 }
 
-func serveLab(ctx context.Context, name string, log *slog.Logger) error {
+func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error {
 	lab, err := inventory.Resolve(name)
 	if err != nil {
 		return err
 	}
 	dir := emulator.StateDir(home(), name)
-	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Logger: log})
+	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: engine, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -216,6 +219,10 @@ func waitGone(st emulator.State, d time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// engineFlag picks the fabric twin's engine of an emulated lab.
+var engineFlag = &cli.StringFlag{Name: "engine", Value: "flow",
+	Usage: "fabric twin engine of an emulated lab: flow (max-min sharing, fast) or packet (PFC, ECN, DCQCN, go-back-N per packet)"}
 
 // endpointStatus dials every endpoint of a lab file.
 type endpointStatus struct {

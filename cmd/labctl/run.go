@@ -47,6 +47,7 @@ Examples:
 			&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the InfluxDB token"},
 			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed)"},
+			engineFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -59,7 +60,7 @@ Examples:
 			}
 			logger := newLogger(c.Bool("verbose"))
 			labName := firstNonEmpty(c.String("lab"), s.Lab, scenarios.DefaultLab)
-			lab, closeLab, err := openLab(c.Context, labName, logger)
+			lab, closeLab, err := openLab(c.Context, labName, c.String("engine"), logger)
 			if err != nil {
 				return err
 			}

@@ -55,15 +55,9 @@ type Config struct {
 }
 
 // DCQCN are the congestion-control parameters of an RNIC, named after the
-// ConnectX firmware keys (mlxconfig / sysfs roce_rp, roce_np). labctl's
-// reading of them, where the vendor text is terse: rate decrease
-// Rc <- Rc * max(1 - alpha/2, RPG_MIN_DEC_FAC%) at most once per
-// RATE_REDUCE_MONITOR_PERIOD; alpha <- (1-g)alpha + g on a CNP and
-// (1-g)alpha per DCE_TCP_RTT without one, g = 1 - DCE_TCP_G/1024; rate
-// increase on the RPG_TIME_RESET timer and every RPG_BYTE_RESET bytes:
-// fast recovery for RPG_THRESHOLD stages, then additive (RPG_AI_RATE),
-// then hyper increase (i x RPG_HAI_RATE at stage i past the threshold),
-// as in the DCQCN paper.
+// ConnectX firmware keys (mlxconfig, sysfs roce_rp/roce_np). The algorithm
+// is the ConnectX variant as the papers' ns-3 code base models it (see
+// prnic.go); g = 1 - DCE_TCP_G/1024.
 type DCQCN struct {
 	Enabled              bool
 	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
@@ -78,6 +72,7 @@ type DCQCN struct {
 	RPGHAIRateGbps       float64 // RPG_HAI_RATE
 	RPGMinDecFac         float64 // RPG_MIN_DEC_FAC (percent)
 	RPGMinRateGbps       float64 // RPG_MIN_RATE
+	ClampTargetRate      bool    // CLAMP_TGT_RATE
 }
 
 // DefaultConfig is the twin's default fabric.
@@ -89,9 +84,10 @@ func DefaultConfig() Config {
 		ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2,
 		PauseQuantaNs: 168_000,
 		AckEvery:      1, RTONs: 1_000_000, DTAlpha: 1, MaxSimNs: 10_000_000_000,
-		// ConnectX-5 firmware defaults (hardware-surfaces reference).
+		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
+		// no byte counter (RPG_BYTE_RESET 0), as in the papers' ns-3 code.
 		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
-			DCETCPRTTNs: 1_000, InitialAlpha: 1023.0 / 1024, RPGTimeResetNs: 300_000, RPGByteReset: 32767,
+			DCETCPRTTNs: 1_000, InitialAlpha: 1023.0 / 1024, RPGTimeResetNs: 300_000, RPGByteReset: 0,
 			RPGThreshold: 1, RPGAIRateGbps: 0.005, RPGHAIRateGbps: 0.05, RPGMinDecFac: 50, RPGMinRateGbps: 0.001},
 	}
 }

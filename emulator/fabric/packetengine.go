@@ -30,7 +30,11 @@ type PacketEngine struct {
 	byID     map[int]int
 	results  []Result
 	left     int
+	events   uint64 // processed, over the engine's life
 }
+
+// Events is how many events the engine has processed.
+func (e *PacketEngine) Events() uint64 { return e.events }
 
 // NewPacketEngine makes a packet engine over t.
 func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
@@ -167,6 +171,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			break
 		}
 		e.now = ev.t
+		e.events++
 		switch ev.kind {
 		case evTxDone:
 			e.onTxDone(ev)

@@ -35,15 +35,14 @@ type qp struct {
 	recvDone   bool
 	senderDone bool
 	// DCQCN reaction point
-	alpha        float64
-	lastDecrease int64
-	cnpInPeriod  bool
-	bytesCount   int64
-	tStage       int
-	bStage       int
-	rateGen      uint32
-	timersOn     bool
-	start, end   int64 // ps
+	alpha           float64
+	dcqcnStarted    bool // timers run from the first CNP on
+	cnpInPeriod     bool
+	decreasePending bool
+	bytesCount      int64
+	stage           int
+	rateGen         uint32
+	start, end      int64 // ps
 }
 
 func (e *PacketEngine) payloadOf(q *qp, psn int64) int32 {
@@ -56,7 +55,7 @@ func (e *PacketEngine) startQP(q *qp) {
 	q.started, q.start = true, e.now
 	q.rate, q.target = q.line, q.line
 	q.alpha = e.cfg.DCQCN.InitialAlpha
-	q.lastNack, q.lastCNP, q.lastDecrease = -1, math.MinInt64/2, math.MinInt64/2
+	q.lastNack, q.lastCNP = -1, math.MinInt64/2
 	e.trySend(q)
 }
 
@@ -177,76 +176,95 @@ func (e *PacketEngine) receive(p *packet) {
 	}
 }
 
-// DCQCN reaction point.
+// DCQCN reaction point, as the ns-3 RDMA code base the papers use models
+// ConnectX ("Mellanox's version"): a CNP only raises flags; every
+// DCE_TCP_RTT alpha moves toward 1 (a CNP came) or 0 (none came); every
+// RATE_REDUCE_MONITOR_PERIOD the rate is cut once if a CNP came; increases
+// run on the RPG_TIME_RESET timer (and, when RPG_BYTE_RESET > 0, every
+// that many bytes): RPG_THRESHOLD fast-recovery steps toward the target,
+// one additive step, then hyper steps. Without CLAMP_TGT_RATE a cut before
+// any increase keeps the target, so recovery returns to the rate before a
+// cascade of cuts.
 
 func (e *PacketEngine) onCNP(q *qp) {
-	d := &e.cfg.DCQCN
-	q.cnpInPeriod = true
-	if e.now-q.lastDecrease < d.RateReduceMonitorNs*1000 {
+	q.cnpInPeriod, q.decreasePending = true, true
+	if q.dcqcnStarted {
 		return
 	}
-	g := 1 - float64(d.DCETCPG)/1024
-	q.target = q.rate
-	q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
-	q.alpha = (1-g)*q.alpha + g
-	q.lastDecrease = e.now
-	q.tStage, q.bStage, q.bytesCount = 0, 0, 0
-	q.rateGen++
-	e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, gen: q.rateGen})
-	if !q.timersOn {
-		q.timersOn = true
-		e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, on: true})
-	}
+	q.dcqcnStarted, q.alpha, q.cnpInPeriod = true, 1, false
+	d := &e.cfg.DCQCN
+	e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnAlpha})
+	e.ev.push(event{t: e.now + d.RateReduceMonitorNs*1000 + 1, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
 }
 
-// onDCQCN runs the alpha timer (on) or the rate-increase timer.
+// DCQCN timer kinds (carried in event.prio).
+const (
+	dcqcnAlpha uint8 = iota
+	dcqcnDecrease
+	dcqcnIncrease
+)
+
 func (e *PacketEngine) onDCQCN(ev event) {
 	q := e.qps[ev.qp]
 	d := &e.cfg.DCQCN
 	if q.senderDone {
-		q.timersOn = false
 		return
 	}
-	if ev.on {
-		if !q.cnpInPeriod {
-			q.alpha *= float64(d.DCETCPG) / 1024
+	g := 1 - float64(d.DCETCPG)/1024
+	switch ev.prio {
+	case dcqcnAlpha:
+		if q.cnpInPeriod {
+			q.alpha = (1-g)*q.alpha + g
+		} else {
+			q.alpha *= 1 - g
 		}
 		q.cnpInPeriod = false
-		if q.rate < q.line || q.alpha > 1e-3 {
-			e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, on: true})
-		} else {
-			q.timersOn = false
+		e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnAlpha})
+	case dcqcnDecrease:
+		e.ev.push(event{t: e.now + d.RateReduceMonitorNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
+		if !q.decreasePending {
+			return
 		}
-		return
-	}
-	if ev.gen != q.rateGen || q.rate >= q.line {
-		return
-	}
-	q.tStage++
-	e.increase(q)
-	e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, gen: q.rateGen})
-}
-
-func (e *PacketEngine) countBytes(q *qp, n int64) {
-	q.bytesCount += n
-	if q.bytesCount >= e.cfg.DCQCN.RPGByteReset {
-		q.bytesCount -= e.cfg.DCQCN.RPGByteReset
-		q.bStage++
+		q.decreasePending = false
+		if d.ClampTargetRate || q.stage != 0 {
+			q.target = q.rate
+		}
+		q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
+		q.stage, q.bytesCount = 0, 0
+		q.rateGen++
+		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
+	case dcqcnIncrease:
+		if ev.gen != q.rateGen {
+			return
+		}
+		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
 		e.increase(q)
 	}
 }
 
-// increase: fast recovery, then additive, then hyper increase.
+func (e *PacketEngine) countBytes(q *qp, n int64) {
+	if e.cfg.DCQCN.RPGByteReset <= 0 {
+		return
+	}
+	q.bytesCount += n
+	if q.bytesCount >= e.cfg.DCQCN.RPGByteReset {
+		q.bytesCount -= e.cfg.DCQCN.RPGByteReset
+		e.increase(q)
+	}
+}
+
+// increase is one rate-increase event: fast recovery while stage <
+// RPG_THRESHOLD, one additive step at it, hyper steps beyond.
 func (e *PacketEngine) increase(q *qp) {
 	d := &e.cfg.DCQCN
-	th := d.RPGThreshold
 	switch {
-	case max(q.tStage, q.bStage) <= th: // the first th events: fast recovery
-	case min(q.tStage, q.bStage) > th: // hyper increase: i x R_HAI
-		q.target += float64(min(q.tStage, q.bStage)-th) * d.RPGHAIRateGbps
-	default:
+	case q.stage < d.RPGThreshold:
+	case q.stage == d.RPGThreshold:
 		q.target += d.RPGAIRateGbps
+	default:
+		q.target += d.RPGHAIRateGbps
 	}
+	q.stage++
 	q.target = math.Min(q.target, q.line)
 	q.rate = math.Min((q.rate+q.target)/2, q.line)
 }
