@@ -36,13 +36,14 @@ type Flow struct {
 	Step  int    `json:"step,omitempty"`
 }
 
-// Iterations is the -n value: bytes = msg size x iterations x QPs.
+// Iterations is the -n value: whole messages per QP covering Bytes
+// (msg size x iterations x QPs >= Bytes).
 func (f Flow) Iterations() int64 {
 	q := int64(f.QPs)
 	if q < 1 {
 		q = 1
 	}
-	n := f.Bytes / (f.MsgSize * q)
+	n := (f.Bytes + f.MsgSize*q - 1) / (f.MsgSize * q)
 	if n < 5 { // perftest's lower bound for -n
 		n = 5
 	}
