@@ -36,7 +36,9 @@ type qp struct {
 	senderDone bool
 	// DCQCN reaction point
 	alpha           float64
-	dcqcnStarted    bool // timers run from the first CNP on
+	dcqcnStarted    bool  // the model runs from the first CNP on
+	firstCNP        int64 // ps: origin of the decrease-tick grid
+	alphaT          int64 // ps: start of the current alpha interval
 	cnpInPeriod     bool
 	decreasePending bool
 	bytesCount      int64
@@ -186,21 +188,48 @@ func (e *PacketEngine) receive(p *packet) {
 // any increase keeps the target, so recovery returns to the rate before a
 // cascade of cuts.
 
+// The alpha and decrease timers of that model tick every DCE_TCP_RTT and
+// RATE_REDUCE_MONITOR_PERIOD from the first CNP on. They are computed on
+// demand on the same time grid instead of ticking: alpha in closed form
+// over the intervals elapsed, and one decrease event at the next tick only
+// when a CNP is pending. Same results, far fewer events.
+
 func (e *PacketEngine) onCNP(q *qp) {
-	q.cnpInPeriod, q.decreasePending = true, true
-	if q.dcqcnStarted {
+	d := &e.cfg.DCQCN
+	if !q.dcqcnStarted {
+		q.dcqcnStarted, q.alpha, q.alphaT, q.firstCNP = true, 1, e.now, e.now
+	} else {
+		e.advanceAlpha(q)
+		q.cnpInPeriod = true
+	}
+	if !q.decreasePending {
+		q.decreasePending = true
+		period := d.RateReduceMonitorNs * 1000
+		next := q.firstCNP + ((e.now-q.firstCNP)/period+1)*period + 1
+		e.ev.push(event{t: next, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
+	}
+}
+
+// advanceAlpha applies the alpha updates of the intervals completed by now.
+func (e *PacketEngine) advanceAlpha(q *qp) {
+	interval := e.cfg.DCQCN.DCETCPRTTNs * 1000
+	k := (e.now - q.alphaT) / interval
+	if k <= 0 {
 		return
 	}
-	q.dcqcnStarted, q.alpha, q.cnpInPeriod = true, 1, false
-	d := &e.cfg.DCQCN
-	e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnAlpha})
-	e.ev.push(event{t: e.now + d.RateReduceMonitorNs*1000 + 1, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
+	g := 1 - float64(e.cfg.DCQCN.DCETCPG)/1024
+	q.alphaT += k * interval
+	if q.cnpInPeriod {
+		q.alpha = (1-g)*q.alpha + g
+		q.cnpInPeriod = false
+		k--
+	}
+	q.alpha *= math.Pow(1-g, float64(k))
 }
 
 // DCQCN timer kinds (carried in event.prio).
 const (
-	dcqcnAlpha uint8 = iota
-	dcqcnDecrease
+	dcqcnDecrease uint8 = iota
 	dcqcnIncrease
 )
 
@@ -210,22 +239,10 @@ func (e *PacketEngine) onDCQCN(ev event) {
 	if q.senderDone {
 		return
 	}
-	g := 1 - float64(d.DCETCPG)/1024
 	switch ev.prio {
-	case dcqcnAlpha:
-		if q.cnpInPeriod {
-			q.alpha = (1-g)*q.alpha + g
-		} else {
-			q.alpha *= 1 - g
-		}
-		q.cnpInPeriod = false
-		e.ev.push(event{t: e.now + d.DCETCPRTTNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnAlpha})
 	case dcqcnDecrease:
-		e.ev.push(event{t: e.now + d.RateReduceMonitorNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
-		if !q.decreasePending {
-			return
-		}
 		q.decreasePending = false
+		e.advanceAlpha(q)
 		if d.ClampTargetRate || q.stage != 0 {
 			q.target = q.rate
 		}

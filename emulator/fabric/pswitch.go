@@ -109,16 +109,15 @@ func (e *PacketEngine) onPFC(ev event) {
 	}
 }
 
-// wake lets the QPs that found a host's NIC port busy or paused try again.
+// wake offers a host NIC port that can take a packet to the QPs waiting
+// for it, in arrival order (round robin), until one puts a packet on it;
+// those whose pacing time has not come reschedule themselves.
 func (e *PacketEngine) wake(li int32) {
 	l := &e.links[li]
-	if l.atSwitch || len(l.waiting) == 0 {
-		return
-	}
-	w := l.waiting
-	l.waiting = l.waiting[:0]
-	for _, qi := range w {
-		e.ev.push(event{t: e.now, kind: evQPSend, qp: qi, gen: e.qps[qi].sendGen})
+	for !l.atSwitch && len(l.waiting) > 0 && l.q[roceQueue].n == 0 && !l.paused[roceQueue] {
+		qi := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		e.trySend(e.qps[qi])
 	}
 }
 

@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -164,4 +165,29 @@ func (t *Topology) Path(f Flow, seed int64) ([]Hop, error) {
 		hops[i] = Hop{Device: l.from, EgressPort: l.fromPort, Next: l.to, IngressPort: l.toPort}
 	}
 	return hops, nil
+}
+
+// IdealFCT is a flow's completion time alone on an idle network: every
+// packet serialised at the path's slowest link, the propagation delays, and
+// one store-and-forward of the last packet per switch. FCT slowdown is
+// measured against it.
+func (t *Topology) IdealFCT(f Flow, cfg Config) (int64, error) {
+	p, err := t.path(f, cfg.Seed)
+	if err != nil {
+		return 0, err
+	}
+	mtu, hdr := int64(cfg.MTU), int64(cfg.HeaderBytes)
+	pkts := (f.Bytes + mtu - 1) / mtu
+	last := f.Bytes - (pkts-1)*mtu + hdr
+	slowest := math.Inf(1)
+	var d float64
+	for i, li := range p {
+		l := t.links[li]
+		slowest = math.Min(slowest, l.rate)
+		d += float64(l.delay)
+		if i > 0 {
+			d += float64(last) * 8 / l.rate
+		}
+	}
+	return int64(float64(f.Bytes+pkts*hdr)*8/slowest + d), nil
 }
