@@ -1,8 +1,14 @@
-// Package ssh is labctl's SSH driver: a pool of connections (built on goph
-// and x/crypto/ssh) that always verifies host keys against known_hosts,
-// authenticates by reference (key file, ssh-agent, password from an
-// environment variable or file), runs commands with per-device timeouts
-// and bounded parallelism, and moves files over SFTP.
+// Package ssh is labctl's SSH driver: a pool of connections, one per
+// device, built on goph and x/crypto/ssh. It always verifies host keys
+// against a known_hosts file, authenticates by reference only (key file,
+// ssh-agent, password from an environment variable or a file, read at
+// dial time and never logged), retries dials with backoff, and redials a
+// connection that broke. Commands run with per-command timeouts that kill
+// the remote process; ForEach bounds parallelism across devices; files
+// move over SFTP.
 //
-// It must not import the emulator.
+// Errors name the device and address; a command's non-zero exit is a
+// Result, not an error, until Result.Err is asked for.
+//
+// It must not import the emulator (its tests do, for a real SSH server).
 package ssh

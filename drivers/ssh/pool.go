@@ -1,23 +1,17 @@
 package ssh
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/melbahja/goph"
-	xssh "golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/agent"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/labctl/labctl/inventory"
 )
@@ -29,306 +23,238 @@ type Target struct {
 	Cred inventory.Credential
 }
 
+// errorf prefixes an error with the device name and address.
+func (t Target) errorf(format string, args ...any) error {
+	return fmt.Errorf("device %s (%s): "+format, append([]any{t.Name, t.Addr}, args...)...)
+}
+
 // Config of a Pool.
 type Config struct {
 	KnownHosts     string        // required: host keys are always verified
-	DialTimeout    time.Duration // default 10s
-	CommandTimeout time.Duration // 0 = none
-	MaxParallel    int           // default 32
-	Retries        int           // dial retries, default 2
+	DialTimeout    time.Duration // TCP connect + SSH handshake; default 10s
+	CommandTimeout time.Duration // per Exec; 0 = none
+	MaxParallel    int           // ForEach bound; default 32
+	Retries        int           // dial retries with backoff; default 2, <0 = none
 	Logger         *slog.Logger
 }
 
-// Pool keeps one connection per device.
+// maxSessions is how many sessions the pool opens at once on one
+// connection: OpenSSH's default MaxSessions, beyond which it refuses
+// channels.
+const maxSessions = 10
+
+// Pool keeps one SSH connection per target, redialled when it breaks.
 type Pool struct {
-	cfg   Config
-	mu    sync.Mutex
-	conns map[string]*goph.Client
+	cfg    Config
+	mu     sync.Mutex
+	slots  map[string]*slot
+	closed bool
 }
 
-// NewPool makes a pool.
+// slot is one target's connection.
+type slot struct {
+	dialing  chan struct{} // held while dialling: concurrent first uses share one dial
+	sessions chan struct{} // bounds concurrent sessions on the connection
+	mu       sync.Mutex
+	c        *goph.Client // nil when not connected
+}
+
+// NewPool makes a pool; it dials lazily.
 func NewPool(cfg Config) *Pool {
-	if cfg.DialTimeout == 0 {
+	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second
 	}
 	if cfg.MaxParallel <= 0 {
 		cfg.MaxParallel = 32
 	}
-	if cfg.Retries == 0 {
+	switch {
+	case cfg.Retries == 0:
 		cfg.Retries = 2
+	case cfg.Retries < 0:
+		cfg.Retries = 0
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Pool{cfg: cfg, conns: map[string]*goph.Client{}}
+	return &Pool{cfg: cfg, slots: map[string]*slot{}}
 }
 
-// Result is a finished command.
-type Result struct {
-	Device, Command string
-	Stdout, Stderr  []byte
-	ExitStatus      int
-}
-
-// Err is nil for exit status 0, else an error naming device, command and
-// what it answered.
-func (r *Result) Err() error {
-	if r.ExitStatus == 0 {
-		return nil
-	}
-	msg := strings.TrimSpace(string(r.Stderr))
-	if msg == "" {
-		msg = strings.TrimSpace(string(r.Stdout))
-	}
-	if len(msg) > 2000 {
-		msg = msg[:2000] + "..."
-	}
-	return fmt.Errorf("device %s: command %q: exit %d: %s", r.Device, r.Command, r.ExitStatus, msg)
-}
-
-func key(t Target) string { return t.Name + "|" + t.Addr + "|" + t.Cred.User }
-
-func (p *Pool) client(ctx context.Context, t Target) (*goph.Client, error) {
+// slotFor returns t's slot. Targets differing in address, name or
+// credential get separate connections.
+func (p *Pool) slotFor(t Target) (*slot, error) {
+	k := fmt.Sprintf("%s|%s|%+v", t.Addr, t.Name, t.Cred) // references only, no secrets
 	p.mu.Lock()
-	c, ok := p.conns[key(t)]
-	p.mu.Unlock()
-	if ok {
-		return c, nil
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, t.errorf("ssh pool is closed")
 	}
-	var err error
-	for attempt := 0; attempt <= p.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("device %s (%s): %w", t.Name, t.Addr, ctx.Err())
-			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
-			}
-		}
-		c, err = p.dial(t)
+	s, ok := p.slots[k]
+	if !ok {
+		s = &slot{dialing: make(chan struct{}, 1), sessions: make(chan struct{}, maxSessions)}
+		p.slots[k] = s
+	}
+	return s, nil
+}
+
+func (s *slot) get() *goph.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c
+}
+
+// forget drops c if it is still the slot's connection, and closes it.
+func (s *slot) forget(c *goph.Client) error {
+	s.mu.Lock()
+	if s.c == c {
+		s.c = nil
+	}
+	s.mu.Unlock()
+	return c.Close()
+}
+
+// client returns t's connection, dialling if there is none.
+func (p *Pool) client(ctx context.Context, t Target) (*slot, *goph.Client, error) {
+	s, err := p.slotFor(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c := s.get(); c != nil {
+		return s, c, nil
+	}
+	select {
+	case s.dialing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, t.errorf("%w", ctx.Err())
+	}
+	defer func() { <-s.dialing }()
+	if c := s.get(); c != nil { // dialled by whoever held the slot before us
+		return s, c, nil
+	}
+	c, err := p.dialRetry(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.mu.Lock()
+	closed := p.closed
+	if !closed {
+		s.mu.Lock()
+		s.c = c
+		s.mu.Unlock()
+	}
+	p.mu.Unlock()
+	if closed {
+		c.Close()
+		return nil, nil, t.errorf("ssh pool is closed")
+	}
+	go func() { // a connection that dies is forgotten, so the next use redials
+		err := c.Wait()
+		_ = s.forget(c)
+		p.cfg.Logger.Debug("ssh connection closed", "device", t.Name, "addr", t.Addr, "err", err)
+	}()
+	return s, c, nil
+}
+
+// dialRetry dials with exponential backoff. Host key, authentication and
+// credential errors are not retried: trying again cannot fix them.
+func (p *Pool) dialRetry(ctx context.Context, t Target) (*goph.Client, error) {
+	backoff := 250 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		c, err := p.dial(ctx, t)
 		if err == nil {
-			p.mu.Lock()
-			if old, ok := p.conns[key(t)]; ok { // lost a race: keep one
-				p.mu.Unlock()
-				c.Close()
-				return old, nil
-			}
-			p.conns[key(t)] = c
-			p.mu.Unlock()
 			return c, nil
 		}
-		var he *hostKeyError
-		if errors.As(err, &he) || isAuthError(err) {
-			break // retrying will not help
+		var perm *permanent
+		if errors.As(err, &perm) {
+			return nil, perm.err
 		}
+		if attempt >= p.cfg.Retries || ctx.Err() != nil {
+			return nil, err
+		}
+		p.cfg.Logger.Info("ssh dial failed; retrying", "device", t.Name, "addr", t.Addr, "in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, t.errorf("%w", ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff *= 2
 	}
-	return nil, err
 }
 
-func (p *Pool) dial(t Target) (*goph.Client, error) {
+// permanent marks a dial error that retrying cannot fix.
+type permanent struct{ err error }
+
+func (e *permanent) Error() string { return e.err.Error() }
+
+// dial makes one connection attempt through goph, bounded by ctx and
+// DialTimeout (goph's own timeout covers only the TCP connect).
+func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 	host, portS, err := net.SplitHostPort(t.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("device %s: bad address %q: %w", t.Name, t.Addr, err)
+		return nil, &permanent{t.errorf("bad address: %w", err)}
 	}
-	port, _ := strconv.Atoi(portS)
-	auth, err := authFor(t)
+	port, err := strconv.ParseUint(portS, 10, 16)
 	if err != nil {
-		return nil, err
+		return nil, &permanent{t.errorf("bad port %q", portS)}
 	}
 	cb, err := p.hostKeyCallback(t)
 	if err != nil {
-		return nil, err
+		return nil, &permanent{t.errorf("%w", err)}
 	}
-	c, err := goph.NewConn(&goph.Config{User: t.Cred.User, Addr: host, Port: uint(port), Auth: auth,
-		Timeout: p.cfg.DialTimeout, Callback: cb})
+	auth, closer, err := authMethods(t)
 	if err != nil {
-		return nil, fmt.Errorf("device %s (%s): ssh: %w", t.Name, t.Addr, err)
+		return nil, &permanent{t.errorf("%w", err)}
 	}
-	return c, nil
-}
-
-type hostKeyError struct{ msg string }
-
-func (e *hostKeyError) Error() string { return e.msg }
-
-func (p *Pool) hostKeyCallback(t Target) (xssh.HostKeyCallback, error) {
-	if p.cfg.KnownHosts == "" {
-		return nil, fmt.Errorf("device %s: no known_hosts file configured; labctl always verifies host keys", t.Name)
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
+	defer cancel()
+	type result struct {
+		c   *goph.Client
+		err error
 	}
-	kh, err := knownhosts.New(p.cfg.KnownHosts)
-	if err != nil {
-		return nil, fmt.Errorf("known_hosts %s: %w", p.cfg.KnownHosts, err)
-	}
-	return func(hostname string, remote net.Addr, k xssh.PublicKey) error {
-		err := kh(hostname, remote, k)
-		var ke *knownhosts.KeyError
-		if errors.As(err, &ke) {
-			if len(ke.Want) == 0 {
-				return &hostKeyError{fmt.Sprintf("host key for %s (%s) not in known_hosts %s (add it after checking its fingerprint %s)",
-					t.Name, t.Addr, p.cfg.KnownHosts, xssh.FingerprintSHA256(k))}
-			}
-			return &hostKeyError{fmt.Sprintf("HOST KEY MISMATCH for %s (%s): it presented %s, known_hosts %s line %d has another key",
-				t.Name, t.Addr, xssh.FingerprintSHA256(k), p.cfg.KnownHosts, ke.Want[0].Line)}
-		}
-		return err
-	}, nil
-}
-
-func isAuthError(err error) bool { return strings.Contains(fmt.Sprint(err), "unable to authenticate") }
-
-// authFor builds auth methods from a credential reference. Secrets are read
-// at dial time and never logged.
-func authFor(t Target) (goph.Auth, error) {
-	c := t.Cred
-	var auth goph.Auth
-	if c.KeyFile != "" {
-		b, err := os.ReadFile(c.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("device %s: key_file: %w", t.Name, err)
-		}
-		s, err := xssh.ParsePrivateKey(b)
-		if err != nil {
-			return nil, fmt.Errorf("device %s: key_file %s: %w", t.Name, c.KeyFile, err)
-		}
-		auth = append(auth, xssh.PublicKeys(s))
-	}
-	if c.Agent {
-		sock := os.Getenv("SSH_AUTH_SOCK")
-		if sock == "" {
-			return nil, fmt.Errorf("device %s: credential wants ssh-agent but SSH_AUTH_SOCK is not set", t.Name)
-		}
-		conn, err := net.Dial("unix", sock)
-		if err != nil {
-			return nil, fmt.Errorf("device %s: ssh-agent: %w", t.Name, err)
-		}
-		auth = append(auth, xssh.PublicKeysCallback(agent.NewClient(conn).Signers))
-	}
-	if c.PasswordEnv != "" {
-		pw := os.Getenv(c.PasswordEnv)
-		if pw == "" {
-			return nil, fmt.Errorf("device %s: password_env %s is empty", t.Name, c.PasswordEnv)
-		}
-		auth = append(auth, xssh.Password(pw))
-	}
-	if c.PasswordFile != "" {
-		b, err := os.ReadFile(c.PasswordFile)
-		if err != nil {
-			return nil, fmt.Errorf("device %s: password_file: %w", t.Name, err)
-		}
-		auth = append(auth, xssh.Password(strings.TrimRight(strings.SplitN(string(b), "\n", 2)[0], "\r")))
-	}
-	if len(auth) == 0 {
-		return nil, fmt.Errorf("device %s: credential has no method (key_file, agent, password_env, password_file)", t.Name)
-	}
-	return auth, nil
-}
-
-// drop forgets a broken connection.
-func (p *Pool) drop(t Target, c *goph.Client) {
-	p.mu.Lock()
-	if p.conns[key(t)] == c {
-		delete(p.conns, key(t))
-	}
-	p.mu.Unlock()
-	c.Close()
-}
-
-// session opens a session, redialling once if the pooled connection broke.
-func (p *Pool) session(ctx context.Context, t Target) (*xssh.Session, error) {
-	for i := 0; ; i++ {
-		c, err := p.client(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		s, err := c.NewSession()
-		if err == nil {
-			return s, nil
-		}
-		p.drop(t, c)
-		if i == 1 {
-			return nil, fmt.Errorf("device %s (%s): new session: %w", t.Name, t.Addr, err)
-		}
-	}
-}
-
-// Exec runs cmd. A non-zero exit is not an error here (see Result.Err);
-// errors are transport failures and cancellation, which kill the remote
-// command.
-func (p *Pool) Exec(ctx context.Context, t Target, cmd string) (*Result, error) {
-	return p.ExecStdin(ctx, t, cmd, nil)
-}
-
-// ExecStdin is Exec with standard input.
-func (p *Pool) ExecStdin(ctx context.Context, t Target, cmd string, stdin io.Reader) (*Result, error) {
-	if p.cfg.CommandTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.cfg.CommandTimeout)
-		defer cancel()
-	}
-	s, err := p.session(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr, s.Stdin = &out, &errb, stdin
-	if err := s.Start(cmd); err != nil {
-		return nil, fmt.Errorf("device %s: command %q: %w", t.Name, cmd, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Wait() }()
-	res := &Result{Device: t.Name, Command: cmd}
+	done := make(chan result, 1)
+	go func() {
+		c, err := goph.NewConn(&goph.Config{User: t.Cred.User, Addr: host, Port: uint(port),
+			Auth: goph.Auth(auth), Timeout: p.cfg.DialTimeout, Callback: cb})
+		closer.Close() // the agent is needed only during authentication
+		done <- result{c, err}
+	}()
 	select {
-	case err = <-done:
+	case r := <-done:
+		if r.err == nil {
+			p.cfg.Logger.Debug("ssh connected", "device", t.Name, "addr", t.Addr, "user", t.Cred.User)
+			return r.c, nil
+		}
+		var he *HostKeyError
+		if errors.As(r.err, &he) {
+			return nil, &permanent{he}
+		}
+		if strings.Contains(r.err.Error(), "unable to authenticate") {
+			return nil, &permanent{t.errorf("authentication as %q failed: %w", t.Cred.User, r.err)}
+		}
+		return nil, t.errorf("ssh: %w", r.err)
 	case <-ctx.Done():
-		_ = s.Signal(xssh.SIGKILL)
-		s.Close()
-		return nil, fmt.Errorf("device %s: command %q: %w", t.Name, cmd, ctx.Err())
-	}
-	res.Stdout, res.Stderr = out.Bytes(), errb.Bytes()
-	var ee *xssh.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.ExitStatus = ee.ExitStatus()
-	default:
-		return nil, fmt.Errorf("device %s: command %q: %w", t.Name, cmd, err)
-	}
-	p.cfg.Logger.Debug("exec", "device", t.Name, "command", cmd, "exit", res.ExitStatus)
-	return res, nil
-}
-
-// ForEach runs fn for every target, at most MaxParallel at once, and joins
-// the errors (each names its device).
-func (p *Pool) ForEach(ctx context.Context, targets []Target, fn func(ctx context.Context, t Target) error) error {
-	sem := make(chan struct{}, p.cfg.MaxParallel)
-	errs := make([]error, len(targets))
-	var wg sync.WaitGroup
-	for i, t := range targets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = fmt.Errorf("device %s: %w", t.Name, ctx.Err())
-				return
+		go func() { // the handshake finishes or times out on its own
+			if r := <-done; r.c != nil {
+				r.c.Close()
 			}
-			defer func() { <-sem }()
-			errs[i] = fn(ctx, t)
 		}()
+		return nil, t.errorf("ssh dial: %w", ctx.Err())
 	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
-// Close closes every connection.
+// Close closes every connection; the pool cannot be used afterwards.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.closed = true
+	slots := p.slots
+	p.slots = map[string]*slot{}
+	p.mu.Unlock()
 	var errs []error
-	for k, c := range p.conns {
-		errs = append(errs, c.Close())
-		delete(p.conns, k)
+	for _, s := range slots {
+		if c := s.get(); c != nil {
+			if err := s.forget(c); err != nil && !errors.Is(err, net.ErrClosed) {
+				errs = append(errs, err)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

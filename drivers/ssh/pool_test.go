@@ -3,252 +3,266 @@ package ssh_test
 import (
 	"context"
 	"errors"
-	"net"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	xssh "golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/agent"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
 )
 
-type fixture struct {
-	srv      *sshd.Server
-	pool     *sshdrv.Pool
-	target   sshdrv.Target
-	root     string
-	kh       string
-	running  atomic.Int32
-	peak     atomic.Int32
-	killed   chan string
-	clientPk xssh.PublicKey
+// device is a real SSH server on loopback (the emulator's sshd) with a
+// handler that knows a few commands, and a pool set up to reach it.
+type device struct {
+	t       *testing.T
+	srv     *sshd.Server
+	cfg     sshd.Config
+	root    string
+	kh      string
+	keyPath string
+	pool    *sshdrv.Pool
+	target  sshdrv.Target
+
+	running, peak atomic.Int32  // concurrent "hold" handlers
+	gate          chan struct{} // "hold" waits until this is closed
+	killed        chan string   // "block" handlers whose ctx ended
 }
 
-// newFixture starts a real SSH server on loopback whose commands are:
-// "echo X" (stdout), "fail" (stderr, exit 3), "sleep" (until killed),
-// "hold" (50ms, counting concurrency).
-func newFixture(t *testing.T, mod func(*sshd.Config)) *fixture {
+// newDevice starts a server whose commands are: "echo WORDS", "fail"
+// (stderr "it broke", exit 3), "cat" (stdin to stdout), "block" (until
+// its ctx ends), "hold" (counts concurrency, waits for gate).
+func newDevice(t *testing.T, poolCfg sshdrv.Config, mod func(*sshd.Config)) *device {
 	t.Helper()
 	dir := t.TempDir()
-	f := &fixture{root: filepath.Join(dir, "root"), kh: filepath.Join(dir, "known_hosts"), killed: make(chan string, 10)}
-	os.MkdirAll(f.root, 0o755)
+	d := &device{t: t, root: filepath.Join(dir, "root"), kh: filepath.Join(dir, "known_hosts"),
+		gate: make(chan struct{}), killed: make(chan string, 16)}
+	if err := os.Mkdir(d.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	keyPath, pub, err := sshd.GenerateClientKey(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.clientPk = pub
-	hk, _ := sshd.GenerateHostKey()
-	cfg := sshd.Config{Name: "h1", HostKey: hk, AuthorizedKeys: []xssh.PublicKey{pub}, Root: f.root,
-		Exec: func(ctx context.Context, s *sshd.Session) int {
-			switch {
-			case strings.HasPrefix(s.Command, "echo "):
-				s.Stdout.Write([]byte(strings.TrimPrefix(s.Command, "echo ") + "\n"))
-				return 0
-			case s.Command == "fail":
-				s.Stderr.Write([]byte("it broke\n"))
-				return 3
-			case s.Command == "sleep":
-				<-ctx.Done()
-				f.killed <- s.Command
-				return 137
-			case s.Command == "hold":
-				n := f.running.Add(1)
-				for p := f.peak.Load(); n > p && !f.peak.CompareAndSwap(p, n); p = f.peak.Load() {
-				}
-				time.Sleep(50 * time.Millisecond)
-				f.running.Add(-1)
-				return 0
-			}
-			return 127
-		}}
+	d.keyPath = keyPath
+	hk, err := sshd.GenerateHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.cfg = sshd.Config{Name: "h1", HostKey: hk, AuthorizedKeys: []xssh.PublicKey{pub}, Root: d.root, Exec: d.exec}
 	if mod != nil {
-		mod(&cfg)
+		mod(&d.cfg)
 	}
-	srv, err := sshd.New(cfg)
-	if err != nil {
+	d.start()
+	if err := sshd.WriteKnownHosts(d.kh, []sshd.KnownHost{{Addr: d.srv.Addr(), Key: hk.PublicKey()}}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	f.srv = srv
-	if err := sshd.WriteKnownHosts(f.kh, []sshd.KnownHost{{Addr: srv.Addr(), Key: hk.PublicKey()}}); err != nil {
-		t.Fatal(err)
-	}
-	f.pool = sshdrv.NewPool(sshdrv.Config{KnownHosts: f.kh, MaxParallel: 3})
-	t.Cleanup(func() { f.pool.Close() })
-	f.target = sshdrv.Target{Name: "h1", Addr: srv.Addr(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
-	return f
+	poolCfg.KnownHosts = d.kh
+	d.pool = sshdrv.NewPool(poolCfg)
+	t.Cleanup(func() { d.pool.Close() })
+	d.target = sshdrv.Target{Name: "h1", Addr: d.srv.Addr(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
+	return d
 }
 
-func TestExecStdoutStderrExit(t *testing.T) {
-	f := newFixture(t, nil)
-	ctx := context.Background()
-	r, err := f.pool.Exec(ctx, f.target, "echo hello world")
-	if err != nil || string(r.Stdout) != "hello world\n" || r.ExitStatus != 0 || r.Err() != nil {
-		t.Fatalf("echo: %+v %v", r, err)
-	}
-	r, err = f.pool.Exec(ctx, f.target, "fail")
+// start (re)starts the server on cfg.Addr.
+func (d *device) start() {
+	d.t.Helper()
+	srv, err := sshd.New(d.cfg)
 	if err != nil {
-		t.Fatal(err)
+		d.t.Fatal(err)
 	}
-	if r.ExitStatus != 3 || string(r.Stderr) != "it broke\n" {
-		t.Fatalf("fail: %+v", r)
+	if err := srv.Start(context.Background()); err != nil {
+		d.t.Fatal(err)
 	}
-	if e := r.Err(); e == nil || !strings.Contains(e.Error(), `device h1: command "fail": exit 3: it broke`) {
-		t.Errorf("Err() = %v", e)
-	}
-	for i := 0; i < 10; i++ {
-		f.pool.Exec(ctx, f.target, "echo x")
-	}
-	if n := f.srv.Connections(); n != 1 {
-		t.Errorf("12 commands used %d connections, want 1 (reuse)", n)
-	}
+	d.t.Cleanup(func() { srv.Close() })
+	d.srv = srv
+	d.cfg.Addr = srv.Addr()
 }
 
-func TestHostKeyVerification(t *testing.T) {
-	f := newFixture(t, nil)
-	os.WriteFile(f.kh, nil, 0o644)
-	_, err := sshdrv.NewPool(sshdrv.Config{KnownHosts: f.kh}).Exec(context.Background(), f.target, "echo x")
-	if err == nil || !strings.Contains(err.Error(), "not in known_hosts") {
-		t.Fatalf("unknown host accepted: %v", err)
-	}
-	other, _ := sshd.GenerateHostKey()
-	sshd.WriteKnownHosts(f.kh, []sshd.KnownHost{{Addr: f.srv.Addr(), Key: other.PublicKey()}})
-	_, err = sshdrv.NewPool(sshdrv.Config{KnownHosts: f.kh}).Exec(context.Background(), f.target, "echo x")
-	if err == nil || !strings.Contains(err.Error(), "HOST KEY MISMATCH") {
-		t.Fatalf("mismatched host key accepted: %v", err)
-	}
-	if _, err := sshdrv.NewPool(sshdrv.Config{}).Exec(context.Background(), f.target, "echo x"); err == nil {
-		t.Fatal("a pool without known_hosts must refuse to connect")
-	}
-}
-
-func TestAgentAndPasswordAuth(t *testing.T) {
-	var agentKeyPub xssh.PublicKey
-	keyring := agent.NewKeyring()
-	f := newFixture(t, func(c *sshd.Config) {
-		dir := t.TempDir()
-		p, pub, _ := sshd.GenerateClientKey(dir)
-		b, _ := os.ReadFile(p)
-		raw, _ := xssh.ParseRawPrivateKey(b)
-		keyring.Add(agent.AddedKey{PrivateKey: raw})
-		agentKeyPub = pub
-		c.AuthorizedKeys = append(c.AuthorizedKeys, pub)
-		c.Passwords = map[string]string{"ops": "s3cret"}
-	})
-	_ = agentKeyPub
-	sock := filepath.Join(t.TempDir(), "agent.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go agent.ServeAgent(keyring, c)
+func (d *device) exec(ctx context.Context, s *sshd.Session) int {
+	name, arg, _ := strings.Cut(s.Command, " ")
+	switch name {
+	case "echo":
+		fmt.Fprintln(s.Stdout, arg)
+		return 0
+	case "fail":
+		fmt.Fprintln(s.Stderr, "it broke")
+		return 3
+	case "cat":
+		io.Copy(s.Stdout, s.Stdin)
+		return 0
+	case "block":
+		<-ctx.Done()
+		d.killed <- s.Command
+		return 137
+	case "hold":
+		n := d.running.Add(1)
+		defer d.running.Add(-1)
+		for p := d.peak.Load(); n > p && !d.peak.CompareAndSwap(p, n); p = d.peak.Load() {
 		}
-	}()
-	t.Setenv("SSH_AUTH_SOCK", sock)
-	ag := f.target
-	ag.Cred = inventory.Credential{User: "lab", Agent: true}
-	if r, err := f.pool.Exec(context.Background(), ag, "echo via agent"); err != nil || r.ExitStatus != 0 {
-		t.Fatalf("agent auth: %v", err)
+		select {
+		case <-d.gate:
+		case <-ctx.Done():
+		}
+		return 0
 	}
-	t.Setenv("LAB_PW", "s3cret")
-	pw := sshdrv.Target{Name: "h1-pw", Addr: f.target.Addr, Cred: inventory.Credential{User: "ops", PasswordEnv: "LAB_PW"}}
-	if _, err := f.pool.Exec(context.Background(), pw, "echo via password"); err != nil {
-		t.Fatalf("password auth: %v", err)
-	}
-	t.Setenv("LAB_PW", "wrong")
-	bad := pw
-	bad.Name = "h1-bad"
-	_, err = f.pool.Exec(context.Background(), bad, "echo x")
-	if err == nil || strings.Contains(err.Error(), "wrong") {
-		t.Fatalf("bad password: %v (and the password must never appear)", err)
-	}
+	return 127
 }
 
-func TestSFTPRoundTripAndChroot(t *testing.T) {
-	f := newFixture(t, nil)
+func TestExec(t *testing.T) {
+	d := newDevice(t, sshdrv.Config{}, nil)
 	ctx := context.Background()
-	local := filepath.Join(t.TempDir(), "bin")
-	os.WriteFile(local, []byte("payload"), 0o755)
-	if err := f.pool.Upload(ctx, f.target, local, "/tmp/labctl/bin/labctl", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(filepath.Join(f.root, "tmp/labctl/bin/labctl"))
-	if err != nil || fi.Mode().Perm() != 0o755 {
-		t.Fatalf("uploaded file on the device: %v %v", fi, err)
-	}
-	b, err := f.pool.ReadFile(ctx, f.target, "/tmp/labctl/bin/labctl")
-	if err != nil || string(b) != "payload" {
-		t.Fatalf("read back %q %v", b, err)
-	}
-	if err := f.pool.WriteFile(ctx, f.target, "../../../escape.txt", []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(f.root, "escape.txt")); err != nil {
-		t.Errorf("a ../ path must stay inside the device root: %v", err)
-	}
-	os.Symlink("/etc", filepath.Join(f.root, "etc-link"))
-	if _, err := f.pool.ReadFile(ctx, f.target, "/etc-link/hostname"); err == nil {
-		t.Error("a symlink out of the device root was followed")
-	}
-}
-
-func TestTimeoutKillsRemoteCommand(t *testing.T) {
-	f := newFixture(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	_, err := f.pool.Exec(ctx, f.target, "sleep")
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "device h1") {
-		t.Fatalf("got %v", err)
-	}
-	select {
-	case <-f.killed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the remote command was not killed")
+	for _, tc := range []struct {
+		cmd, stdin     string
+		stdout, stderr string
+		status         int
+		err            string
+	}{
+		{cmd: "echo hello world", stdout: "hello world\n"},
+		{cmd: "fail", stderr: "it broke\n", status: 3, err: `device h1: command "fail": exit 3: it broke`},
+		{cmd: "cat", stdin: "a\nb\n", stdout: "a\nb\n"},
+		{cmd: "nosuch", status: 127, err: `device h1: command "nosuch": exit 127`},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			var r *sshdrv.Result
+			var err error
+			if tc.stdin != "" {
+				r, err = d.pool.ExecStdin(ctx, d.target, tc.cmd, strings.NewReader(tc.stdin))
+			} else {
+				r, err = d.pool.Exec(ctx, d.target, tc.cmd)
+			}
+			if err != nil {
+				t.Fatalf("a command's exit status is not a transport error: %v", err)
+			}
+			if string(r.Stdout) != tc.stdout || string(r.Stderr) != tc.stderr || r.ExitStatus != tc.status ||
+				r.Device != "h1" || r.Command != tc.cmd {
+				t.Errorf("got %+v", r)
+			}
+			switch e := r.Err(); {
+			case tc.err == "" && e != nil:
+				t.Errorf("Err() = %v, want nil", e)
+			case tc.err != "" && (e == nil || e.Error() != tc.err):
+				t.Errorf("Err() = %v, want %q", e, tc.err)
+			}
+		})
 	}
 }
 
-func TestForEachBoundsParallelism(t *testing.T) {
-	f := newFixture(t, nil)
-	var ts []sshdrv.Target
-	for i := 0; i < 12; i++ {
-		ts = append(ts, f.target)
+func TestConnectionReuseAndRedial(t *testing.T) {
+	d := newDevice(t, sshdrv.Config{}, nil)
+	ctx := context.Background()
+	for i := range 10 {
+		if _, err := d.pool.Exec(ctx, d.target, fmt.Sprintf("echo %d", i)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	var mu sync.Mutex
-	err := f.pool.ForEach(context.Background(), ts, func(ctx context.Context, t sshdrv.Target) error {
-		_, err := f.pool.Exec(ctx, t, "hold")
-		mu.Lock()
-		defer mu.Unlock()
-		return err
-	})
-	if err != nil {
+	if n := d.srv.Connections(); n != 1 {
+		t.Fatalf("10 commands made %d connections, want 1", n)
+	}
+	// The device restarts (same address and host key): the pooled
+	// connection is dead and the next command must redial.
+	d.srv.Close()
+	d.start()
+	r, err := d.pool.Exec(ctx, d.target, "echo back")
+	if err != nil || string(r.Stdout) != "back\n" {
+		t.Fatalf("after the device restarted: %v %v", r, err)
+	}
+	if n := d.srv.Connections(); n != 1 {
+		t.Errorf("the restarted device saw %d connections, want 1", n)
+	}
+}
+
+func TestCancelKillsRemoteCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cfg     sshdrv.Config
+		ctx     func() (context.Context, context.CancelFunc)
+		wantErr error
+	}{
+		{"command timeout", sshdrv.Config{CommandTimeout: 200 * time.Millisecond},
+			func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			context.DeadlineExceeded},
+		{"caller cancels", sshdrv.Config{},
+			func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(200*time.Millisecond, cancel)
+				return ctx, cancel
+			}, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDevice(t, tc.cfg, nil)
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			_, err := d.pool.Exec(ctx, d.target, "block")
+			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), `device h1 (`+d.target.Addr+`): command "block"`) {
+				t.Fatalf("Exec = %v, want %v naming device and command", err, tc.wantErr)
+			}
+			select {
+			case <-d.killed: // the server-side handler saw its ctx end
+			case <-time.After(5 * time.Second):
+				t.Fatal("the remote command was not killed")
+			}
+			// The connection survives the kill and serves the next command.
+			if r, err := d.pool.Exec(context.Background(), d.target, "echo ok"); err != nil || r.ExitStatus != 0 {
+				t.Fatalf("after a kill: %v", err)
+			}
+			if n := d.srv.Connections(); n != 1 {
+				t.Errorf("%d connections, want the same one reused", n)
+			}
+		})
+	}
+}
+
+func TestTransportErrorsNameDevice(t *testing.T) {
+	d := newDevice(t, sshdrv.Config{Retries: -1, DialTimeout: time.Second}, nil)
+	ghost := d.target
+	ghost.Name, ghost.Addr = "ghost", "127.0.0.1:1"
+	_, err := d.pool.Exec(context.Background(), ghost, "echo x")
+	if err == nil || !strings.HasPrefix(err.Error(), "device ghost (127.0.0.1:1): ") {
+		t.Fatalf("dial error %v, want it to name device and address", err)
+	}
+	d.pool.Close()
+	if _, err := d.pool.Exec(context.Background(), d.target, "echo x"); err == nil {
+		t.Fatal("a closed pool still runs commands")
+	}
+}
+
+func TestDialRetriesWithBackoff(t *testing.T) {
+	d := newDevice(t, sshdrv.Config{Retries: 2}, nil)
+	addr := d.srv.Addr()
+	d.srv.Close() // nothing listens now: every attempt is refused
+	start := time.Now()
+	_, err := d.pool.Exec(context.Background(), d.target, "echo x")
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("got %v, want connection refused", err)
+	}
+	// Two retries with 250ms then 500ms backoff.
+	if el := time.Since(start); el < 700*time.Millisecond {
+		t.Errorf("gave up after %v: retries with backoff did not happen", el)
+	}
+	// A device that comes back within the retries is reached.
+	d.cfg.Addr = addr
+	back := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		srv, err := sshd.New(d.cfg)
+		if err == nil {
+			err = srv.Start(context.Background())
+			t.Cleanup(func() { srv.Close() })
+		}
+		back <- err
+	}()
+	if _, err := d.pool.Exec(context.Background(), d.target, "echo x"); err != nil {
+		t.Fatalf("device back during retries: %v", err)
+	}
+	if err := <-back; err != nil {
 		t.Fatal(err)
-	}
-	if p := f.peak.Load(); p > 3 || p < 2 {
-		t.Errorf("peak concurrency %d, want at most MaxParallel=3 (and some parallelism)", p)
-	}
-	err = f.pool.ForEach(context.Background(), []sshdrv.Target{f.target, {Name: "ghost", Addr: "127.0.0.1:1", Cred: f.target.Cred}},
-		func(ctx context.Context, t sshdrv.Target) error { _, err := f.pool.Exec(ctx, t, "echo x"); return err })
-	if err == nil || !strings.Contains(err.Error(), "device ghost") {
-		t.Errorf("ForEach must name the failing device: %v", err)
 	}
 }

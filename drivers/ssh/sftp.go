@@ -3,7 +3,6 @@ package ssh
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path"
@@ -11,104 +10,138 @@ import (
 	"github.com/pkg/sftp"
 )
 
-// withSFTP runs fn with an SFTP client on t's connection; the client is
-// closed when ctx ends, which aborts the transfer.
+// withSFTP runs fn with an SFTP client on t's pooled connection (one
+// session, counted like an exec). The client is closed when ctx ends,
+// which aborts a transfer in progress.
 func (p *Pool) withSFTP(ctx context.Context, t Target, fn func(*sftp.Client) error) error {
-	for i := 0; ; i++ {
-		c, err := p.client(ctx, t)
+	for attempt := 0; ; attempt++ {
+		sl, c, err := p.client(ctx, t)
 		if err != nil {
 			return err
 		}
+		select {
+		case sl.sessions <- struct{}{}:
+		case <-ctx.Done():
+			return t.errorf("waiting for a free session: %w", ctx.Err())
+		}
 		sc, err := sftp.NewClient(c.Client)
 		if err != nil {
-			p.drop(t, c)
-			if i == 1 {
-				return fmt.Errorf("device %s: sftp: %w", t.Name, err)
+			<-sl.sessions
+			_ = sl.forget(c)
+			if attempt == 1 {
+				return t.errorf("sftp: %w", err)
 			}
 			continue
 		}
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-ctx.Done():
-				sc.Close()
-			case <-done:
-			}
-		}()
+		stop := context.AfterFunc(ctx, func() { sc.Close() })
 		err = fn(sc)
-		close(done)
+		stop()
 		sc.Close()
+		<-sl.sessions
 		if ctx.Err() != nil {
-			return fmt.Errorf("device %s: %w", t.Name, ctx.Err())
+			return t.errorf("sftp: %w", ctx.Err())
 		}
 		return err
 	}
 }
 
-// Upload copies a local file to the device, creating parent directories.
-func (p *Pool) Upload(ctx context.Context, t Target, local, remote string, mode os.FileMode) error {
-	f, err := os.Open(local)
+// Upload copies a local file to remotePath on t with the given mode,
+// creating remote parent directories. The file appears whole or not at all:
+// it is written beside the target and renamed into place.
+func (p *Pool) Upload(ctx context.Context, t Target, localPath, remotePath string, mode os.FileMode) error {
+	f, err := os.Open(localPath)
 	if err != nil {
-		return fmt.Errorf("upload to %s: %w", t.Name, err)
+		return t.errorf("upload: %w", err)
 	}
 	defer f.Close()
-	return p.put(ctx, t, remote, f, mode)
+	return p.put(ctx, t, remotePath, f, mode)
 }
 
-// WriteFile writes data to a remote file.
-func (p *Pool) WriteFile(ctx context.Context, t Target, remote string, data []byte, mode os.FileMode) error {
-	return p.put(ctx, t, remote, bytes.NewReader(data), mode)
+// WriteFile writes data to remotePath on t, as Upload does.
+func (p *Pool) WriteFile(ctx context.Context, t Target, remotePath string, data []byte, mode os.FileMode) error {
+	return p.put(ctx, t, remotePath, bytes.NewReader(data), mode)
 }
 
 func (p *Pool) put(ctx context.Context, t Target, remote string, r io.Reader, mode os.FileMode) error {
 	return p.withSFTP(ctx, t, func(sc *sftp.Client) error {
-		if err := sc.MkdirAll(path.Dir(remote)); err != nil {
-			return fmt.Errorf("device %s: mkdir %s: %w", t.Name, path.Dir(remote), err)
+		if dir := path.Dir(remote); dir != "." && dir != "/" {
+			if err := sc.MkdirAll(dir); err != nil {
+				return t.errorf("mkdir %s: %w", dir, err)
+			}
 		}
-		tmp := remote + ".part"
+		tmp := remote + ".labctl-part"
 		w, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
-			return fmt.Errorf("device %s: create %s: %w", t.Name, tmp, err)
+			return t.errorf("create %s: %w", tmp, err)
 		}
-		if _, err := io.Copy(w, r); err != nil {
-			w.Close()
-			return fmt.Errorf("device %s: write %s: %w", t.Name, remote, err)
+		_, err = io.Copy(w, r)
+		if cerr := w.Close(); err == nil {
+			err = cerr
 		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("device %s: write %s: %w", t.Name, remote, err)
+		if err == nil {
+			err = sc.Chmod(tmp, mode.Perm())
 		}
-		if err := sc.Chmod(tmp, mode); err != nil {
-			return fmt.Errorf("device %s: chmod %s: %w", t.Name, remote, err)
+		if err == nil {
+			err = rename(sc, tmp, remote)
 		}
-		_ = sc.Remove(remote)
-		if err := sc.Rename(tmp, remote); err != nil {
-			return fmt.Errorf("device %s: rename %s: %w", t.Name, remote, err)
+		if err != nil {
+			_ = sc.Remove(tmp)
+			return t.errorf("write %s: %w", remote, err)
 		}
 		return nil
 	})
 }
 
-// Download copies a remote file to a local path.
-func (p *Pool) Download(ctx context.Context, t Target, remote, local string) error {
-	b, err := p.ReadFile(ctx, t, remote)
-	if err != nil {
-		return err
+// rename replaces dst atomically where the server offers posix-rename
+// (OpenSSH does); plain SFTP rename refuses an existing target.
+func rename(sc *sftp.Client, src, dst string) error {
+	if _, ok := sc.HasExtension("posix-rename@openssh.com"); ok {
+		return sc.PosixRename(src, dst)
 	}
-	return os.WriteFile(local, b, 0o644)
+	_ = sc.Remove(dst)
+	return sc.Rename(src, dst)
 }
 
-// ReadFile reads a remote file.
-func (p *Pool) ReadFile(ctx context.Context, t Target, remote string) ([]byte, error) {
+// Download copies remotePath on t to localPath (written beside it and
+// renamed into place, so a failed transfer leaves no partial file).
+func (p *Pool) Download(ctx context.Context, t Target, remotePath, localPath string) error {
+	return p.withSFTP(ctx, t, func(sc *sftp.Client) error {
+		r, err := sc.Open(remotePath)
+		if err != nil {
+			return t.errorf("open %s: %w", remotePath, err)
+		}
+		defer r.Close()
+		tmp := localPath + ".labctl-part"
+		w, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return t.errorf("download %s: %w", remotePath, err)
+		}
+		_, err = io.Copy(w, r)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, localPath)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return t.errorf("download %s to %s: %w", remotePath, localPath, err)
+		}
+		return nil
+	})
+}
+
+// ReadFile reads remotePath on t.
+func (p *Pool) ReadFile(ctx context.Context, t Target, remotePath string) ([]byte, error) {
 	var out []byte
 	err := p.withSFTP(ctx, t, func(sc *sftp.Client) error {
-		f, err := sc.Open(remote)
+		f, err := sc.Open(remotePath)
 		if err != nil {
-			return fmt.Errorf("device %s: open %s: %w", t.Name, remote, err)
+			return t.errorf("open %s: %w", remotePath, err)
 		}
 		defer f.Close()
-		out, err = io.ReadAll(f)
-		if err != nil {
-			return fmt.Errorf("device %s: read %s: %w", t.Name, remote, err)
+		if out, err = io.ReadAll(f); err != nil {
+			return t.errorf("read %s: %w", remotePath, err)
 		}
 		return nil
 	})

@@ -1,49 +1,46 @@
 package sshd
 
 import (
-	"errors"
+	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/pkg/sftp"
 )
 
-// rootFS serves SFTP requests inside one directory, as a chroot would: every
-// path is resolved under root and nothing may lead outside it.
-type rootFS struct{ root string }
+// rootFS serves SFTP requests inside one directory, as a chroot would. Paths
+// are cleaned against "/" (so "../../etc/passwd" names <root>/etc/passwd,
+// as it would after chroot) and every access goes through os.Root, which
+// refuses any symlink or ".." that would lead outside the directory.
+type rootFS struct{ root *os.Root }
 
-var errEscape = errors.New("permission denied: path leaves the device root")
-
-// real maps a client path to a path under root, refusing symlinks that
-// point outside.
-func (r *rootFS) real(p string) (string, error) {
-	full := filepath.Join(r.root, filepath.FromSlash(filepath.Clean("/"+p)))
-	if res, err := filepath.EvalSymlinks(full); err == nil {
-		root, _ := filepath.EvalSymlinks(r.root)
-		if res != root && !strings.HasPrefix(res, root+string(filepath.Separator)) {
-			return "", errEscape
-		}
+// rel maps a client path to a name relative to the root.
+func rel(p string) string {
+	r := strings.TrimPrefix(path.Clean("/"+p), "/")
+	if r == "" {
+		return "."
 	}
-	return full, nil
+	return r
 }
 
 func (r *rootFS) Fileread(req *sftp.Request) (io.ReaderAt, error) {
-	p, err := r.real(req.Filepath)
-	if err != nil {
-		return nil, err
-	}
-	return os.Open(p)
+	return r.root.Open(rel(req.Filepath))
 }
 
 func (r *rootFS) Filewrite(req *sftp.Request) (io.WriterAt, error) {
-	p, err := r.real(req.Filepath)
-	if err != nil {
-		return nil, err
-	}
+	return r.OpenFile(req)
+}
+
+// OpenFile serves read-write opens. O_APPEND is never passed to the OS:
+// the request server writes at explicit offsets, which O_APPEND forbids.
+func (r *rootFS) OpenFile(req *sftp.Request) (sftp.WriterAtReaderAt, error) {
 	fl := req.Pflags()
 	flags := os.O_WRONLY
+	if fl.Read {
+		flags = os.O_RDWR
+	}
 	if fl.Creat {
 		flags |= os.O_CREATE
 	}
@@ -53,68 +50,84 @@ func (r *rootFS) Filewrite(req *sftp.Request) (io.WriterAt, error) {
 	if fl.Excl {
 		flags |= os.O_EXCL
 	}
-	if fl.Append {
-		flags |= os.O_APPEND
-	}
-	return os.OpenFile(p, flags, 0o644)
+	return r.root.OpenFile(rel(req.Filepath), flags, 0o644)
 }
 
 func (r *rootFS) Filecmd(req *sftp.Request) error {
-	p, err := r.real(req.Filepath)
-	if err != nil {
-		return err
-	}
+	name := rel(req.Filepath)
 	switch req.Method {
 	case "Setstat":
-		if req.AttrFlags().Permissions {
-			return os.Chmod(p, req.Attributes().FileMode().Perm())
-		}
-		if req.AttrFlags().Size {
-			return os.Truncate(p, int64(req.Attributes().Size))
-		}
-		return nil
+		return r.setstat(name, req)
 	case "Rename", "PosixRename":
-		t, err := r.real(req.Target)
-		if err != nil {
-			return err
-		}
-		return os.Rename(p, t)
+		return r.root.Rename(name, rel(req.Target))
 	case "Rmdir", "Remove":
-		return os.Remove(p)
+		return r.root.Remove(name)
 	case "Mkdir":
-		return os.Mkdir(p, 0o755)
-	default: // Link, Symlink: not on an emulated device
+		return r.root.Mkdir(name, 0o755)
+	default: // Link, Symlink: an emulated device has no use for them
 		return sftp.ErrSSHFxOpUnsupported
 	}
 }
 
-func (r *rootFS) Filelist(req *sftp.Request) (sftp.ListerAt, error) {
-	p, err := r.real(req.Filepath)
-	if err != nil {
-		return nil, err
+func (r *rootFS) setstat(name string, req *sftp.Request) error {
+	fl, a := req.AttrFlags(), req.Attributes()
+	if fl.Permissions {
+		if err := r.root.Chmod(name, a.FileMode().Perm()); err != nil {
+			return err
+		}
 	}
+	if fl.Size {
+		f, err := r.root.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		err = f.Truncate(int64(a.Size))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if fl.Acmodtime {
+		return r.root.Chtimes(name, a.AccessTime(), a.ModTime())
+	}
+	return nil // uid/gid: ignored, the emulator runs as one user
+}
+
+func (r *rootFS) Filelist(req *sftp.Request) (sftp.ListerAt, error) {
+	name := rel(req.Filepath)
 	switch req.Method {
 	case "List":
-		ents, err := os.ReadDir(p)
+		d, err := r.root.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		var fis []os.FileInfo
-		for _, e := range ents {
-			if fi, err := e.Info(); err == nil {
-				fis = append(fis, fi)
-			}
+		defer d.Close()
+		fis, err := d.Readdir(-1)
+		if err != nil {
+			return nil, err
 		}
 		return lister(fis), nil
-	case "Stat", "Lstat":
-		fi, err := os.Stat(p)
+	case "Stat":
+		fi, err := r.root.Stat(name)
 		if err != nil {
 			return nil, err
 		}
 		return lister{fi}, nil
-	default:
+	default: // Readlink
 		return nil, sftp.ErrSSHFxOpUnsupported
 	}
+}
+
+// Lstat reports a symlink itself (even one pointing outside, which can
+// then be neither followed nor read through).
+func (r *rootFS) Lstat(req *sftp.Request) (sftp.ListerAt, error) {
+	fi, err := r.root.Lstat(rel(req.Filepath))
+	if err != nil {
+		return nil, err
+	}
+	return lister{fi}, nil
 }
 
 type lister []os.FileInfo
@@ -128,4 +141,12 @@ func (l lister) ListAt(out []os.FileInfo, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+func openRoot(dir string) (*rootFS, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sftp root: %w", err)
+	}
+	return &rootFS{root: r}, nil
 }

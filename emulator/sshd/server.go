@@ -2,7 +2,7 @@ package sshd
 
 import (
 	"context"
-	"encoding/binary"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 )
 
-// Session is one exec request.
+// Session is one exec request (or one line of a "shell" session).
 type Session struct {
 	Command string
 	Env     map[string]string
@@ -26,52 +25,69 @@ type Session struct {
 }
 
 // ExecHandler runs a command and returns its exit status. ctx is cancelled
-// when the client closes the channel, drops the connection or sends a signal.
-type ExecHandler func(ctx context.Context, s *Session) int
+// when the client closes the channel, drops the connection, sends a signal
+// (e.g. KILL) or the server closes: the handler must then return promptly,
+// as a killed process would.
+type ExecHandler func(ctx context.Context, s *Session) (exitStatus int)
 
-// SubsystemHandler serves a subsystem over the channel.
+// SubsystemHandler serves a subsystem (e.g. "netconf") over the channel.
+// ctx is cancelled as for ExecHandler.
 type SubsystemHandler func(ctx context.Context, rw io.ReadWriter) error
 
 // Config of one device's server.
 type Config struct {
-	Name           string
+	Name           string // device name, for logs and errors
 	Addr           string // default 127.0.0.1:0
 	HostKey        ssh.Signer
 	AuthorizedKeys []ssh.PublicKey
-	Passwords      map[string]string // user -> password (tests of password auth)
-	Root           string            // filesystem root for SFTP
-	Exec           ExecHandler
-	Subsystems     map[string]SubsystemHandler
-	Logger         *slog.Logger
+	// Passwords enables password authentication (user -> password); meant
+	// for tests of a client's password support. Empty means keys only.
+	Passwords map[string]string
+	// Root is the device's filesystem: "sftp" is chrooted to it. Empty
+	// disables the built-in sftp subsystem.
+	Root       string
+	Exec       ExecHandler
+	Subsystems map[string]SubsystemHandler // "sftp" here overrides the built-in one
+	Logger     *slog.Logger
 }
 
-// Server is a running SSH server.
+// Server is one device's SSH server.
 type Server struct {
-	cfg   Config
-	ssh   *ssh.ServerConfig
-	lis   net.Listener
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-	total atomic.Int64
+	cfg  Config
+	ssh  *ssh.ServerConfig
+	wg   sync.WaitGroup
+	once sync.Once
+	stop chan struct{}
+
+	mu     sync.Mutex
+	lis    net.Listener
+	conns  map[net.Conn]struct{}
+	closed bool
+
+	logins atomic.Int64 // counted in the auth callbacks, before the client hears of success
 }
 
-// New checks cfg and prepares a server.
+// New checks cfg and prepares a server; Start makes it listen.
 func New(cfg Config) (*Server, error) {
 	if cfg.HostKey == nil {
 		return nil, fmt.Errorf("sshd %s: no host key", cfg.Name)
+	}
+	if len(cfg.AuthorizedKeys) == 0 && len(cfg.Passwords) == 0 {
+		return nil, fmt.Errorf("sshd %s: no authorized keys or passwords: nobody could log in", cfg.Name)
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, conns: map[net.Conn]bool{}}
+	cfg.Logger = cfg.Logger.With("device", cfg.Name)
+	s := &Server{cfg: cfg, conns: map[net.Conn]struct{}{}, stop: make(chan struct{})}
 	sc := &ssh.ServerConfig{
 		PublicKeyCallback: func(_ ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
 			for _, k := range cfg.AuthorizedKeys {
-				if string(k.Marshal()) == string(key.Marshal()) {
+				if subtle.ConstantTimeCompare(k.Marshal(), key.Marshal()) == 1 {
+					s.logins.Add(1)
 					return nil, nil
 				}
 			}
@@ -80,10 +96,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if len(cfg.Passwords) > 0 {
 		sc.PasswordCallback = func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
-			if want, ok := cfg.Passwords[c.User()]; ok && want == string(pw) {
+			if want, ok := cfg.Passwords[c.User()]; ok && subtle.ConstantTimeCompare([]byte(want), pw) == 1 {
+				s.logins.Add(1)
 				return nil, nil
 			}
-			return nil, errors.New("bad password")
+			return nil, errors.New("wrong password")
 		}
 	}
 	sc.AddHostKey(cfg.HostKey)
@@ -91,78 +108,122 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Start listens and serves until ctx is done or Close is called.
+// Start listens and returns once listening; the server then runs until
+// Close is called or ctx is done.
 func (s *Server) Start(ctx context.Context) error {
 	lis, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("sshd %s: %w", s.cfg.Name, err)
 	}
+	s.mu.Lock()
+	if s.lis != nil || s.closed {
+		s.mu.Unlock()
+		lis.Close()
+		return fmt.Errorf("sshd %s: already started or closed", s.cfg.Name)
+	}
 	s.lis = lis
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer cancel()
 		for {
 			c, err := lis.Accept()
 			if err != nil {
 				return
 			}
-			s.mu.Lock()
-			s.conns[c] = true
-			s.mu.Unlock()
-			s.total.Add(1)
+			if !s.track(c) {
+				c.Close()
+				return
+			}
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
+				defer s.untrack(c)
 				s.serveConn(ctx, c)
-				s.mu.Lock()
-				delete(s.conns, c)
-				s.mu.Unlock()
 			}()
 		}
 	}()
-	go func() { <-ctx.Done(); s.Close() }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-s.stop:
+		}
+	}()
+	s.cfg.Logger.Debug("sshd listening", "addr", lis.Addr().String())
 	return nil
 }
 
-// Addr is the listening address.
-func (s *Server) Addr() string { return s.lis.Addr().String() }
-
-// Connections counts the connections accepted so far.
-func (s *Server) Connections() int { return int(s.total.Load()) }
-
-// Close stops listening, drops every connection and waits for handlers.
-func (s *Server) Close() error {
-	if s.lis == nil {
-		return nil
-	}
-	err := s.lis.Close()
+// track registers a connection so Close can drop it; false once closed.
+func (s *Server) track(c net.Conn) bool {
 	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
 	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
 	s.mu.Unlock()
+	c.Close()
+}
+
+// Addr is the listening address ("" before Start).
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lis == nil {
+		return ""
+	}
+	return s.lis.Addr().String()
+}
+
+// Connections counts the SSH connections that completed authentication so
+// far: tests use it to check that a client reuses its connection.
+func (s *Server) Connections() int { return int(s.logins.Load()) }
+
+// Close stops listening, drops every connection (which cancels every
+// running handler) and waits for the handlers to return.
+func (s *Server) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.stop)
+		s.mu.Lock()
+		s.closed = true
+		if s.lis != nil {
+			err = s.lis.Close()
+		}
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+	})
 	s.wg.Wait()
 	if errors.Is(err, net.ErrClosed) {
-		return nil
+		err = nil
 	}
 	return err
 }
 
 func (s *Server) serveConn(ctx context.Context, c net.Conn) {
-	defer c.Close()
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.ssh)
 	if err != nil {
-		s.cfg.Logger.Debug("ssh handshake failed", "device", s.cfg.Name, "err", err)
+		s.cfg.Logger.Debug("ssh handshake failed", "remote", c.RemoteAddr().String(), "err", err)
 		return
 	}
 	defer sc.Close()
+	s.cfg.Logger.Debug("ssh login", "user", sc.User(), "remote", c.RemoteAddr().String())
 	go ssh.DiscardRequests(reqs)
-	connCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
-	for nc := range chans {
+	for nc := range chans { // ends when the connection drops
 		if nc.ChannelType() != "session" {
-			_ = nc.Reject(ssh.UnknownChannelType, "only session channels")
+			_ = nc.Reject(ssh.UnknownChannelType, "only session channels are served")
 			continue
 		}
 		ch, creqs, err := nc.Accept()
@@ -172,98 +233,8 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.session(connCtx, sc.User(), ch, creqs)
+			s.session(ctx, sc.User(), ch, creqs)
 		}()
 	}
-	cancel()
 	wg.Wait()
-}
-
-func (s *Server) session(ctx context.Context, user string, ch ssh.Channel, reqs <-chan *ssh.Request) {
-	defer ch.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	env := map[string]string{}
-	started := false
-	done := make(chan int, 1)
-	for {
-		select {
-		case status := <-done:
-			payload := make([]byte, 4)
-			binary.BigEndian.PutUint32(payload, uint32(status))
-			_, _ = ch.SendRequest("exit-status", false, payload)
-			return
-		case req, ok := <-reqs:
-			if !ok {
-				cancel() // the client went away: kill what runs
-				if started {
-					<-done
-				}
-				return
-			}
-			switch req.Type {
-			case "env":
-				var kv struct{ K, V string }
-				if ssh.Unmarshal(req.Payload, &kv) == nil {
-					env[kv.K] = kv.V
-				}
-				_ = req.Reply(true, nil)
-			case "pty-req", "window-change":
-				_ = req.Reply(true, nil)
-			case "signal":
-				cancel()
-				_ = req.Reply(true, nil)
-			case "exec":
-				var p struct{ Cmd string }
-				if started || ssh.Unmarshal(req.Payload, &p) != nil || s.cfg.Exec == nil {
-					_ = req.Reply(false, nil)
-					continue
-				}
-				started = true
-				_ = req.Reply(true, nil)
-				sess := &Session{Command: p.Cmd, Env: env, User: user, Stdin: ch, Stdout: ch, Stderr: ch.Stderr()}
-				go func() { done <- s.cfg.Exec(ctx, sess) }()
-			case "subsystem":
-				var p struct{ Name string }
-				if started || ssh.Unmarshal(req.Payload, &p) != nil {
-					_ = req.Reply(false, nil)
-					continue
-				}
-				h := s.subsystem(p.Name)
-				if h == nil {
-					_ = req.Reply(false, nil)
-					continue
-				}
-				started = true
-				_ = req.Reply(true, nil)
-				go func() {
-					if err := h(ctx, ch); err != nil && !errors.Is(err, io.EOF) {
-						s.cfg.Logger.Debug("subsystem ended", "device", s.cfg.Name, "subsystem", p.Name, "err", err)
-					}
-					done <- 0
-				}()
-			default: // "shell" and others: not offered
-				_ = req.Reply(false, nil)
-			}
-		}
-	}
-}
-
-func (s *Server) subsystem(name string) SubsystemHandler {
-	if h, ok := s.cfg.Subsystems[name]; ok {
-		return h
-	}
-	if name == "sftp" && s.cfg.Root != "" {
-		return func(ctx context.Context, rw io.ReadWriter) error {
-			rwc, ok := rw.(io.ReadWriteCloser)
-			if !ok {
-				return errors.New("sftp needs a closable channel")
-			}
-			root := &rootFS{root: s.cfg.Root}
-			srv := sftp.NewRequestServer(rwc, sftp.Handlers{FileGet: root, FilePut: root, FileCmd: root, FileList: root})
-			go func() { <-ctx.Done(); srv.Close() }()
-			return srv.Serve()
-		}
-	}
-	return nil
 }
