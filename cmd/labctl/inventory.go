@@ -12,11 +12,13 @@ import (
 )
 
 func inventoryCommand() *cli.Command {
-	labArg := func(c *cli.Context) (string, error) {
+	// resolve loads and validates the one LAB argument.
+	resolve := func(c *cli.Context) (string, *inventory.Lab, error) {
 		if c.NArg() != 1 {
-			return "", exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a generated topology like leafspine:2x4:8@100)", c.Command.Name)}
+			return "", nil, exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a generated topology like leafspine:2x4:8@100)", c.Command.Name)}
 		}
-		return c.Args().First(), nil
+		lab, err := inventory.Resolve(c.Args().First())
+		return c.Args().First(), lab, err
 	}
 	return &cli.Command{
 		Name:  "inventory",
@@ -25,11 +27,7 @@ func inventoryCommand() *cli.Command {
 			{
 				Name: "validate", Usage: "report every problem in a lab file, with file:line and field", ArgsUsage: "LAB",
 				Action: func(c *cli.Context) error {
-					name, err := labArg(c)
-					if err != nil {
-						return err
-					}
-					lab, err := inventory.Resolve(name)
+					name, lab, err := resolve(c)
 					var ps inventory.Problems
 					if errors.As(err, &ps) {
 						return fmt.Errorf("%s: %d problems:\n%w", name, len(ps), err)
@@ -44,11 +42,7 @@ func inventoryCommand() *cli.Command {
 			{
 				Name: "ansible", Usage: "print the lab as an Ansible inventory (see ansible/README.md)", ArgsUsage: "LAB",
 				Action: func(c *cli.Context) error {
-					name, err := labArg(c)
-					if err != nil {
-						return err
-					}
-					lab, err := inventory.Resolve(name)
+					_, lab, err := resolve(c)
 					if err != nil {
 						return err
 					}
@@ -59,11 +53,7 @@ func inventoryCommand() *cli.Command {
 				Name: "show", Usage: "print a lab's devices, RNICs and links", ArgsUsage: "LAB",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output"}},
 				Action: func(c *cli.Context) error {
-					name, err := labArg(c)
-					if err != nil {
-						return err
-					}
-					lab, err := inventory.Resolve(name)
+					_, lab, err := resolve(c)
 					if err != nil {
 						return err
 					}

@@ -13,16 +13,15 @@ import (
 // models queues, PFC and ECN as fluids (see queue.go); it does not model
 // packets, congestion control or retransmission.
 type FlowEngine struct {
-	topo  *Topology
-	cfg   Config
-	ports map[PortKey]*portAcc
+	topo *Topology
+	cfg  Config
+	portSet
 	lq    []linkQueue // per directed link
 	clock int64       // sim time within the current Run
 
-	// per directed link: its two port accumulators, and the active flows
-	// crossing it (rebuilt whenever rates change)
-	lfrom, lto []*portAcc
-	lflows     [][]*flowState
+	// per directed link: the active flows crossing it (rebuilt whenever
+	// rates change)
+	lflows [][]*flowState
 	// scratch, reused by every advance
 	tx, offered, left []float64
 	users             []int
@@ -38,23 +37,9 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 		cfg.PauseQuantaNs = def.PauseQuantaNs
 	}
 	n := len(t.links)
-	e := &FlowEngine{topo: t, cfg: cfg, ports: map[PortKey]*portAcc{}, lq: make([]linkQueue, n),
-		lfrom: make([]*portAcc, n), lto: make([]*portAcc, n), lflows: make([][]*flowState, n),
+	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), lflows: make([][]*flowState, n),
 		tx: make([]float64, n), offered: make([]float64, n), left: make([]float64, n), users: make([]int, n)}
-	for i, l := range t.links {
-		e.lfrom[i], e.lto[i] = e.port(l.from, l.fromPort), e.port(l.to, l.toPort)
-	}
 	return e
-}
-
-func (e *FlowEngine) port(dev, p string) *portAcc {
-	k := PortKey{dev, p}
-	a, ok := e.ports[k]
-	if !ok {
-		a = &portAcc{}
-		e.ports[k] = a
-	}
-	return a
 }
 
 type flowState struct {

@@ -40,7 +40,8 @@ func engine(t *testing.T, lab *inventory.Lab, mod func(*Config)) *FlowEngine {
 
 const mib = 1 << 20
 
-func run(t *testing.T, e *FlowEngine, flows []Flow) []Result {
+// run runs flows on either engine and requires every one to complete.
+func run(t *testing.T, e Engine, flows []Flow) []Result {
 	t.Helper()
 	res, err := e.Run(context.Background(), flows, RunOptions{})
 	if err != nil {

@@ -10,11 +10,9 @@ import (
 // picoseconds, packets from a pool, every queue, PAUSE frame, ACK and CNP
 // simulated (see pswitch.go and prnic.go). Deterministic for a seed.
 type PacketEngine struct {
-	topo       *Topology
-	cfg        Config
-	ports      map[PortKey]*portAcc
-	lfrom      []*portAcc
-	lto        []*portAcc
+	topo *Topology
+	cfg  Config
+	portSet
 	links      []plink
 	rev        []int32 // reverse direction of each link
 	swUsed     []int64
@@ -58,11 +56,10 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 		cfg.DTAlpha = def.DTAlpha
 	}
 	n := len(t.links)
-	e := &PacketEngine{topo: t, cfg: cfg, ports: map[PortKey]*portAcc{}, lfrom: make([]*portAcc, n), lto: make([]*portAcc, n),
-		links: make([]plink, n), rev: make([]int32, n), rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
+	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
+		rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
 	sw := map[string]int32{}
 	for i, l := range t.links {
-		e.lfrom[i], e.lto[i] = e.portAcc(l.from, l.fromPort), e.portAcc(l.to, l.toPort)
 		pl := plink{dlink: l, atSwitch: !t.isHost[l.from]}
 		if pl.atSwitch {
 			id, ok := sw[l.from]
@@ -91,16 +88,6 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 		}
 	}
 	return e
-}
-
-func (e *PacketEngine) portAcc(dev, p string) *portAcc {
-	k := PortKey{dev, p}
-	a, ok := e.ports[k]
-	if !ok {
-		a = &portAcc{}
-		e.ports[k] = a
-	}
-	return a
 }
 
 // Counters implements Engine.

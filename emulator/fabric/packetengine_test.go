@@ -1,7 +1,6 @@
 package fabric
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -20,26 +19,12 @@ func pengine(t *testing.T, n int, mod func(*Config)) *PacketEngine {
 	return NewPacketEngine(topo, cfg)
 }
 
-func prun(t *testing.T, e Engine, flows []Flow) []Result {
-	t.Helper()
-	res, err := e.Run(context.Background(), flows, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if r.Err != "" {
-			t.Fatalf("flow %d: %s", r.ID, r.Err)
-		}
-	}
-	return res
-}
-
 // One flow on an idle path: serialisation of every packet at line rate,
 // two link delays, one store-and-forward at the switch; within one packet.
 func TestPacketSingleFlowAnalytic(t *testing.T) {
 	for _, bytes := range []int64{4096, 100_000, 16 * mib} {
 		e := pengine(t, 2, nil)
-		r := prun(t, e, []Flow{{ID: 1, Src: "h1", Dst: "h2", Bytes: bytes, Priority: 3}})[0]
+		r := run(t, e, []Flow{{ID: 1, Src: "h1", Dst: "h2", Bytes: bytes, Priority: 3}})[0]
 		pkts := math.Ceil(float64(bytes) / 4096)
 		last := float64(bytes) - (pkts-1)*4096 + 82
 		want := (float64(bytes)+pkts*82)*8/100 + 2000 + last*8/100
@@ -59,7 +44,7 @@ func TestPacketSingleFlowAnalytic(t *testing.T) {
 func TestPacketFairShare(t *testing.T) {
 	const n = 8
 	e := pengine(t, n+1, func(c *Config) { c.DCQCN.Enabled = false })
-	res := prun(t, e, incast(n, 4*mib))
+	res := run(t, e, incast(n, 4*mib))
 	var lo, hi int64 = math.MaxInt64, 0
 	for _, r := range res {
 		lo, hi = min(lo, r.End), max(hi, r.End)
@@ -75,7 +60,7 @@ func TestPacketFairShare(t *testing.T) {
 func TestPacketIncastLosslessWithPFC(t *testing.T) {
 	const n = 64
 	e := pengine(t, n+1, func(c *Config) { c.DCQCN.Enabled = false })
-	prun(t, e, incast(n, 256<<10))
+	run(t, e, incast(n, 256<<10))
 	c := e.Counters()
 	var drops, pfcTx, pfcRx, retx uint64
 	for k, p := range c.Ports {
@@ -101,7 +86,7 @@ func TestPacketIncastLosslessWithPFC(t *testing.T) {
 func TestPacketIncastWithoutPFCDropsAndRetransmits(t *testing.T) {
 	const n = 64
 	e := pengine(t, n+1, func(c *Config) { c.PFC = false; c.DCQCN.Enabled = false; c.BufferBytes = 2 << 20 })
-	prun(t, e, incast(n, 256<<10)) // all flows still complete (go-back-N)
+	run(t, e, incast(n, 256<<10)) // all flows still complete (go-back-N)
 	c := e.Counters()
 	var drops, retx uint64
 	for _, p := range c.Ports {
@@ -116,8 +101,8 @@ func TestPacketIncastWithoutPFCDropsAndRetransmits(t *testing.T) {
 func TestPacketDependenciesAndDeterminism(t *testing.T) {
 	flows := []Flow{{ID: 1, Src: "h1", Dst: "h2", Bytes: mib}, {ID: 2, Src: "h2", Dst: "h3", Bytes: mib, After: []int{1}},
 		{ID: 3, Src: "h3", Dst: "h1", Bytes: mib, Start: 50_000}}
-	a := prun(t, pengine(t, 3, nil), flows)
-	b := prun(t, pengine(t, 3, nil), flows)
+	a := run(t, pengine(t, 3, nil), flows)
+	b := run(t, pengine(t, 3, nil), flows)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Error("same seed, different results")
 	}

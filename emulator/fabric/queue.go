@@ -27,6 +27,31 @@ type portAcc struct {
 	cnpSent, cnpHandled, ooo, retx float64 // RNIC transport (packet engine)
 }
 
+// portSet holds every port's accumulators, and for each directed link the
+// accumulators of its two ends; both engines count through it.
+type portSet struct {
+	ports      map[PortKey]*portAcc
+	lfrom, lto []*portAcc
+}
+
+func newPortSet(t *Topology) portSet {
+	ps := portSet{ports: map[PortKey]*portAcc{}, lfrom: make([]*portAcc, len(t.links)), lto: make([]*portAcc, len(t.links))}
+	for i, l := range t.links {
+		ps.lfrom[i], ps.lto[i] = ps.port(l.from, l.fromPort), ps.port(l.to, l.toPort)
+	}
+	return ps
+}
+
+func (ps *portSet) port(dev, p string) *portAcc {
+	k := PortKey{dev, p}
+	a, ok := ps.ports[k]
+	if !ok {
+		a = &portAcc{}
+		ps.ports[k] = a
+	}
+	return a
+}
+
 type linkQueue struct {
 	depth    float64
 	paused   bool
