@@ -102,7 +102,7 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("%s: speed %v emulated %v", tc.spec, lab.Hosts[0].RNICs[0].SpeedGbps, lab.Emulated)
 		}
 	}
-	for _, bad := range []string{"leafspine:0x4:8", "leafspine:2x4", "fattree:4", "leafspine:1x100:100", "leafspine:1x1:1@0"} {
+	for _, bad := range []string{"leafspine:0x4:8", "leafspine:2x4", "fattree:3", "fattree:40", "leafspine:1x100:100", "leafspine:1x1:1@0"} {
 		if _, err := Generate(bad); err == nil {
 			t.Errorf("Generate(%q) accepted", bad)
 		}
@@ -195,5 +195,25 @@ func TestWriteAnsible(t *testing.T) {
 	}
 	if !strings.Contains(inv.All.Vars["ansible_ssh_common_args"], "StrictHostKeyChecking=yes") {
 		t.Error("host keys must be verified by Ansible too")
+	}
+}
+
+func TestGenerateFatTree(t *testing.T) {
+	for _, k := range []int{2, 4, 8} {
+		lab, err := Generate(fmt.Sprintf("fattree:%d@100", k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := k / 2
+		if len(lab.Hosts) != k*k*k/4 || len(lab.Spines()) != h*h || len(lab.Leaves()) != k*h || len(lab.Switches) != h*h+k*k {
+			t.Errorf("k=%d: %d hosts, %d core, %d edge, %d switches", k, len(lab.Hosts), len(lab.Spines()), len(lab.Leaves()), len(lab.Switches))
+		}
+		// hosts + edge-agg + agg-core links
+		if want := k*k*k/4 + k*h*h + k*h*h; len(lab.Links) != want {
+			t.Errorf("k=%d: %d links, want %d", k, len(lab.Links), want)
+		}
+		if err := lab.Validate(); err != nil {
+			t.Errorf("k=%d: %v", k, err)
+		}
 	}
 }

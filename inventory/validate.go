@@ -62,8 +62,10 @@ func (l *Lab) Validate() error {
 	for i, s := range l.Switches {
 		p := fmt.Sprintf("switches[%d]", i)
 		checkName(p, s.Name)
-		if s.Role != "leaf" && s.Role != "spine" {
-			add(p+".role", "role %q: want leaf or spine", s.Role)
+		switch s.Role {
+		case "leaf", "spine", "agg":
+		default:
+			add(p+".role", "role %q: want leaf, agg or spine", s.Role)
 		}
 		switch s.QoSDriver {
 		case "", "netconf", "sde":
