@@ -44,6 +44,9 @@ type Config struct {
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
 	AckEvery int
+	// Transport is "gbn" (go-back-N, lossless RoCE; default) or "irn"
+	// (selective repeat with BDP-limited in-flight packets).
+	Transport string
 	// RTONs is the go-back-N retransmission timeout.
 	RTONs int64
 	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may

@@ -132,6 +132,13 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
 		q.line = e.topo.links[p[0]].rate
 		q.npkts = (f.Bytes + int64(e.cfg.MTU) - 1) / int64(e.cfg.MTU)
+		switch e.cfg.Transport {
+		case "", "gbn":
+		case "irn":
+			e.setupIRN(q)
+		default:
+			return nil, fmt.Errorf("fabric: unknown transport %q (gbn or irn)", e.cfg.Transport)
+		}
 		for _, a := range f.After {
 			if _, ok := e.byID[a]; !ok {
 				return nil, fmt.Errorf("fabric: flow %d depends on unknown flow %d", f.ID, a)

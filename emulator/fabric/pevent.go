@@ -104,6 +104,7 @@ type packet struct {
 	kind    pktKind
 	qp      int32
 	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
+	sack    int64 // IRN NACK: the out-of-order PSN that arrived
 	payload int32
 	wire    int32 // bytes on the wire incl. headers
 	prio    uint8

@@ -27,7 +27,8 @@ type qp struct {
 	nextSend     int64 // ps
 	sendGen      uint32
 	rtoGen       uint32
-	highest      int64 // one past the highest PSN ever sent (retransmits are below it)
+	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
+	irn          *irnState // nil: go-back-N
 	// receiver
 	expected   int64
 	lastNack   int64
@@ -64,7 +65,8 @@ func (e *PacketEngine) startQP(q *qp) {
 // trySend puts the next packet on the NIC if it may: the pacing time has
 // come and the port has nothing of this priority waiting.
 func (e *PacketEngine) trySend(q *qp) {
-	if q.senderDone || q.sndNxt >= q.npkts {
+	psn, ok := e.nextPSN(q)
+	if q.senderDone || !ok {
 		return
 	}
 	if e.now < q.nextSend {
@@ -79,13 +81,17 @@ func (e *PacketEngine) trySend(q *qp) {
 		return
 	}
 	p := e.pool.get()
-	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, q.sndNxt, roceQueue, -1
-	p.payload = e.payloadOf(q, q.sndNxt)
+	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, psn, roceQueue, -1
+	p.payload = e.payloadOf(q, psn)
 	p.wire = p.payload + int32(e.cfg.HeaderBytes)
-	if q.sndNxt < q.highest {
+	if psn < q.highest {
 		q.srcAcc.retx++
 	}
-	q.sndNxt++
+	if psn == q.sndNxt {
+		q.sndNxt++
+	} else if q.irn != nil {
+		q.irn.retxNext = psn + 1
+	}
 	q.highest = max(q.highest, q.sndNxt)
 	l.q[roceQueue].push(p)
 	e.kick(li)
@@ -94,7 +100,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		e.countBytes(q, int64(p.payload))
 	}
 	q.nextSend = e.now + int64(float64(p.wire)*8000/q.rate)
-	if q.sndNxt < q.npkts {
+	if _, more := e.nextPSN(q); more {
 		q.sendGen++
 		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
 	}
@@ -108,6 +114,10 @@ func (e *PacketEngine) armRTO(q *qp) {
 func (e *PacketEngine) onRTO(ev event) {
 	q := e.qps[ev.qp]
 	if ev.gen != q.rtoGen || q.senderDone {
+		return
+	}
+	if q.irn != nil {
+		e.irnTimeout(q)
 		return
 	}
 	q.sndNxt = q.sndUna // go back to the oldest unacknowledged packet
@@ -128,8 +138,12 @@ func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
 // receive handles a packet at its destination host.
 func (e *PacketEngine) receive(p *packet) {
 	q := e.qps[p.qp]
-	kind, psn, ecn := p.kind, p.psn, p.ecn
+	kind, psn, sack, ecn := p.kind, p.psn, p.sack, p.ecn
 	e.pool.put(p)
+	if q.irn != nil && kind != pktCNP {
+		e.irnReceive(q, kind, psn, sack, ecn)
+		return
+	}
 	switch kind {
 	case pktData:
 		switch {
