@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,7 +12,8 @@ import (
 	"github.com/labctl/labctl/perftest"
 )
 
-// Manifest is runs/<run-id>/manifest.json.
+// Manifest is runs/<run-id>/manifest.json. The runner fills it stage by
+// stage, so an interrupted run still says where it stopped.
 type Manifest struct {
 	RunID        string         `json:"run_id"`
 	Scenario     string         `json:"scenario"`
@@ -27,18 +29,21 @@ type Manifest struct {
 	Telemetry    *TelemetryMeta `json:"telemetry,omitempty"`
 }
 
-// PointMeta is what the runner records of one point.
+// PointMeta is what the runner records of one point. StartNs/EndNs bound
+// its traffic on the schedule's timeline (unix ns); telemetry is windowed
+// by them.
 type PointMeta struct {
-	Name                string   `json:"name"`
-	Pattern             string   `json:"pattern"`
-	Hosts               int      `json:"hosts"`
-	Flows               int      `json:"flows"`
-	BufferBytes         int64    `json:"buffer_bytes,omitempty"`
-	LinkGbps            float64  `json:"link_gbps"`
-	StartNs             int64    `json:"start_ns"`
-	EndNs               int64    `json:"end_ns"`
-	TelemetryIntervalNs int64    `json:"telemetry_interval_ns,omitempty"`
-	TelemetryLag        []string `json:"telemetry_lag,omitempty"`
+	Name                string         `json:"name"`
+	Pattern             string         `json:"pattern"` // incast | allreduce | ...
+	Params              map[string]any `json:"params,omitempty"`
+	Hosts               int            `json:"hosts"`
+	Flows               int            `json:"flows"`
+	BufferBytes         int64          `json:"buffer_bytes,omitempty"` // all-reduce buffer size
+	LinkGbps            float64        `json:"link_gbps"`
+	StartNs             int64          `json:"start_ns"`
+	EndNs               int64          `json:"end_ns"`
+	TelemetryIntervalNs int64          `json:"telemetry_interval_ns,omitempty"`
+	TelemetryLag        []string       `json:"telemetry_lag,omitempty"`
 }
 
 // TelemetryMeta sums up collection.
@@ -48,30 +53,10 @@ type TelemetryMeta struct {
 	Errors  []string `json:"errors,omitempty"`
 }
 
-var flowsHeader = []string{"run", "point", "flow_id", "group", "step", "src", "dst", "size", "start_ns", "end_ns", "fct_ns", "status", "tool"}
-
-// WriteFlowsHeader starts flows.csv.
-func WriteFlowsHeader(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(flowsHeader)
-	cw.Flush()
-	return cw.Error()
-}
-
-// WriteFlowsCSV appends one row per flow.
-func WriteFlowsCSV(w io.Writer, run, point string, recs []perftest.FlowRecord) error {
-	cw := csv.NewWriter(w)
-	for _, r := range recs {
-		fct := int64(0)
-		if r.Status == perftest.StatusOK {
-			fct = r.EndNs - r.StartNs
-		}
-		_ = cw.Write([]string{run, point, strconv.Itoa(r.FlowID), r.Group, strconv.Itoa(r.Step), r.Src, r.Dst,
-			strconv.FormatInt(r.Bytes, 10), strconv.FormatInt(r.StartNs, 10), strconv.FormatInt(r.EndNs, 10),
-			strconv.FormatInt(fct, 10), r.Status, r.Tool})
-	}
-	cw.Flush()
-	return cw.Error()
+// flowsHeader is a function, not a package variable, so no caller can
+// change the archive format by accident.
+func flowsHeader() []string {
+	return []string{"run", "point", "flow_id", "group", "step", "src", "dst", "size", "start_ns", "end_ns", "fct_ns", "status", "tool"}
 }
 
 // FlowRow is one row of flows.csv.
@@ -81,41 +66,108 @@ type FlowRow struct {
 	Size, StartNs, EndNs, FCTNs               int64
 }
 
-// ReadFlowsCSV streams flows.csv.
+// RowOf is the flows.csv row of one flow record. FCT is recorded for
+// completed flows only; a failed flow's end time says when it gave up.
+func RowOf(run, point string, r perftest.FlowRecord) FlowRow {
+	row := FlowRow{Run: run, Point: point, Group: r.Group, Src: r.Src, Dst: r.Dst, Status: r.Status, Tool: r.Tool,
+		FlowID: r.FlowID, Step: r.Step, Size: r.Bytes, StartNs: r.StartNs, EndNs: r.EndNs}
+	if r.Status == perftest.StatusOK {
+		row.FCTNs = r.EndNs - r.StartNs
+	}
+	return row
+}
+
+func (r FlowRow) record() []string {
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return []string{r.Run, r.Point, strconv.Itoa(r.FlowID), r.Group, strconv.Itoa(r.Step), r.Src, r.Dst,
+		i(r.Size), i(r.StartNs), i(r.EndNs), i(r.FCTNs), r.Status, r.Tool}
+}
+
+// WriteFlowsHeader starts flows.csv.
+func WriteFlowsHeader(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(flowsHeader()) // errors surface through Flush/Error
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("flows.csv header: %w", err)
+	}
+	return nil
+}
+
+// WriteFlowsCSV appends one row per flow of a point (after WriteFlowsHeader).
+func WriteFlowsCSV(w io.Writer, run, point string, recs []perftest.FlowRecord) error {
+	rows := make([]FlowRow, len(recs))
+	for i, r := range recs {
+		rows[i] = RowOf(run, point, r)
+	}
+	return WriteFlowRows(w, rows)
+}
+
+// WriteFlowRows appends rows to flows.csv.
+func WriteFlowRows(w io.Writer, rows []FlowRow) error {
+	cw := csv.NewWriter(w)
+	for _, r := range rows {
+		_ = cw.Write(r.record())
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("flows.csv: %w", err)
+	}
+	return nil
+}
+
+// ReadFlowsCSV streams flows.csv, one call of fn per row, so a run of
+// millions of flows need not fit in memory. Columns after the known ones
+// are ignored (a newer writer may add some).
 func ReadFlowsCSV(r io.Reader, fn func(FlowRow) error) error {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if err != nil {
-		return fmt.Errorf("flows.csv: %w", err)
+		return fmt.Errorf("flows.csv header: %w", err)
 	}
-	if len(head) != len(flowsHeader) || head[0] != "run" {
-		return fmt.Errorf("flows.csv: unexpected header %v", head)
+	want := flowsHeader()
+	if len(head) < len(want) {
+		return fmt.Errorf("flows.csv header: %d columns, want %d", len(head), len(want))
 	}
-	for line := 2; ; line++ {
+	for i, h := range want {
+		if head[i] != h {
+			return fmt.Errorf("flows.csv header: column %d is %q, want %q", i+1, head[i], h)
+		}
+	}
+	for {
 		rec, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("flows.csv: %w", err)
 		}
-		var row FlowRow
-		var errs [6]error
-		row.Run, row.Point, row.Group, row.Src, row.Dst, row.Status, row.Tool = rec[0], rec[1], rec[3], rec[5], rec[6], rec[11], rec[12]
-		row.FlowID, errs[0] = strconv.Atoi(rec[2])
-		row.Step, errs[1] = strconv.Atoi(rec[4])
-		row.Size, errs[2] = strconv.ParseInt(rec[7], 10, 64)
-		row.StartNs, errs[3] = strconv.ParseInt(rec[8], 10, 64)
-		row.EndNs, errs[4] = strconv.ParseInt(rec[9], 10, 64)
-		row.FCTNs, errs[5] = strconv.ParseInt(rec[10], 10, 64)
-		for _, e := range errs {
-			if e != nil {
-				return fmt.Errorf("flows.csv:%d: %w", line, e)
-			}
+		line, _ := cr.FieldPos(0)
+		row, err := parseRow(rec)
+		if err != nil {
+			return fmt.Errorf("flows.csv:%d: %w", line, err)
 		}
 		if err := fn(row); err != nil {
 			return err
 		}
 	}
+}
+
+func parseRow(rec []string) (FlowRow, error) {
+	row := FlowRow{Run: rec[0], Point: rec[1], Group: rec[3], Src: rec[5], Dst: rec[6], Status: rec[11], Tool: rec[12]}
+	var errs [6]error
+	row.FlowID, errs[0] = strconv.Atoi(rec[2])
+	row.Step, errs[1] = strconv.Atoi(rec[4])
+	row.Size, errs[2] = strconv.ParseInt(rec[7], 10, 64)
+	row.StartNs, errs[3] = strconv.ParseInt(rec[8], 10, 64)
+	row.EndNs, errs[4] = strconv.ParseInt(rec[9], 10, 64)
+	row.FCTNs, errs[5] = strconv.ParseInt(rec[10], 10, 64)
+	if err := errors.Join(errs[:]...); err != nil {
+		return row, err
+	}
+	if row.Size < 0 || row.FCTNs < 0 {
+		return row, fmt.Errorf("flow %d: negative size or fct", row.FlowID)
+	}
+	return row, nil
 }

@@ -17,62 +17,18 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	return enc.Encode(s)
 }
 
-func us(ns int64) string    { return fmt.Sprintf("%.1f", float64(ns)/1e3) }
-func usf(ns float64) string { return fmt.Sprintf("%.1f", ns/1e3) }
-func kib(b uint64) string   { return fmt.Sprintf("%.1f", float64(b)/1024) }
-func mib(b int64) string    { return fmt.Sprintf("%.1f", float64(b)/(1<<20)) }
-func gbps(v float64) string { return fmt.Sprintf("%.2f", v) }
-func count(v uint64) string { return fmt.Sprintf("%d", v) }
-
-// table is a rendered table: Markdown and HTML print the same cells.
-type table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
-}
-
-func tables(s *Summary) []table {
-	over := table{Title: "Points", Header: []string{"Point", "Pattern", "Flows", "Failed", "FCT mean (us)", "p50", "p95", "p99", "p99.9", "max",
-		"Goodput (Gb/s)", "PFC pause frames", "ECN marked", "Peak queue (KiB)", "Telemetry points", "Gaps"}}
-	size := table{Title: "FCT by flow size (us)", Header: []string{"Point", "Size", "Flows", "mean", "p50", "p99", "p99.9", "max"}}
-	peaks := table{Title: "Peak queue depth per switch port (top 5 per point)", Header: []string{"Point", "Device", "Port", "Queue", "Peak (KiB)"}}
-	ar := table{Title: "All-reduce", Header: []string{"Point", "Hosts", "Buffer (MiB)", "Steps", "Total (us)", "Slowest step (us)", "algbw (Gb/s)", "busbw (Gb/s)"}}
-	for _, p := range s.Points {
-		f := p.FCT
-		over.Rows = append(over.Rows, []string{p.Name, p.Pattern, fmt.Sprint(p.Flows), fmt.Sprint(p.Failed), usf(f.Mean), us(f.P50), us(f.P95),
-			us(f.P99), us(f.P999), us(f.Max), gbps(p.GoodputGbps), count(p.PFCPauseFrames), count(p.ECNMarked), kib(p.PeakQueueBytes),
-			fmt.Sprint(p.TelemetryPoints), fmt.Sprint(p.Gaps)})
-		for _, b := range p.BySize {
-			size.Rows = append(size.Rows, []string{p.Name, b.Bucket, fmt.Sprint(b.Flows), usf(b.FCT.Mean), us(b.FCT.P50), us(b.FCT.P99), us(b.FCT.P999), us(b.FCT.Max)})
-		}
-		for i, q := range p.PeakQueues {
-			if i == 5 || q.Bytes == 0 {
-				break
-			}
-			peaks.Rows = append(peaks.Rows, []string{p.Name, q.Device, q.Port, q.Queue, kib(q.Bytes)})
-		}
-		if a := p.AllReduce; a != nil {
-			var slow int64
-			for _, st := range a.Steps {
-				slow = max(slow, st.DurationNs)
-			}
-			ar.Rows = append(ar.Rows, []string{p.Name, fmt.Sprint(a.Hosts), mib(a.BufferBytes), fmt.Sprint(len(a.Steps)), us(a.TotalNs), us(slow), gbps(a.AlgBWGbps), gbps(a.BusBWGbps)})
-		}
-	}
-	out := []table{over, size, peaks}
-	if len(ar.Rows) > 0 {
-		out = append(out, ar)
-	}
-	return out
-}
-
 // WriteMarkdown prints the report's tables.
 func WriteMarkdown(w io.Writer, s *Summary) error {
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Run %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n", s.RunID, s.Scenario, s.Lab, s.Outcome)
+	fmt.Fprintf(&b, "# Run %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n",
+		cell.Replace(s.RunID), cell.Replace(s.Scenario), cell.Replace(s.Lab), cell.Replace(s.Outcome))
 	for _, t := range tables(s) {
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title, strings.Join(t.Header, " | "), strings.Repeat("---|", len(t.Header)))
 		for _, r := range t.Rows {
+			for i := range r {
+				r[i] = cell.Replace(r[i])
+			}
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
 		}
 	}
@@ -80,18 +36,21 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	return err
 }
 
-var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// htmlPage is self-contained: inline CSS, inline SVG, no scripts, links
+// or external assets, so it can be mailed or archived as one file.
+var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>labctl run {{.S.RunID}}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
-svg{border:1px solid #ddd}
+svg{border:1px solid #ddd;background:#fff}
 </style></head><body>
 <h1>Run {{.S.RunID}}</h1>
 <p>Scenario <b>{{.S.Scenario}}</b> on lab <b>{{.S.Lab}}</b>, outcome <b>{{.S.Outcome}}</b>.</p>
-{{range .Tables}}<h2>{{.Title}}</h2><table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Tables}}<h2>{{.Title}}</h2>
+<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}<h2>FCT CDF</h2>
@@ -99,41 +58,27 @@ svg{border:1px solid #ddd}
 </body></html>
 `))
 
-// WriteHTML writes one self-contained HTML file: tables and an SVG FCT CDF.
-func WriteHTML(w io.Writer, s *Summary) error {
-	return htmlTmpl.Execute(w, struct {
+// WriteHTML writes one self-contained HTML report: the tables and an SVG
+// plot of the FCT CDFs (one line per point; nil cdfs: no plot data).
+func WriteHTML(w io.Writer, s *Summary, cdfs []CDF) error {
+	return htmlPage.Execute(w, struct {
 		S      *Summary
 		Tables []table
 		CDF    template.HTML
-	}{s, tables(s), template.HTML(cdfSVG(s))})
+	}{s, tables(s), template.HTML(cdfSVG(cdfs))}) // cdfSVG escapes the names it prints
 }
 
-// WriteRunReports analyses a run archive and writes summary.json and
-// report.html into it.
-func WriteRunReports(dir string) (*Summary, error) {
-	s, err := Analyse(dir)
-	if err != nil {
-		return nil, err
-	}
-	for name, write := range map[string]func(io.Writer, *Summary) error{"summary.json": WriteJSON, "report.html": WriteHTML} {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		werr := write(f, s)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("run %s: %s: %w", dir, name, werr)
-		}
-	}
-	return s, nil
-}
-
-// Render prints a run's report in a format: md, json or html.
+// Render prints the report of the run archive in dir as md, json or html
+// (labctl report).
 func Render(dir, format string, w io.Writer) error {
-	s, err := Analyse(dir)
+	if format != "md" && format != "json" && format != "html" {
+		return fmt.Errorf("report format %q: want md, json or html", format)
+	}
+	run, err := LoadRun(dir, nil)
+	if err != nil {
+		return err
+	}
+	s, cdfs, err := Analyser{}.Analyse(run)
 	if err != nil {
 		return err
 	}
@@ -142,8 +87,52 @@ func Render(dir, format string, w io.Writer) error {
 		return WriteMarkdown(w, s)
 	case "json":
 		return WriteJSON(w, s)
-	case "html":
-		return WriteHTML(w, s)
 	}
-	return fmt.Errorf("report format %q: want md, json or html", format)
+	return WriteHTML(w, s, cdfs)
+}
+
+// WriteRunReports analyses the archive in dir (telemetry read with
+// collectors.ReadLPFile) and writes summary.json and report.html into it.
+func WriteRunReports(dir string) (*Summary, error) { return WriteRunReportsWith(dir, nil) }
+
+// WriteRunReportsWith is WriteRunReports with the line-protocol reader
+// given (nil: collectors.ReadLPFile).
+func WriteRunReportsWith(dir string, readLP PointReader) (*Summary, error) {
+	run, err := LoadRun(dir, readLP)
+	if err != nil {
+		return nil, err
+	}
+	s, cdfs, err := Analyser{}.Analyse(run)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s, cdfs) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// writeFile writes through a temporary file and renames it, so a crash
+// never leaves a truncated summary that looks complete.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	werr := write(f)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("report %s: %w", path, werr)
+	}
+	return nil
 }

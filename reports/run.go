@@ -1,0 +1,88 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/labctl/labctl/collectors"
+)
+
+// PointReader calls fn for every telemetry point of one line-protocol
+// file. collectors.ReadLPFile is the default; tests or other archive
+// formats may pass their own.
+type PointReader func(path string, fn func(collectors.Point) error) error
+
+// TelemetrySource streams all of a run's telemetry points, in any order.
+// Analyse makes one pass over it, so telemetry never has to fit in memory.
+type TelemetrySource func(fn func(collectors.Point) error) error
+
+// PointsSource serves telemetry already in memory.
+func PointsSource(pts []collectors.Point) TelemetrySource {
+	return func(fn func(collectors.Point) error) error {
+		for _, p := range pts {
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Run is what Analyse reads: the manifest, the flow rows of all points and
+// the telemetry. LoadRun fills it from an archive; tests may build it.
+type Run struct {
+	Dir       string
+	Manifest  Manifest
+	Flows     []FlowRow
+	Telemetry TelemetrySource // nil: the run has no telemetry
+}
+
+// LoadRun reads the archive in dir: manifest.json, flows.csv (absent on a
+// run interrupted before traffic: no flows) and telemetry/*.lp, streamed
+// through readLP (nil: collectors.ReadLPFile) when Analyse asks for it.
+func LoadRun(dir string, readLP PointReader) (*Run, error) {
+	if readLP == nil {
+		readLP = collectors.ReadLPFile
+	}
+	run := &Run{Dir: dir}
+	mpath := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(mpath)
+	if err != nil {
+		return nil, fmt.Errorf("run archive: %w", err)
+	}
+	if err := json.Unmarshal(b, &run.Manifest); err != nil {
+		return nil, fmt.Errorf("run archive %s: %w", mpath, err)
+	}
+	fpath := filepath.Join(dir, "flows.csv")
+	f, err := os.Open(fpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("run archive: %w", err)
+	default:
+		defer f.Close()
+		err := ReadFlowsCSV(f, func(r FlowRow) error { run.Flows = append(run.Flows, r); return nil })
+		if err != nil {
+			return nil, fmt.Errorf("run archive %s: %w", fpath, err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "telemetry", "*.lp"))
+	if err != nil {
+		return nil, fmt.Errorf("run archive %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	run.Telemetry = func(fn func(collectors.Point) error) error {
+		for _, path := range files {
+			if err := readLP(path, fn); err != nil {
+				return fmt.Errorf("telemetry %s: %w", path, err)
+			}
+		}
+		return nil
+	}
+	return run, nil
+}
