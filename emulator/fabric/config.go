@@ -44,6 +44,10 @@ type Config struct {
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
 	AckEvery int
+	// LB names the switches' load-balancing module (default "ecmp"), with
+	// its parameters (from the switch image's manifest).
+	LB       string
+	LBParams map[string]string
 	// Transport is "gbn" (go-back-N, lossless RoCE; default) or "irn"
 	// (selective repeat with BDP-limited in-flight packets).
 	Transport string

@@ -28,14 +28,40 @@ type PacketEngine struct {
 	byID     map[int]int
 	results  []Result
 	left     int
+	// forwarding
+	lb       LB
+	sws      []*swView
+	swID     map[string]int32
+	hostID   map[string]int32
+	cands    map[[2]int32][]Egress
+	pinfo    PacketInfo
+	fns      []func()
+	freeFns  []int32
+	minDelay int64  // ns, shortest link delay (control messages between switches)
 	events   uint64 // processed, over the engine's life
 }
 
 // Events is how many events the engine has processed.
 func (e *PacketEngine) Events() uint64 { return e.events }
 
-// NewPacketEngine makes a packet engine over t.
+// NewPacketEngine makes a packet engine over t with ECMP forwarding.
 func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
+	e, err := NewPacketEngineLB(t, cfg, ecmp{})
+	if err != nil {
+		panic(err) // ECMP cannot fail
+	}
+	return e
+}
+
+// NewPacketEngineLB makes a packet engine whose switches forward with lb
+// (nil: the module named by cfg.LB, ECMP by default).
+func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
+	if lb == nil {
+		var err error
+		if lb, err = NewLB(cfg.LB, cfg.LBParams); err != nil {
+			return nil, err
+		}
+	}
 	def := DefaultConfig()
 	if cfg.MTU <= 0 {
 		cfg.MTU = def.MTU
@@ -72,6 +98,18 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
+	e.lb, e.swID, e.hostID, e.cands = lb, sw, map[string]int32{}, map[[2]int32][]Egress{}
+	e.sws = make([]*swView, len(sw))
+	for name, id := range sw {
+		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
+	}
+	for h := range t.isHost {
+		e.hostID[h] = int32(len(e.hostID))
+	}
+	e.minDelay = defaultDelayNs
+	for _, l := range t.links {
+		e.minDelay = min(e.minDelay, l.delay)
+	}
 	e.swUsed, e.swHeadroom = make([]int64, len(sw)), make([]int64, len(sw))
 	for i, l := range t.links {
 		e.links[i].swTo = -1
@@ -87,7 +125,7 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 			}
 		}
 	}
-	return e
+	return e, nil
 }
 
 // Counters implements Engine.
@@ -130,6 +168,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			q.rpath = append(q.rpath, e.rev[p[k]])
 		}
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
+		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.line = e.topo.links[p[0]].rate
 		q.npkts = (f.Bytes + int64(e.cfg.MTU) - 1) / int64(e.cfg.MTU)
 		switch e.cfg.Transport {
@@ -183,6 +222,8 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.onRTO(ev)
 		case evDCQCN:
 			e.onDCQCN(ev)
+		case evLB:
+			e.onLB(ev)
 		case evSample:
 			opt.OnSample(e.now/1000, e.Counters())
 			e.ev.push(event{t: e.now + opt.SampleEvery*1000, kind: evSample})
@@ -220,6 +261,7 @@ func (e *PacketEngine) settle() {
 			e.pool.put(ev.pkt)
 		}
 	}
+	e.fns, e.freeFns = e.fns[:0], e.freeFns[:0]
 	for i := range e.links {
 		l := &e.links[i]
 		for p := range l.q {

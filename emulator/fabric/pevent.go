@@ -17,6 +17,7 @@ const (
 	evRTO                   // a QP's retransmission timer
 	evDCQCN                 // a QP's DCQCN alpha/rate-increase timer
 	evSample                // a telemetry sample instant
+	evLB                    // a load-balancing module timer or message
 )
 
 type event struct {
@@ -108,9 +109,9 @@ type packet struct {
 	payload int32
 	wire    int32 // bytes on the wire incl. headers
 	prio    uint8
-	ecn     bool  // CE mark
-	hop     int16 // index of the link it is on, along its route
-	inLink  int32 // link it arrived on at the current switch (PFC accounting)
+	ecn     bool     // CE mark
+	meta    [4]int64 // per-packet state of the load-balancing module
+	inLink  int32    // link it arrived on at the current switch (PFC accounting)
 	next    *packet
 }
 

@@ -29,6 +29,8 @@ type qp struct {
 	rtoGen       uint32
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	irn          *irnState // nil: go-back-N
+	fwdKey       uint64    // 5-tuple hashes of the data and the ACK direction
+	revKey       uint64
 	// receiver
 	expected   int64
 	lastNack   int64

@@ -141,13 +141,7 @@ func (e *PacketEngine) onArrive(ev event) {
 		e.receive(p)
 		return
 	}
-	q := e.qps[p.qp]
-	route := q.path
-	if p.kind != pktData {
-		route = q.rpath
-	}
-	p.hop++
-	out := route[p.hop]
+	out := e.forward(l.swTo, p)
 	ol := &e.links[out]
 	used := e.swUsed[ol.sw]
 	switch {

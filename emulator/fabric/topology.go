@@ -122,27 +122,46 @@ func (t *Topology) path(f Flow, seed int64) ([]int, error) {
 		return nil, fmt.Errorf("flow %d: no path from %s to %s", f.ID, f.Src, f.Dst)
 	}
 	var p []int
+	key := flowKey(f.Src, f.Dst, f.ID)
 	for n := f.Src; n != f.Dst; {
-		var cands []int
-		for _, li := range t.out[n] {
-			if dn, ok := d[t.links[li].to]; ok && dn == d[n]-1 {
-				cands = append(cands, li)
-			}
-		}
-		li := cands[ecmpHash(f, n, seed)%uint64(len(cands))]
+		cands := t.nextHops(n, f.Dst)
+		li := cands[ecmpPick(key, switchSalt(n, seed), len(cands))]
 		p = append(p, li)
 		n = t.links[li].to
 	}
 	return p, nil
 }
 
-// ecmpHash hashes the RoCEv2 5-tuple: UDP source port from the flow (QP),
-// destination port 4791, protocol 17.
-func ecmpHash(f Flow, device string, seed int64) uint64 {
+// flowKey hashes a direction of a flow's RoCEv2 5-tuple: UDP source port
+// from the flow (its QP), destination port 4791, protocol 17.
+func flowKey(src, dst string, id int) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%s|%d|4791|17|%s|%d", f.Src, f.Dst, 49152+f.ID%16384, device, seed)
+	fmt.Fprintf(h, "%s|%s|%d|4791|17", src, dst, 49152+id%16384)
 	return mix(h.Sum64())
 }
+
+// switchSalt is a switch's hash seed: switches hash with different salts
+// so that their ECMP choices are independent.
+func switchSalt(device string, seed int64) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s|%d", device, seed)
+	return mix(h.Sum64())
+}
+
+// nextHops lists, in link order, the links from n one hop closer to dst.
+func (t *Topology) nextHops(n, dst string) []int {
+	d := t.distances(dst)
+	var cands []int
+	for _, li := range t.out[n] {
+		if dn, ok := d[t.links[li].to]; ok && dn == d[n]-1 {
+			cands = append(cands, li)
+		}
+	}
+	return cands
+}
+
+// ecmpPick is ECMP's choice among n equal-cost links.
+func ecmpPick(key, salt uint64, n int) int { return int(mix(key^salt) % uint64(n)) }
 
 // mix is a 64-bit finaliser (splitmix64) so nearby inputs spread evenly.
 func mix(x uint64) uint64 {

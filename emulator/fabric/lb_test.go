@@ -1,0 +1,114 @@
+package fabric
+
+import (
+	"fmt"
+	"testing"
+)
+
+// lastPath always takes the last candidate, and records its decisions.
+type lastPath struct {
+	decisions map[string]string // "flow@switch" -> next device (data only)
+	timers    int
+	msgs      []string
+}
+
+func (m *lastPath) Select(sw Switch, p *PacketInfo, c []Egress) int {
+	if p.Data {
+		m.decisions[fmt.Sprintf("%d@%s", p.QP, sw.Name())] = c[len(c)-1].Next
+	}
+	if p.Data && p.PSN == 0 && sw.Name() == "leaf1" {
+		start := sw.Now()
+		sw.After(10_000, func() {
+			if sw.Now()-start == 10_000 {
+				m.timers++
+			}
+			sw.Send("leaf2", "hello")
+		})
+	}
+	return len(c) - 1
+}
+
+func (m *lastPath) Receive(sw Switch, from string, msg any) {
+	m.msgs = append(m.msgs, fmt.Sprintf("%s->%s:%v@%d", from, sw.Name(), msg, sw.Now()))
+}
+
+func TestLBModuleSteersTrafficAndTalks(t *testing.T) {
+	topo, err := NewTopology(leafSpine(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &lastPath{decisions: map[string]string{}}
+	e, err := NewPacketEngineLB(topo, DefaultConfig(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []Flow
+	for i := 0; i < 8; i++ {
+		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 33+i), Bytes: 256 << 10})
+	}
+	run(t, e, flows)
+	c := e.Counters()
+	var viaSpine1, viaSpine2 uint64
+	for k, p := range c.Ports {
+		switch k.Device {
+		case "spine1":
+			viaSpine1 += p.TxBytes
+		case "spine2":
+			viaSpine2 += p.TxBytes
+		}
+	}
+	if viaSpine1 != 0 || viaSpine2 == 0 {
+		t.Errorf("the module sent everything via the last candidate (spine2): spine1 %d B, spine2 %d B", viaSpine1, viaSpine2)
+	}
+	if m.timers != 8 {
+		t.Errorf("module timers fired on time %d times, want 8", m.timers)
+	}
+	// Every message goes leaf1 -> leaf2, two hops of 1 us after it was sent.
+	if len(m.msgs) != 8 {
+		t.Fatalf("messages: %v", m.msgs)
+	}
+	for _, msg := range m.msgs {
+		var at int64
+		if _, err := fmt.Sscanf(msg, "leaf1->leaf2:hello@%d", &at); err != nil || at < 12_000 {
+			t.Errorf("message %q: want leaf1->leaf2 at >= 12 us", msg)
+		}
+	}
+}
+
+// TestEngineECMPMatchesPathPrediction: the packet engine's per-hop ECMP
+// makes the choices Topology.Path predicts (the flow engine uses those).
+func TestEngineECMPMatchesPathPrediction(t *testing.T) {
+	topo, _ := NewTopology(leafSpine(t))
+	rec := &recorder{inner: ecmp{}, next: map[string]string{}}
+	e, _ := NewPacketEngineLB(topo, DefaultConfig(), rec)
+	var flows []Flow
+	for i := 0; i < 32; i++ {
+		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i), Dst: fmt.Sprintf("h%d", 64-i), Bytes: 64 << 10})
+	}
+	run(t, e, flows)
+	spines := map[string]int{}
+	for _, f := range flows {
+		hops, _ := topo.Path(f, 0)
+		h := hops[1] // the source leaf: the only switch with a choice here
+		if got := rec.next[fmt.Sprintf("%d@%s", f.ID, h.Device)]; got != h.Next {
+			t.Errorf("flow %d at %s: engine chose %q, prediction %s", f.ID, h.Device, got, h.Next)
+		}
+		spines[h.Next]++
+	}
+	if len(spines) != 2 {
+		t.Errorf("ECMP used %v", spines)
+	}
+}
+
+type recorder struct {
+	inner LB
+	next  map[string]string
+}
+
+func (r *recorder) Select(sw Switch, p *PacketInfo, c []Egress) int {
+	i := r.inner.Select(sw, p, c)
+	if p.Data {
+		r.next[fmt.Sprintf("%d@%s", p.QP, sw.Name())] = c[i].Next
+	}
+	return i
+}

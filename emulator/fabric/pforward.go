@@ -1,0 +1,89 @@
+package fabric
+
+import "fmt"
+
+// Per-hop forwarding of the packet engine: at each switch the packet's
+// candidates are the equal-cost next hops toward its destination, and the
+// load-balancing module picks one (see lb.go).
+
+type swView struct {
+	e    *PacketEngine
+	id   int32
+	name string
+	salt uint64
+}
+
+func (v *swView) Name() string                          { return v.name }
+func (v *swView) Salt() uint64                          { return v.salt }
+func (v *swView) Now() int64                            { return v.e.now / 1000 }
+func (v *swView) QueueBytes(link int32, prio int) int64 { return v.e.links[link].q[prio].bytes }
+func (v *swView) After(d int64, fn func())              { v.e.later(v.e.now+d*1000, fn) }
+
+func (v *swView) Send(to string, msg any) {
+	r, ok := v.e.lb.(Receiver)
+	dst, known := v.e.swID[to]
+	if !ok || !known {
+		return
+	}
+	hops, ok := v.e.topo.distances(to)[v.name]
+	if !ok {
+		return
+	}
+	from := v.name
+	v.e.later(v.e.now+int64(hops)*v.e.minDelay*1000, func() { r.Receive(v.e.sws[dst], from, msg) })
+}
+
+// later runs fn at time t (ps) as an event.
+func (e *PacketEngine) later(t int64, fn func()) {
+	var i int32
+	if n := len(e.freeFns); n > 0 {
+		i, e.freeFns = e.freeFns[n-1], e.freeFns[:n-1]
+		e.fns[i] = fn
+	} else {
+		i = int32(len(e.fns))
+		e.fns = append(e.fns, fn)
+	}
+	e.ev.push(event{t: t, kind: evLB, qp: i})
+}
+
+func (e *PacketEngine) onLB(ev event) {
+	fn := e.fns[ev.qp]
+	e.fns[ev.qp] = nil
+	e.freeFns = append(e.freeFns, ev.qp)
+	fn()
+}
+
+// candidates are the links from switch sw one hop closer to host dst.
+func (e *PacketEngine) candidates(sw int32, dst string) []Egress {
+	k := [2]int32{sw, e.hostID[dst]}
+	if c, ok := e.cands[k]; ok {
+		return c
+	}
+	var c []Egress
+	for _, li := range e.topo.nextHops(e.sws[sw].name, dst) {
+		l := e.topo.links[li]
+		c = append(c, Egress{Link: int32(li), Port: l.fromPort, Next: l.to})
+	}
+	e.cands[k] = c
+	return c
+}
+
+// forward picks the next link of a packet arriving at switch sw.
+func (e *PacketEngine) forward(sw int32, p *packet) int32 {
+	q := e.qps[p.qp]
+	src, dst, key := q.flow.Src, q.flow.Dst, q.fwdKey
+	if p.kind != pktData {
+		src, dst, key = dst, src, q.revKey
+	}
+	c := e.candidates(sw, dst)
+	if len(c) == 1 {
+		return c[0].Link
+	}
+	e.pinfo = PacketInfo{QP: int(p.qp), Src: src, Dst: dst, Hash: key, PSN: p.psn, Data: p.kind == pktData,
+		Bytes: int(p.wire), Priority: int(p.prio), Meta: &p.meta}
+	i := e.lb.Select(e.sws[sw], &e.pinfo, c)
+	if i < 0 || i >= len(c) {
+		panic(fmt.Sprintf("fabric: load-balancing module chose %d of %d links at %s", i, len(c), e.sws[sw].name))
+	}
+	return c[i].Link
+}
