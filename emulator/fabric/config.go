@@ -11,8 +11,16 @@ type Config struct {
 	// UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62, plus preamble and inter-frame
 	// gap 20 = 82. (RETH on the first packet of a message is ignored.)
 	HeaderBytes int
-	// PFC makes the RoCE priority lossless.
-	PFC bool
+	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
+	// mask of them (0 means priority 3 alone, the RoCE default).
+	PFC           bool
+	LosslessPrios uint8
+	// Scheduler among a port's data priorities: "strict" (default, highest
+	// first) or "dwrr" (deficit round robin with DWRRWeights, one packet of
+	// quantum per unit of weight; a zero weight counts as 1). Control
+	// packets (ACK, NACK, CNP) always go first.
+	Scheduler   string
+	DWRRWeights [8]int
 	// XoffBytes is the egress-queue depth at which the switch pauses the
 	// ingress ports feeding it (a stand-in for per-ingress accounting in
 	// this engine); XonBytes where it would resume.

@@ -169,6 +169,10 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
+		q.prio = roceQueue
+		if f.Priority > 0 && f.Priority < ctrlPrio {
+			q.prio = uint8(f.Priority)
+		}
 		q.line = e.topo.links[p[0]].rate
 		q.npkts = (f.Bytes + int64(e.cfg.MTU) - 1) / int64(e.cfg.MTU)
 		switch e.cfg.Transport {

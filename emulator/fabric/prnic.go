@@ -28,6 +28,7 @@ type qp struct {
 	sendGen      uint32
 	rtoGen       uint32
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
+	prio         uint8     // data priority (Flow.Priority; 0 means 3)
 	irn          *irnState // nil: go-back-N
 	fwdKey       uint64    // 5-tuple hashes of the data and the ACK direction
 	revKey       uint64
@@ -78,12 +79,12 @@ func (e *PacketEngine) trySend(q *qp) {
 	}
 	li := q.path[0]
 	l := &e.links[li]
-	if l.q[roceQueue].n > 0 || l.paused[roceQueue] {
+	if l.q[q.prio].n > 0 || l.paused[q.prio] {
 		l.waiting = append(l.waiting, q.idx)
 		return
 	}
 	p := e.pool.get()
-	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, psn, roceQueue, -1
+	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, psn, q.prio, -1
 	p.payload = e.payloadOf(q, psn)
 	p.wire = p.payload + int32(e.cfg.HeaderBytes)
 	if psn < q.highest {
@@ -95,7 +96,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		q.irn.retxNext = psn + 1
 	}
 	q.highest = max(q.highest, q.sndNxt)
-	l.q[roceQueue].push(p)
+	l.q[q.prio].push(p)
 	e.kick(li)
 	e.armRTO(q)
 	if e.cfg.DCQCN.Enabled && q.rate < q.line {

@@ -29,12 +29,22 @@ type plink struct {
 	inBytes  [8]int64
 	xoffSent [8]bool
 	waiting  []int32 // QPs waiting for this NIC port to take a packet
+	// deficit round robin among data priorities
+	deficit [8]int64
+	rr      int
+	visited bool
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
 func (l *plink) psPer(n int32) int64 { return int64(float64(n) * 8000 / l.rate) }
 
-func (e *PacketEngine) lossless(prio uint8) bool { return e.cfg.PFC && prio == roceQueue }
+func (e *PacketEngine) lossless(prio uint8) bool {
+	mask := e.cfg.LosslessPrios
+	if mask == 0 {
+		mask = 1 << roceQueue
+	}
+	return e.cfg.PFC && mask&(1<<prio) != 0
+}
 
 // kick starts the next transmission on an idle link.
 func (e *PacketEngine) kick(li int32) {
@@ -42,29 +52,65 @@ func (e *PacketEngine) kick(li int32) {
 	if l.busy {
 		return
 	}
-	for prio := 7; prio >= 0; prio-- {
-		if l.paused[prio] || l.q[prio].n == 0 {
-			continue
-		}
-		p := l.q[prio].pop()
-		l.busy = true
-		from := e.lfrom[li]
-		from.txB += float64(p.wire)
-		from.txP++
-		fq := &from.q[prio]
-		fq.txB += float64(p.wire)
-		fq.txP++
-		fq.depth = float64(l.q[prio].bytes)
-		if l.atSwitch {
-			e.swUsed[l.sw] -= int64(p.wire)
-			e.release(p)
-			if !e.cfg.ECNAtEnqueue {
-				e.maybeMark(li, p, l.q[prio].bytes)
-			}
-		}
-		e.ev.push(event{t: e.now + l.psPer(p.wire), kind: evTxDone, link: li, pkt: p})
+	prio := e.pick(l)
+	if prio < 0 {
 		return
 	}
+	p := l.q[prio].pop()
+	l.busy = true
+	from := e.lfrom[li]
+	from.txB += float64(p.wire)
+	from.txP++
+	fq := &from.q[prio]
+	fq.txB += float64(p.wire)
+	fq.txP++
+	fq.depth = float64(l.q[prio].bytes)
+	if l.atSwitch {
+		e.swUsed[l.sw] -= int64(p.wire)
+		e.release(p)
+		if !e.cfg.ECNAtEnqueue {
+			e.maybeMark(li, p, l.q[prio].bytes)
+		}
+	}
+	e.ev.push(event{t: e.now + l.psPer(p.wire), kind: evTxDone, link: li, pkt: p})
+}
+
+// pick chooses the priority to send from: control first, then strict
+// priority or deficit round robin among the data priorities; -1 if none.
+func (e *PacketEngine) pick(l *plink) int {
+	ready := func(p int) bool { return !l.paused[p] && l.q[p].n > 0 }
+	if ready(ctrlPrio) {
+		return ctrlPrio
+	}
+	if e.cfg.Scheduler != "dwrr" {
+		for p := ctrlPrio - 1; p >= 0; p-- {
+			if ready(p) {
+				return p
+			}
+		}
+		return -1
+	}
+	quantum := int64(e.cfg.MTU + e.cfg.HeaderBytes)
+	for tries := 0; tries < 2*ctrlPrio; tries++ {
+		p := l.rr
+		if ready(p) {
+			if !l.visited {
+				l.deficit[p] += int64(max(e.cfg.DWRRWeights[p], 1)) * quantum
+				l.visited = true
+			}
+			if head := int64(l.q[p].head.wire); head <= l.deficit[p] {
+				l.deficit[p] -= head
+				if l.q[p].n == 1 { // the queue empties: it keeps no credit
+					l.deficit[p], l.visited, l.rr = 0, false, (p+1)%ctrlPrio
+				}
+				return p
+			}
+		} else if l.q[p].n == 0 {
+			l.deficit[p] = 0
+		}
+		l.visited, l.rr = false, (p+1)%ctrlPrio
+	}
+	return -1
 }
 
 // release returns a packet's bytes to its ingress account, resuming the
@@ -114,10 +160,22 @@ func (e *PacketEngine) onPFC(ev event) {
 // those whose pacing time has not come reschedule themselves.
 func (e *PacketEngine) wake(li int32) {
 	l := &e.links[li]
-	for !l.atSwitch && len(l.waiting) > 0 && l.q[roceQueue].n == 0 && !l.paused[roceQueue] {
-		qi := l.waiting[0]
-		l.waiting = l.waiting[1:]
-		e.trySend(e.qps[qi])
+	if l.atSwitch {
+		return
+	}
+	w := l.waiting
+	l.waiting = nil
+	for i, qi := range w {
+		q := e.qps[qi]
+		if l.q[q.prio].n > 0 || l.paused[q.prio] {
+			l.waiting = append(l.waiting, qi) // its priority is still blocked
+			continue
+		}
+		e.trySend(q)
+		if l.busy && l.q[q.prio].n > 0 {
+			l.waiting = append(l.waiting, w[i+1:]...) // the port has its next packet
+			return
+		}
 	}
 }
 
