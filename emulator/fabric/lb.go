@@ -66,7 +66,9 @@ func (ecmp) Select(sw Switch, p *PacketInfo, cands []Egress) int {
 // lbModules is the registry of load-balancing modules by name.
 func lbModules() map[string]LBFactory {
 	return map[string]LBFactory{
-		"ecmp": func(map[string]string) (LB, error) { return ecmp{}, nil },
+		"ecmp":    func(map[string]string) (LB, error) { return ecmp{}, nil },
+		"letflow": newLetFlow,
+		"drill":   newDRILL,
 	}
 }
 
