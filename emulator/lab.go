@@ -23,9 +23,14 @@ type Options struct {
 	// lab file it exports. Required.
 	Dir  string
 	Seed int64
-	// Engine is the fabric twin's engine: "flow" (default) or "packet".
-	Engine string
-	Logger *slog.Logger
+	// Engine is the fabric twin's engine: "flow" (default) or "packet";
+	// the packet engine's switches forward with load-balancing module LB
+	// (default ecmp) and its RNICs use Transport (gbn or irn).
+	Engine    string
+	LB        string
+	LBParams  map[string]string
+	Transport string
+	Logger    *slog.Logger
 }
 
 // Lab is a running emulated lab.
@@ -77,7 +82,10 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	case "", "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
 	case "packet":
-		engine = fabric.NewPacketEngine(topo, cfg)
+		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
+		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
+			return nil, fmt.Errorf("emulator: %w", err)
+		}
 	default:
 		return nil, fmt.Errorf("emulator: unknown engine %q (flow or packet)", opt.Engine)
 	}

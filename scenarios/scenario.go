@@ -27,8 +27,11 @@ type Scenario struct {
 	Lab         string    `yaml:"lab,omitempty" json:"lab,omitempty"`
 	Repetitions int       `yaml:"repetitions,omitempty" json:"repetitions,omitempty"`
 	Telemetry   Telemetry `yaml:"telemetry,omitempty" json:"telemetry"`
-	Traffic     []Traffic `yaml:"traffic" json:"traffic"`
-	File        string    `yaml:"-" json:"file,omitempty"`
+	// Emulation tunes the fabric twin when the lab is emulated; a hardware
+	// lab ignores it.
+	Emulation Emulation `yaml:"emulation,omitempty" json:"emulation,omitempty"`
+	Traffic   []Traffic `yaml:"traffic" json:"traffic"`
+	File      string    `yaml:"-" json:"file,omitempty"`
 }
 
 // Telemetry says what to stream from the switches and how often.
@@ -36,6 +39,15 @@ type Telemetry struct {
 	Interval string   `yaml:"interval,omitempty" json:"interval,omitempty"` // e.g. 100us, 1s
 	Paths    []string `yaml:"paths,omitempty" json:"paths,omitempty"`
 	Disabled bool     `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+}
+
+// Emulation selects the fabric twin's engine and its switches' and RNICs'
+// behaviour for an emulated lab.
+type Emulation struct {
+	Engine    string            `yaml:"engine,omitempty" json:"engine,omitempty"`       // flow | packet
+	LB        string            `yaml:"lb,omitempty" json:"lb,omitempty"`               // ecmp | letflow | drill
+	LBParams  map[string]string `yaml:"lb_params,omitempty" json:"lb_params,omitempty"` // e.g. timeout_us
+	Transport string            `yaml:"transport,omitempty" json:"transport,omitempty"` // gbn | irn
 }
 
 // Traffic is one pattern instance; every field not used by its pattern
@@ -137,6 +149,19 @@ func (s *Scenario) validate(ix *yamlpos.Index) error {
 	}
 	if len(s.Traffic) == 0 {
 		ix.Add(&ps, "traffic", "at least one traffic pattern is needed")
+	}
+	switch s.Emulation.Engine {
+	case "", "flow", "packet":
+	default:
+		ix.Add(&ps, "emulation.engine", "unknown engine %q (flow or packet)", s.Emulation.Engine)
+	}
+	switch s.Emulation.Transport {
+	case "", "gbn", "irn":
+	default:
+		ix.Add(&ps, "emulation.transport", "unknown transport %q (gbn or irn)", s.Emulation.Transport)
+	}
+	if (s.Emulation.LB != "" || s.Emulation.Transport != "") && s.Emulation.Engine != "packet" {
+		ix.Add(&ps, "emulation", "lb and transport need engine: packet")
 	}
 	names := map[string]bool{}
 	for i, t := range s.Traffic {

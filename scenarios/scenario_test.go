@@ -85,3 +85,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestEmulationSection(t *testing.T) {
+	ok := "name: x\nemulation:\n  engine: packet\n  lb: drill\n  lb_params: {d: \"2\"}\n  transport: irn\ntraffic:\n  - {pattern: incast, senders: 2, bytes: 1MiB}\n"
+	s, err := Parse([]byte(ok), "s.yaml")
+	if err != nil || s.Emulation.LB != "drill" || s.Emulation.LBParams["d"] != "2" || s.Emulation.Transport != "irn" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{"name: x\nemulation: {engine: quantum}\ntraffic: [{pattern: incast, senders: 2, bytes: 1MiB}]\n", "s.yaml:2: emulation.engine: unknown engine"},
+		{"name: x\nemulation: {lb: drill}\ntraffic: [{pattern: incast, senders: 2, bytes: 1MiB}]\n", "emulation: lb and transport need engine: packet"},
+	} {
+		if _, err := Parse([]byte(tc.doc), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}

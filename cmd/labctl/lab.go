@@ -18,6 +18,7 @@ import (
 
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/scenarios"
 )
 
 // home is labctl's state directory: $LABCTL_HOME or ~/.labctl.
@@ -33,7 +34,7 @@ func home() string {
 
 // openLab resolves a lab for a command: a lab already up, a hardware lab
 // file, or an emulated lab that is started now and stopped by the closer.
-func openLab(ctx context.Context, name, engine string, log *slog.Logger) (*inventory.Lab, func(), error) {
+func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog.Logger) (*inventory.Lab, func(), error) {
 	st, ok, err := emulator.LoadState(home(), name)
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +57,8 @@ func openLab(ctx context.Context, name, engine string, log *slog.Logger) (*inven
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: engine, Logger: log})
+	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: em.Engine, LB: em.LB, LBParams: em.LBParams,
+		Transport: em.Transport, Logger: log})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err

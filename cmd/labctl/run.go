@@ -60,7 +60,11 @@ Examples:
 			}
 			logger := newLogger(c.Bool("verbose"))
 			labName := firstNonEmpty(c.String("lab"), s.Lab, scenarios.DefaultLab)
-			lab, closeLab, err := openLab(c.Context, labName, c.String("engine"), logger)
+			em := s.Emulation
+			if c.IsSet("engine") {
+				em.Engine = c.String("engine")
+			}
+			lab, closeLab, err := openLab(c.Context, labName, em, logger)
 			if err != nil {
 				return err
 			}
