@@ -10,10 +10,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/collectors"
-	sshdrv "github.com/labctl/labctl/drivers/ssh"
-	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/internal/testinflux"
-	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -28,26 +25,7 @@ func TestShippedScenariosEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	src, err := inventory.Generate(scenarios.DefaultLab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := emulator.Start(ctx, src, emulator.Options{Dir: t.TempDir(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	inv := lab.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	defer pool.Close()
-
-	// Any file stands in for the agent binary: emulated hosts run the agent
-	// through the twin, but the file still travels over SFTP and is checked
-	// with sha256sum as on a real lab.
-	agentBin := filepath.Join(t.TempDir(), "labctl")
-	if err := os.WriteFile(agentBin, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	inv, pool, agentBin := emulatedLab(t, scenarios.DefaultLab)
 	out := t.TempDir()
 	run := func(name string) (*scenarios.Outcome, *reports.PointSummary) {
 		t.Helper()

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
-	"github.com/labctl/labctl/emulator"
-	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -21,17 +19,7 @@ import (
 // the run is left running on any host.
 func TestTimedOutRunLeavesArchiveAndNoProcesses(t *testing.T) {
 	ctx := context.Background()
-	src, _ := inventory.Generate("leafspine:1x2:9@100")
-	lab, err := emulator.Start(ctx, src, emulator.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	inv := lab.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	defer pool.Close()
-	agentBin := filepath.Join(t.TempDir(), "labctl")
-	os.WriteFile(agentBin, []byte("agent"), 0o755)
+	inv, pool, agentBin := emulatedLab(t, "leafspine:1x2:9@100")
 	s, _ := scenarios.Load("incast")
 	s.Telemetry.Disabled = true
 	// The epoch lead alone outlasts the timeout: agents are still waiting.

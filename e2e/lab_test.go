@@ -1,0 +1,37 @@
+package e2e_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+)
+
+// emulatedLab starts a generated lab and returns its inventory, an SSH pool
+// that trusts the lab's known_hosts, and a file to ship as the agent. Any
+// file will do: emulated hosts run the agent through the twin, but the file
+// still travels over SFTP and is checked with sha256sum as on a real lab.
+func emulatedLab(t *testing.T, spec string) (*inventory.Lab, *sshdrv.Pool, string) {
+	t.Helper()
+	src, err := inventory.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lab.Close() })
+	inv := lab.Inventory()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	t.Cleanup(func() { pool.Close() })
+	agent := filepath.Join(t.TempDir(), "labctl")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return inv, pool, agent
+}
