@@ -33,7 +33,7 @@ type PacketEngine struct {
 	sws      []*swView
 	swID     map[string]int32
 	hostID   map[string]int32
-	cands    map[[2]int32][]Egress
+	cands    [][][]Egress // [switch][host] -> next hops, filled on demand
 	pinfo    PacketInfo
 	fns      []func()
 	freeFns  []int32
@@ -98,7 +98,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
-	e.lb, e.swID, e.hostID, e.cands = lb, sw, map[string]int32{}, map[[2]int32][]Egress{}
+	e.lb, e.swID, e.hostID, e.cands = lb, sw, map[string]int32{}, make([][][]Egress, len(sw))
 	e.sws = make([]*swView, len(sw))
 	for name, id := range sw {
 		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
@@ -169,6 +169,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
+		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
 		q.prio = roceQueue
 		if f.Priority > 0 && f.Priority < ctrlPrio {
 			q.prio = uint8(f.Priority)

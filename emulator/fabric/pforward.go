@@ -53,29 +53,34 @@ func (e *PacketEngine) onLB(ev event) {
 	fn()
 }
 
-// candidates are the links from switch sw one hop closer to host dst.
-func (e *PacketEngine) candidates(sw int32, dst string) []Egress {
-	k := [2]int32{sw, e.hostID[dst]}
-	if c, ok := e.cands[k]; ok {
+// candidates are the links from switch sw one hop closer to host dst
+// (index dsti), computed once and kept per switch and host.
+func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
+	row := e.cands[sw]
+	if row == nil {
+		row = make([][]Egress, len(e.hostID))
+		e.cands[sw] = row
+	}
+	if c := row[dsti]; c != nil {
 		return c
 	}
-	var c []Egress
+	c := []Egress{}
 	for _, li := range e.topo.nextHops(e.sws[sw].name, dst) {
 		l := e.topo.links[li]
 		c = append(c, Egress{Link: int32(li), Port: l.fromPort, Next: l.to})
 	}
-	e.cands[k] = c
+	row[dsti] = c
 	return c
 }
 
 // forward picks the next link of a packet arriving at switch sw.
 func (e *PacketEngine) forward(sw int32, p *packet) int32 {
 	q := e.qps[p.qp]
-	src, dst, key := q.flow.Src, q.flow.Dst, q.fwdKey
+	src, dst, key, dsti := q.flow.Src, q.flow.Dst, q.fwdKey, q.dstIdx
 	if p.kind != pktData {
-		src, dst, key = dst, src, q.revKey
+		src, dst, key, dsti = dst, src, q.revKey, q.srcIdx
 	}
-	c := e.candidates(sw, dst)
+	c := e.candidates(sw, dsti, dst)
 	if len(c) == 1 {
 		return c[0].Link
 	}

@@ -32,6 +32,8 @@ type qp struct {
 	irn          *irnState // nil: go-back-N
 	fwdKey       uint64    // 5-tuple hashes of the data and the ACK direction
 	revKey       uint64
+	srcIdx       int32 // host indexes of the two ends (forwarding caches)
+	dstIdx       int32
 	// receiver
 	expected   int64
 	lastNack   int64
