@@ -97,7 +97,7 @@ func planPoint(t Traffic, i int, lab *inventory.Lab) (*Point, error) {
 		if err != nil {
 			return nil, err
 		}
-		pt.Flows, pt.Hosts = flows, append(names, recvName)
+		pt.Flows, pt.Hosts = flows, append(append([]string(nil), names...), recvName) // never into the caller's host_list
 		pt.LinkGbps = rnicGbps(lab, recvName)
 	case PatternAllReduce:
 		names := t.HostList
