@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"context"
+	"flag"
 	"sort"
 	"testing"
 	"time"
@@ -144,4 +145,39 @@ func BenchmarkPapersWebSearch08(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(len(flows)), "flows")
+}
+
+var papersLong = flag.Duration("papers", 0, "run TestPapersSteadyState with arrivals over this much simulated time (e.g. 5ms)")
+
+// TestPapersSteadyState is the papers' setting over a longer arrival window,
+// run on demand (go test -run PapersSteady -papers 5ms -v ./emulator/fabric/):
+// it takes minutes, and its table is recorded in docs/fabric-twin.md.
+func TestPapersSteadyState(t *testing.T) {
+	if *papersLong == 0 {
+		t.Skip("on demand: -papers DURATION")
+	}
+	topo, eps := papersSetting(t)
+	cfg := DefaultConfig()
+	// The papers' loads are on the ToR uplinks (ConWeave's --netload); on
+	// this 2:1 fabric a host offers half of it, as their generator does.
+	t.Logf("| workload, uplink load (host load) | flows | mean slowdown | p99 | <100 KB mean / p99 | 100 KB-1 MB mean / p99 | >=1 MB mean / p99 | wall |")
+	for _, cdf := range []string{"alistorage2019", "websearch"} {
+		for _, netload := range []float64{0.4, 0.8} {
+			load := netload / 2
+			flows := workload(t, eps, cdf, load, *papersLong)
+			e := NewPacketEngine(topo, cfg)
+			start := time.Now()
+			res, err := e.Run(context.Background(), flows, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := slowdownOf(t, topo, cfg, flows, res)
+			m, p := stat(s.all)
+			ms, ps := stat(s.small)
+			mm, pm := stat(s.medium)
+			ml, pl := stat(s.large)
+			t.Logf("| %s %.1f (%.1f) | %d | %.2f | %.1f | %.2f / %.1f | %.2f / %.1f | %.2f / %.1f | %v |", cdf, netload, load, len(flows), m, p, ms, ps, mm, pm, ml, pl,
+				time.Since(start).Round(time.Second))
+		}
+	}
 }
