@@ -2,6 +2,8 @@ package perftest
 
 import (
 	"bufio"
+	"bytes"
+	"embed"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +22,35 @@ type CDF struct {
 	Name  string
 	Sizes []float64
 	Probs []float64
+}
+
+//go:embed workloads/*.cdf
+var shipped embed.FS
+
+// ShippedCDFs lists the distributions that ship with labctl.
+func ShippedCDFs() []string {
+	ents, _ := shipped.ReadDir("workloads")
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".cdf"))
+	}
+	return out
+}
+
+// CDFByName returns a shipped distribution ("websearch") or reads a file.
+func CDFByName(nameOrPath string) (*CDF, error) {
+	if b, err := shipped.ReadFile("workloads/" + nameOrPath + ".cdf"); err == nil {
+		c, err := ParseCDF(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("shipped CDF %s: %w", nameOrPath, err)
+		}
+		c.Name = nameOrPath
+		return c, nil
+	}
+	if _, err := os.Stat(nameOrPath); err != nil {
+		return nil, fmt.Errorf("CDF %q: no such file and no shipped distribution of that name (shipped: %s)", nameOrPath, strings.Join(ShippedCDFs(), ", "))
+	}
+	return LoadCDF(nameOrPath)
 }
 
 // LoadCDF reads a CDF file in either of the two formats the RDMA code bases

@@ -121,3 +121,16 @@ func FuzzParseCDF(f *testing.F) {
 		}
 	})
 }
+
+func TestCDFByName(t *testing.T) {
+	c, err := CDFByName("websearch")
+	if err != nil || math.Abs(c.Mean()-1711250) > 1 {
+		t.Fatalf("shipped websearch: %v", err)
+	}
+	if _, err := CDFByName("workloads/fb-hadoop.cdf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CDFByName("nonesuch"); err == nil || !strings.Contains(err.Error(), "shipped: ") {
+		t.Fatalf("want a helpful error, got %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
@@ -17,6 +18,10 @@ type Point struct {
 	Flows       []perftest.Flow `json:"flows"`
 	BufferBytes int64           `json:"buffer_bytes,omitempty"`
 	LinkGbps    float64         `json:"link_gbps"`
+	// workload: the requested load and the load the generated schedule
+	// offers (they differ by the Poisson draw)
+	RequestedLoad float64 `json:"requested_load,omitempty"`
+	OfferedLoad   float64 `json:"offered_load,omitempty"`
 }
 
 // Plan is the expanded scenario: what the runner will do, written to plan.json.
@@ -124,6 +129,10 @@ func planPoint(t Traffic, i int, lab *inventory.Lab) (*Point, error) {
 		}
 		pt.Flows, pt.Hosts, pt.BufferBytes = flows, names, buf
 		pt.LinkGbps = rnicGbps(lab, names[0])
+	case PatternWorkload:
+		if err := planWorkload(pt, t, lab, msg, tool); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown pattern %q", t.Pattern)
 	}
@@ -197,4 +206,42 @@ func rnicGbps(lab *inventory.Lab, host string) float64 {
 		return h.RNICs[0].SpeedGbps
 	}
 	return 0
+}
+
+func planWorkload(pt *Point, t Traffic, lab *inventory.Lab, msg int64, tool string) error {
+	names := t.HostList
+	if len(names) == 0 {
+		for _, h := range lab.Hosts {
+			if t.Hosts == 0 || len(names) < t.Hosts {
+				names = append(names, h.Name)
+			}
+		}
+	}
+	var eps []perftest.Endpoint
+	for _, n := range names {
+		e, err := endpoint(lab, n)
+		if err != nil {
+			return err
+		}
+		eps = append(eps, e)
+	}
+	cdf, err := perftest.CDFByName(t.CDF)
+	if err != nil {
+		return err
+	}
+	dur, _ := time.ParseDuration(t.Duration) // validated at load
+	gbps := rnicGbps(lab, names[0])
+	flows, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: t.Load, LinkGbps: gbps,
+		Duration: dur, Seed: t.Seed, MsgSize: msg, Tool: tool, Group: pt.Name})
+	if err != nil {
+		return err
+	}
+	var bytes float64
+	for _, f := range flows {
+		bytes += float64(f.Bytes)
+	}
+	pt.Flows, pt.Hosts, pt.LinkGbps = flows, names, gbps
+	pt.RequestedLoad = t.Load
+	pt.OfferedLoad = bytes * 8 / (float64(len(names)) * gbps * float64(dur.Nanoseconds()))
+	return nil
 }

@@ -62,9 +62,15 @@ type Traffic struct {
 	Senders  int    `yaml:"senders,omitempty" json:"senders,omitempty"`
 	Receiver string `yaml:"receiver,omitempty" json:"receiver,omitempty"`
 	Bytes    string `yaml:"bytes,omitempty" json:"bytes,omitempty"`
-	// allreduce
+	// allreduce (and workload: how many hosts take part; default all)
 	Hosts  int    `yaml:"hosts,omitempty" json:"hosts,omitempty"`
 	Buffer string `yaml:"buffer,omitempty" json:"buffer,omitempty"`
+	// workload: sizes from a CDF (shipped name or file), Poisson arrivals
+	// at Load (fraction of each host's link rate) for Duration, seeded.
+	CDF      string  `yaml:"cdf,omitempty" json:"cdf,omitempty"`
+	Load     float64 `yaml:"load,omitempty" json:"load,omitempty"`
+	Duration string  `yaml:"duration,omitempty" json:"duration,omitempty"`
+	Seed     int64   `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// Explicit host names (either pattern); default: the lab's hosts in order.
 	HostList []string `yaml:"host_list,omitempty" json:"host_list,omitempty"`
 }
@@ -73,6 +79,7 @@ type Traffic struct {
 const (
 	PatternIncast    = "incast"
 	PatternAllReduce = "allreduce"
+	PatternWorkload  = "workload"
 )
 
 //go:embed *.yaml
@@ -208,10 +215,23 @@ func (s *Scenario) validate(ix *yamlpos.Index) error {
 			if t.Senders != 0 || t.Bytes != "" || t.Receiver != "" {
 				ix.Add(&ps, p, "senders, receiver and bytes belong to incast, not allreduce")
 			}
+		case PatternWorkload:
+			if t.CDF == "" {
+				ix.Add(&ps, p+".cdf", "required: a shipped distribution (e.g. websearch, alistorage2019) or a CDF file")
+			}
+			if t.Load <= 0 || t.Load > 1 {
+				ix.Add(&ps, p+".load", "must be in (0, 1]: the fraction of each host's link rate")
+			}
+			if d, err := time.ParseDuration(t.Duration); err != nil || d <= 0 {
+				ix.Add(&ps, p+".duration", "bad duration %q (e.g. 2ms)", t.Duration)
+			}
+			if t.Senders != 0 || t.Bytes != "" || t.Receiver != "" || t.Buffer != "" {
+				ix.Add(&ps, p, "senders, receiver, bytes and buffer do not apply to workload")
+			}
 		case "":
-			ix.Add(&ps, p+".pattern", "required (incast or allreduce)")
+			ix.Add(&ps, p+".pattern", "required (incast, allreduce or workload)")
 		default:
-			ix.Add(&ps, p+".pattern", "unknown pattern %q (incast or allreduce)", t.Pattern)
+			ix.Add(&ps, p+".pattern", "unknown pattern %q (incast, allreduce or workload)", t.Pattern)
 		}
 	}
 	return ps.Err()

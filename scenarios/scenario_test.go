@@ -1,6 +1,9 @@
 package scenarios
 
 import (
+	"math"
+
+	"github.com/labctl/labctl/inventory"
 	"strings"
 	"testing"
 )
@@ -99,5 +102,38 @@ func TestEmulationSection(t *testing.T) {
 		if _, err := Parse([]byte(tc.doc), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
+	}
+}
+
+func TestWorkloadPattern(t *testing.T) {
+	doc := "name: w\ntraffic:\n  - {name: ws, pattern: workload, cdf: alistorage2019, load: 0.5, duration: 2ms, seed: 3}\n"
+	s, err := Parse([]byte(doc), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, _ := inventory.Generate("leafspine:2x2:8@100")
+	plan, err := MakePlan(s, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := plan.Points[0]
+	if len(pt.Hosts) != 16 || len(pt.Flows) < 100 {
+		t.Fatalf("%d hosts, %d flows", len(pt.Hosts), len(pt.Flows))
+	}
+	if math.Abs(pt.OfferedLoad-0.5)/0.5 > 0.1 || pt.RequestedLoad != 0.5 {
+		t.Errorf("requested %.2f, offered %.3f", pt.RequestedLoad, pt.OfferedLoad)
+	}
+	for _, bad := range []struct{ doc, want string }{
+		{"name: w\ntraffic:\n  - {pattern: workload, load: 2, duration: x}\n", "w.yaml:3: traffic[0].cdf: required"},
+		{"name: w\ntraffic:\n  - {pattern: workload, cdf: websearch, load: 2, duration: 1ms}\n", "traffic[0].load: must be in (0, 1]"},
+		{"name: w\ntraffic:\n  - {pattern: workload, cdf: websearch, load: 0.2, duration: soon}\n", "traffic[0].duration: bad duration"},
+	} {
+		if _, err := Parse([]byte(bad.doc), "w.yaml"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("got %v, want %q", err, bad.want)
+		}
+	}
+	s.Traffic[0].CDF = "nonesuch"
+	if _, err := MakePlan(s, lab); err == nil || !strings.Contains(err.Error(), "shipped:") {
+		t.Errorf("unknown CDF: %v", err)
 	}
 }

@@ -125,6 +125,9 @@ func pointMeta(pt *Point, recs []perftest.FlowRecord) *reports.PointMeta {
 		Name: pt.Name, Pattern: pt.Pattern, Hosts: len(pt.Hosts),
 		BufferBytes: pt.BufferBytes, LinkGbps: pt.LinkGbps, Flows: len(pt.Flows),
 	}
+	if pt.RequestedLoad > 0 {
+		m.Params = map[string]any{"requested_load": pt.RequestedLoad, "offered_load": pt.OfferedLoad}
+	}
 	for i, rec := range recs {
 		if i == 0 || rec.StartNs < m.StartNs {
 			m.StartNs = rec.StartNs
