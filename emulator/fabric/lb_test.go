@@ -1,7 +1,9 @@
 package fabric
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -111,4 +113,17 @@ func (r *recorder) Select(sw Switch, p *PacketInfo, c []Egress) int {
 		r.next[fmt.Sprintf("%d@%s", p.QP, sw.Name())] = c[i].Next
 	}
 	return i
+}
+
+type broken struct{}
+
+func (broken) Select(Switch, *PacketInfo, []Egress) int { return 7 }
+
+func TestBrokenModuleFailsTheRun(t *testing.T) {
+	topo, _ := NewTopology(leafSpine(t))
+	e, _ := NewPacketEngineLB(topo, DefaultConfig(), broken{})
+	_, err := e.Run(context.Background(), []Flow{{ID: 1, Src: "h1", Dst: "h64", Bytes: 1 << 20}}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "chose link 7 of 2 at leaf1") {
+		t.Fatalf("got %v", err)
+	}
 }

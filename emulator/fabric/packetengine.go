@@ -38,6 +38,7 @@ type PacketEngine struct {
 	fns      []func()
 	freeFns  []int32
 	minDelay int64  // ns, shortest link delay (control messages between switches)
+	fault    error  // set by a broken module: ends the run
 	events   uint64 // processed, over the engine's life
 }
 
@@ -203,6 +204,12 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
 		if n%65536 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if e.fault != nil {
+			err := e.fault
+			e.fault = nil
+			e.settle()
+			return nil, err
 		}
 		ev := e.ev.pop()
 		if ev.t > limit {

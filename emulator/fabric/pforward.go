@@ -88,7 +88,11 @@ func (e *PacketEngine) forward(sw int32, p *packet) int32 {
 		Bytes: int(p.wire), Priority: int(p.prio), Meta: &p.meta}
 	i := e.lb.Select(e.sws[sw], &e.pinfo, c)
 	if i < 0 || i >= len(c) {
-		panic(fmt.Sprintf("fabric: load-balancing module chose %d of %d links at %s", i, len(c), e.sws[sw].name))
+		// A broken module fails the run, not the emulated lab's process.
+		if e.fault == nil {
+			e.fault = fmt.Errorf("fabric: load-balancing module chose link %d of %d at %s", i, len(c), e.sws[sw].name)
+		}
+		return c[0].Link
 	}
 	return c[i].Link
 }
