@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,13 +30,18 @@ type host struct {
 	root string
 	lab  *Lab
 	sh   *shell
+	mu   sync.Mutex              // guards the RNIC settings below
 	qos  map[string]connectx.QoS // per netdev
+	tos  map[string]int          // per device: RDMA-CM default ToS
+	mode map[string]int          // per device: RDMA-CM default RoCE mode
 }
 
 func newHost(lab *Lab, inv inventory.Host, root string) *host {
-	h := &host{inv: inv, root: root, lab: lab, sh: newShell(inv.Name), qos: map[string]connectx.QoS{}}
+	h := &host{inv: inv, root: root, lab: lab, sh: newShell(inv.Name), qos: map[string]connectx.QoS{},
+		tos: map[string]int{}, mode: map[string]int{}}
 	for _, r := range inv.RNICs {
 		h.qos[r.Netdev] = connectx.DefaultQoS()
+		h.mode[r.Device] = 2
 	}
 	for _, tool := range []string{"ib_write_bw", "ib_read_bw", "ib_send_bw"} {
 		h.sh.cmds[tool] = h.perftest
@@ -44,6 +50,8 @@ func newHost(lab *Lab, inv inventory.Host, root string) *host {
 	h.sh.cmds["show_gids"] = h.showGIDs
 	h.sh.cmds["ethtool"] = h.ethtool
 	h.sh.cmds["mlnx_qos"] = h.mlnxQoS
+	h.sh.cmds["cma_roce_tos"] = h.cmaRoCE
+	h.sh.cmds["cma_roce_mode"] = h.cmaRoCE
 	h.sh.cmds["sha256sum"] = h.sha256sum
 	h.sh.cmds["labctl"] = h.agent
 	return h
@@ -275,15 +283,26 @@ func (h *host) ethtool(_ context.Context, argv []string, s *sshd.Session) int {
 }
 
 func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
-	netdev := ""
+	netdev, trust, pfc := "", "", ""
 	for i := 1; i < len(argv); i++ {
-		if argv[i] == "-i" && i+1 < len(argv) {
-			netdev = argv[i+1]
-			i++
-		} else if strings.HasPrefix(argv[i], "-") {
-			// Settings arrive with the provisioning issue; refuse rather
-			// than pretend to apply them.
-			fmt.Fprintf(s.Stderr, "mlnx_qos: option %s is not emulated yet\n", argv[i])
+		val := func() string {
+			if i+1 < len(argv) {
+				i++
+				return argv[i]
+			}
+			return ""
+		}
+		switch argv[i] {
+		case "-i", "--interface":
+			netdev = val()
+		case "--trust":
+			trust = val()
+		case "-f", "--pfc":
+			pfc = val()
+		default:
+			// Other settings (ETS, buffers, dscp2prio) are not emulated yet:
+			// refuse rather than pretend to apply them.
+			fmt.Fprintf(s.Stderr, "mlnx_qos: option %s is not emulated\n", argv[i])
 			return 1
 		}
 	}
@@ -291,13 +310,77 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 		fmt.Fprintln(s.Stdout, "Interface name is required")
 		return 1
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	q, ok := h.qos[netdev]
 	if !ok {
 		fmt.Fprintf(s.Stderr, "Netlink error: no such device %s\n", netdev)
 		return 1
 	}
+	if trust != "" {
+		if err := connectx.ValidTrust(trust); err != nil {
+			fmt.Fprintln(s.Stdout, err)
+			return 1
+		}
+		q.Trust = trust
+	}
+	if pfc != "" {
+		on, err := connectx.ParsePFCList(pfc)
+		if err != nil {
+			fmt.Fprintln(s.Stdout, err)
+			return 1
+		}
+		q.PFCEnabled = on
+	}
+	h.qos[netdev] = q
+	// Every invocation ends by printing the current state, as the tool does.
 	if err := connectx.FormatMlnxQoS(s.Stdout, q); err != nil {
 		return 1
+	}
+	return 0
+}
+
+// cmaRoCE emulates mlnx-tools' cma_roce_tos and cma_roce_mode: options
+// -d DEV (default mlx5_0), -p PORT (default 1), -t TOS or -m MODE; each
+// prints the configfs value after the change.
+func (h *host) cmaRoCE(_ context.Context, argv []string, s *sshd.Session) int {
+	dev, set := "mlx5_0", ""
+	tool := argv[0][strings.LastIndexByte(argv[0], '/')+1:]
+	for i := 1; i+1 < len(argv); i += 2 {
+		switch argv[i] {
+		case "-d":
+			dev = argv[i+1]
+		case "-p":
+			if argv[i+1] != "1" {
+				fmt.Fprintf(s.Stdout, "Device %s port %s does not exist\n", dev, argv[i+1])
+				return 1
+			}
+		case "-t", "-m":
+			set = argv[i+1]
+		}
+	}
+	if _, ok := h.rnic(dev); !ok || dev == "" {
+		fmt.Fprintf(s.Stdout, "Failed to create configuration for %s\n", dev)
+		return 1
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if set != "" {
+		v, err := strconv.Atoi(set)
+		switch {
+		case err != nil, tool == "cma_roce_tos" && (v < 0 || v > 255), tool == "cma_roce_mode" && v != 1 && v != 2:
+			fmt.Fprintf(s.Stdout, "Invalid value %s\n", set)
+			return 1
+		case tool == "cma_roce_tos":
+			h.tos[dev] = v
+		default:
+			h.mode[dev] = v
+		}
+	}
+	if tool == "cma_roce_tos" {
+		fmt.Fprintln(s.Stdout, h.tos[dev])
+	} else {
+		fmt.Fprintln(s.Stdout, connectx.RoCEModeText(h.mode[dev]))
 	}
 	return 0
 }
