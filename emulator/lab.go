@@ -13,6 +13,7 @@ import (
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/gnmitarget"
+	"github.com/labctl/labctl/emulator/netconfd"
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
 )
@@ -41,6 +42,7 @@ type Lab struct {
 	listeners *listeners
 	servers   []*sshd.Server
 	targets   []*gnmitarget.Target
+	netconf   map[string]*netconfd.Server
 	cancel    context.CancelFunc
 	log       *slog.Logger
 }
@@ -91,7 +93,8 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
-	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}}}
+	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
+		netconf: map[string]*netconfd.Server{}}
 	defer func() {
 		if err != nil {
 			l.Close()
@@ -100,13 +103,13 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	pubs := map[string]publisher{}
 	var known []sshd.KnownHost
-	startSSH := func(name string, exec sshd.ExecHandler, root string) (string, error) {
+	startSSH := func(name string, exec sshd.ExecHandler, root string, subs map[string]sshd.SubsystemHandler) (string, error) {
 		hk, err := sshd.GenerateHostKey()
 		if err != nil {
 			return "", err
 		}
 		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
-			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: exec, Logger: opt.Logger})
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: exec, Subsystems: subs, Logger: opt.Logger})
 		if err != nil {
 			return "", err
 		}
@@ -124,9 +127,13 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, err
 		}
 		sh := newShell(sw.Name)
-		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root); err != nil {
+		nc := netconfd.New(sw.Name, validateQoS)
+		l.netconf[sw.Name] = nc
+		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
+		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, subs); err != nil {
 			return nil, err
 		}
+		sw.Mgmt.NETCONF = sw.Mgmt.SSH // the "netconf" subsystem of the same server
 		tgt, err := gnmitarget.New(sw.Name, opt.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
@@ -150,7 +157,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		hh.Credential = "emulator"
 		h := newHost(l, *hh, root)
-		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root); err != nil {
+		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, nil); err != nil {
 			return nil, err
 		}
 		h.inv = *hh
@@ -165,6 +172,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 // Inventory is the running lab as an ordinary lab: real loopback endpoints,
 // the generated key as credential, and the lab's own known_hosts.
 func (l *Lab) Inventory() *inventory.Lab { return l.inv }
+
+// NETCONF is a switch's NETCONF server (tests use it to inject failures).
+func (l *Lab) NETCONF(device string) *netconfd.Server { return l.netconf[device] }
 
 // Dir is the lab's state directory.
 func (l *Lab) Dir() string { return l.dir }

@@ -143,3 +143,19 @@ func password(env, file string) (string, bool, error) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// ClientConfig is the x/crypto/ssh configuration for t with the pool's
+// host key verification and t's credential, for protocols that open their
+// own SSH connection (NETCONF). Close the returned Closer after the
+// handshake (it holds the ssh-agent connection, if any).
+func (p *Pool) ClientConfig(t Target) (*xssh.ClientConfig, io.Closer, error) {
+	cb, err := p.hostKeyCallback(t)
+	if err != nil {
+		return nil, nil, t.errorf("%w", err)
+	}
+	auth, closer, err := authMethods(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &xssh.ClientConfig{User: t.Cred.User, Auth: auth, HostKeyCallback: cb, Timeout: p.cfg.DialTimeout}, closer, nil
+}
