@@ -133,3 +133,37 @@ func TestLabUpStatusDown(t *testing.T) {
 		t.Errorf("after down, status says %q", out)
 	}
 }
+
+func TestProvisionPlanApplyVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a lab")
+	}
+	home := t.TempDir()
+	const lab = "leafspine:1x2:2@100"
+	if _, stderr, err := labctl(t, home, "lab", "up", lab); err != nil {
+		t.Fatalf("lab up: %v\n%s", err, stderr)
+	}
+	defer labctl(t, home, "lab", "down")
+	prof := filepath.Join(t.TempDir(), "rnic.yaml")
+	os.WriteFile(prof, []byte("trust: dscp\npfc_priorities: [3]\nroce_tos: 106\n"), 0o644)
+	out, stderr, err := labctl(t, home, "provision", "plan", "--lab", lab, "--rnic-profile", prof, "--json")
+	if err != nil {
+		t.Fatalf("plan: %v %s", err, stderr)
+	}
+	var changes []struct{ Host, Field, From, To string }
+	if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) != 4*3 {
+		t.Fatalf("plan --json: %d changes (want 12), %v: %s", len(changes), err, out)
+	}
+	if _, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--rnic-profile", prof); err == nil {
+		t.Fatal("verify before apply must exit non-zero")
+	}
+	if out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--rnic-profile", prof); err != nil || !strings.Contains(out, "12 changes") {
+		t.Fatalf("apply: %v %s %s", err, out, stderr)
+	}
+	if out, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--rnic-profile", prof); err != nil || !strings.Contains(out, "ok") {
+		t.Fatalf("verify after apply: %v %s", err, out)
+	}
+	if out, _, _ := labctl(t, home, "provision", "plan", "--lab", lab, "--rnic-profile", prof); !strings.Contains(out, "no changes") {
+		t.Fatalf("second plan: %s", out)
+	}
+}

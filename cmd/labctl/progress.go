@@ -30,7 +30,14 @@ func (p *termProgress) Stage(stage, detail string) {
 	fmt.Fprintf(p.w, "%6.1fs  %-8s %s\n", time.Since(p.start).Seconds(), stage, detail)
 }
 
-func (p *termProgress) Flows(point string, done, total int) {
+func (p *termProgress) Flows(point string, done, total int) { p.draw("flows", point, done, total) }
+
+// Devices shows devices done of total (provisioning).
+func (p *termProgress) Devices(device string, done, total int) {
+	p.draw("devices", device, done, total)
+}
+
+func (p *termProgress) draw(label, item string, done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	const width = 30
@@ -38,7 +45,7 @@ func (p *termProgress) Flows(point string, done, total int) {
 	if total > 0 {
 		n = done * width / total
 	}
-	fmt.Fprintf(p.w, "\r         flows    [%s%s] %d/%d  %s", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, point)
+	fmt.Fprintf(p.w, "\r         %-8s [%s%s] %d/%d  %-12s", label, strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, item)
 	p.bar = true
 	if done == total {
 		p.endBar()

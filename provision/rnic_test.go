@@ -1,0 +1,92 @@
+package provision_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/labctl/labctl/drivers/connectx"
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/provision"
+)
+
+func lab(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool) {
+	tb.Helper()
+	src, err := inventory.Generate(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	inv := l.Inventory()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	tb.Cleanup(func() { pool.Close() })
+	return inv, pool
+}
+
+func profile(tos int) *connectx.Profile {
+	return &connectx.Profile{Trust: "dscp", PFCPriorities: []int{3}, RoCETOS: &tos, RoCEMode: 2}
+}
+
+// TestPlanApplyVerifyOn64Hosts: 8 switches, 64 hosts.
+func TestPlanApplyVerifyOn64Hosts(t *testing.T) {
+	inv, pool := lab(t, "leafspine:4x4:16@100")
+	ctx := context.Background()
+	prof := profile(106)
+	calls := 0
+	plan, err := provision.PlanRNIC(ctx, pool, inv, prof, func(string, int, int) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 64*3 || calls != 64 {
+		t.Fatalf("plan: %d changes (want trust, pfc and roce_tos on 64 hosts), %d progress calls", len(plan.Changes), calls)
+	}
+	if _, err := provision.VerifyRNIC(ctx, pool, inv, prof, nil); !errors.Is(err, provision.ErrDrift) {
+		t.Fatalf("verify before apply must report drift, got %v", err)
+	}
+	applied, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil)
+	if err != nil || len(applied) != len(plan.Changes) {
+		t.Fatalf("apply: %v, %d of %d", err, len(applied), len(plan.Changes))
+	}
+	if drift, err := provision.VerifyRNIC(ctx, pool, inv, prof, nil); err != nil || len(drift) != 0 {
+		t.Fatalf("verify after apply: %v %v", drift, err)
+	}
+	if again, _ := provision.PlanRNIC(ctx, pool, inv, prof, nil); len(again.Changes) != 0 {
+		t.Fatalf("a second plan must be empty, got %d changes", len(again.Changes))
+	}
+	// one field changed in the profile: exactly one change per host
+	plan, _ = provision.PlanRNIC(ctx, pool, inv, profile(104), nil)
+	if len(plan.Changes) != 64 || plan.Changes[0].Field != "roce_tos" || plan.Changes[0].From != "106" || plan.Changes[0].To != "104" {
+		t.Fatalf("changed ToS: %d changes, first %+v", len(plan.Changes), plan.Changes[0])
+	}
+}
+
+// BenchmarkPlanApplyVerify: RNIC profile on every host of an emulated lab
+// of 8 switches, over real SSH.
+func BenchmarkPlanApplyVerify(b *testing.B) {
+	for _, spec := range []string{"leafspine:4x4:16@100", "leafspine:4x4:64@100"} {
+		b.Run(spec, func(b *testing.B) {
+			inv, pool := lab(b, spec)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				prof := profile(100 + i%2*4) // alternate, so every round changes something
+				plan, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := provision.VerifyRNIC(ctx, pool, inv, prof, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
