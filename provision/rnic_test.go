@@ -13,6 +13,11 @@ import (
 )
 
 func lab(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool) {
+	inv, pool, _ := emulated(tb, spec)
+	return inv, pool
+}
+
+func emulated(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	tb.Helper()
 	src, err := inventory.Generate(spec)
 	if err != nil {
@@ -26,7 +31,7 @@ func lab(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool) {
 	inv := l.Inventory()
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
 	tb.Cleanup(func() { pool.Close() })
-	return inv, pool
+	return inv, pool, l
 }
 
 func profile(tos int) *connectx.Profile {

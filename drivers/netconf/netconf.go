@@ -88,14 +88,12 @@ func (s *Session) GetConfig(source string) (string, error) {
 	return strings.TrimSpace(d.Inner), nil
 }
 
-// Apply changes the running configuration through the candidate, as a
-// careful operator does: lock, edit-config (merge), validate, commit
-// confirmed with timeout, read back, confirm, unlock. check reads the
-// running configuration back and must accept it before the confirming
-// commit; without confirmation the device rolls back by itself. On any
-// error the candidate is discarded and the lock released; a confirmed
-// commit that was not confirmed is cancelled.
-func (s *Session) Apply(config string, timeout time.Duration, check func(running string) error) (err error) {
+// Stage changes the running configuration through the candidate, as a
+// careful operator does, and leaves it unconfirmed: lock, edit-config
+// (merge), validate, commit confirmed with timeout (the device rolls back
+// by itself if Confirm does not follow). On error the candidate is
+// discarded, the confirmed commit cancelled and the lock released.
+func (s *Session) Stage(config string, timeout time.Duration) (err error) {
 	if _, err := s.exec("lock", "<lock><target><candidate/></target></lock>"); err != nil {
 		return err
 	}
@@ -106,8 +104,8 @@ func (s *Session) Apply(config string, timeout time.Duration, check func(running
 				_, _ = s.exec("cancel-commit", "<cancel-commit/>")
 			}
 			_, _ = s.exec("discard-changes", "<discard-changes/>")
+			_, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>")
 		}
-		_, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>")
 	}()
 	if _, err := s.exec("edit-config", "<edit-config><target><candidate/></target><config>"+config+"</config></edit-config>"); err != nil {
 		return err
@@ -120,15 +118,40 @@ func (s *Session) Apply(config string, timeout time.Duration, check func(running
 		return err
 	}
 	committed = true
+	return nil
+}
+
+// Confirm reads the running configuration back, lets check accept it, and
+// confirms the staged commit; if check refuses, the commit is cancelled.
+// The lock is released either way.
+func (s *Session) Confirm(check func(running string) error) (err error) {
+	defer func() { _, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>") }()
 	running, err := s.GetConfig("running")
-	if err != nil {
-		return err
-	}
-	if check != nil {
-		if err := check(running); err != nil {
-			return fmt.Errorf("device %s: read-back after commit: %w", s.device, err)
+	if err == nil && check != nil {
+		if cerr := check(running); cerr != nil {
+			err = fmt.Errorf("device %s: read-back after commit: %w", s.device, cerr)
 		}
+	}
+	if err != nil {
+		_, _ = s.exec("cancel-commit", "<cancel-commit/>")
+		return err
 	}
 	_, err = s.exec("commit", "<commit/>")
 	return err
+}
+
+// Cancel rolls a staged commit back and releases the lock.
+func (s *Session) Cancel() error {
+	_, err := s.exec("cancel-commit", "<cancel-commit/>")
+	_, _ = s.exec("discard-changes", "<discard-changes/>")
+	_, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>")
+	return err
+}
+
+// Apply is Stage then Confirm on one device.
+func (s *Session) Apply(config string, timeout time.Duration, check func(running string) error) error {
+	if err := s.Stage(config, timeout); err != nil {
+		return err
+	}
+	return s.Confirm(check)
 }
