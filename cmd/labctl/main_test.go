@@ -150,9 +150,20 @@ func TestProvisionPlanApplyVerify(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v %s", err, stderr)
 	}
-	var changes []struct{ Host, Field, From, To string }
-	if err := json.Unmarshal([]byte(out), &changes); err != nil || len(changes) != 4*3 {
-		t.Fatalf("plan --json: %d changes (want 12), %v: %s", len(changes), err, out)
+	var plan struct {
+		Switches []struct{ Switch, Field string }
+		RNICs    []struct{ Host, Field, From, To string }
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil || len(plan.RNICs) != 4*3 || len(plan.Switches) != 0 {
+		t.Fatalf("plan --json: %d RNIC changes (want 12), %v: %s", len(plan.RNICs), err, out)
+	}
+	qos := filepath.Join(t.TempDir(), "qos.yaml")
+	os.WriteFile(qos, []byte("pfc_priorities: [3]\nxoff_bytes: 524288\nxon_bytes: 393216\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n"), 0o644)
+	if out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos, "--atomic"); err != nil || strings.Count(out, "committed") != 3 {
+		t.Fatalf("switch apply: %v %s %s", err, out, stderr)
+	}
+	if out, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--switch-profile", qos); err != nil || !strings.Contains(out, "ok") {
+		t.Fatalf("switch verify: %v %s", err, out)
 	}
 	if _, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--rnic-profile", prof); err == nil {
 		t.Fatal("verify before apply must exit non-zero")
