@@ -16,12 +16,18 @@ import (
 // file will do: emulated hosts run the agent through the twin, but the file
 // still travels over SFTP and is checked with sha256sum as on a real lab.
 func emulatedLab(t *testing.T, spec string) (*inventory.Lab, *sshdrv.Pool, string) {
+	inv, pool, agent, _ := emulatedLabWith(t, spec, emulator.Options{Seed: 1})
+	return inv, pool, agent
+}
+
+func emulatedLabWith(t *testing.T, spec string, opt emulator.Options) (*inventory.Lab, *sshdrv.Pool, string, *emulator.Lab) {
 	t.Helper()
 	src, err := inventory.Generate(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), Seed: 1})
+	opt.Dir = t.TempDir()
+	lab, err := emulator.Start(context.Background(), src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,5 +39,5 @@ func emulatedLab(t *testing.T, spec string) (*inventory.Lab, *sshdrv.Pool, strin
 	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return inv, pool, agent
+	return inv, pool, agent, lab
 }

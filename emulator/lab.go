@@ -128,6 +128,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		sh := newShell(sw.Name)
 		nc := netconfd.New(sw.Name, validateQoS)
+		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
 		l.netconf[sw.Name] = nc
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
 		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, subs); err != nil {

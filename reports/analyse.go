@@ -31,6 +31,7 @@ type PointSummary struct {
 	PFCPauseFrames     uint64            `json:"pfc_pause_frames"` // sent by switch ports
 	PFCPauseRx         uint64            `json:"pfc_pause_frames_rx"`
 	ECNMarked          uint64            `json:"ecn_marked"`
+	Drops              uint64            `json:"drops"` // packets dropped by switch ports
 	PeakQueueBytes     uint64            `json:"peak_queue_bytes"`
 	PeakWatermarkBytes uint64            `json:"peak_watermark_bytes"`
 	PeakQueues         []PortPeak        `json:"peak_queue_by_port"`

@@ -112,11 +112,11 @@ func synthRun(t *testing.T) string {
 	p20 := "device=leaf1,port=2/0"
 	// leaf1 1/0: a baseline before the point, samples in it, one in the
 	// end margin, one between the points (the all-reduce's baseline).
-	lp.add("port", p10, t0-50*ms, "pfc3_tx=40i,pfc3_rx=7i,ecn_marked=0i,tx_bytes=0i")
-	lp.add("port", p10, t0+10*ms, "pfc3_tx=45i,pfc3_rx=8i,ecn_marked=5i,tx_bytes=1000i")
-	lp.add("port", p10, t0+100*ms, "pfc3_tx=52i,pfc3_rx=9i,ecn_marked=20i,tx_bytes=9000i")
-	lp.add("port", p10, t0+101*ms, "pfc3_tx=53i,pfc3_rx=9i,ecn_marked=20i,tx_bytes=9100i")
-	lp.add("port", p10, t0+150*ms, "pfc3_tx=90i,pfc3_rx=9i,ecn_marked=30i,tx_bytes=9100i")
+	lp.add("port", p10, t0-50*ms, "pfc3_tx=40i,pfc3_rx=7i,ecn_marked=0i,tx_bytes=0i,drops=2i")
+	lp.add("port", p10, t0+10*ms, "pfc3_tx=45i,pfc3_rx=8i,ecn_marked=5i,tx_bytes=1000i,drops=2i")
+	lp.add("port", p10, t0+100*ms, "pfc3_tx=52i,pfc3_rx=9i,ecn_marked=20i,tx_bytes=9000i,drops=9i")
+	lp.add("port", p10, t0+101*ms, "pfc3_tx=53i,pfc3_rx=9i,ecn_marked=20i,tx_bytes=9100i,drops=9i")
+	lp.add("port", p10, t0+150*ms, "pfc3_tx=90i,pfc3_rx=9i,ecn_marked=30i,tx_bytes=9100i,drops=50i")
 	lp.add("port", p10, t0+203*ms, "pfc3_tx=95i,pfc3_rx=9i,ecn_marked=30i,tx_bytes=9900i")
 	// leaf1 2/0 first reports inside the window: its first sample there is
 	// the baseline. Written out of time order on purpose.
@@ -182,6 +182,9 @@ func TestAnalyseTelemetryWindows(t *testing.T) {
 		t.Errorf("incast window ends at +%d ms, want end + 2 intervals", (inc.WindowEndNs-t0)/ms)
 	}
 	// 1/0: 53 (last in window, margin included) - 40 (before); 2/0: 130 - 100.
+	if inc.Drops != 7 {
+		t.Errorf("incast drops %d, want 9-2 = 7: the sample after the window (50) must not count", inc.Drops)
+	}
 	if inc.PFCPauseFrames != 13+30 {
 		t.Errorf("incast PFC tx %d, want 43: the sample after the window (90) must not count", inc.PFCPauseFrames)
 	}

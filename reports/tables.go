@@ -25,7 +25,7 @@ const topQueues = 5
 
 func tables(s *Summary) []table {
 	over := table{Title: "Points", Header: []string{"Point", "Pattern", "Flows", "Failed", "FCT mean (µs)", "p50", "p95", "p99", "p99.9", "max",
-		"Goodput (Gb/s)", "PFC pause tx", "PFC pause rx", "ECN marked", "Peak queue (KiB)", "Telemetry points", "Gaps"}}
+		"Goodput (Gb/s)", "PFC pause tx", "PFC pause rx", "ECN marked", "Drops", "Peak queue (KiB)", "Telemetry points", "Gaps"}}
 	size := table{Title: "FCT by flow size (µs)", Header: []string{"Point", "Size", "Flows", "mean", "p50", "p95", "p99", "p99.9", "max"}}
 	peaks := table{Title: fmt.Sprintf("Peak queue depth per switch port (top %d per point)", topQueues),
 		Header: []string{"Point", "Device", "Port", "Queue", "Peak depth (KiB)", "Watermark (KiB)"}}
@@ -34,7 +34,7 @@ func tables(s *Summary) []table {
 	for _, p := range s.Points {
 		f := p.FCT
 		over.Rows = append(over.Rows, []string{p.Name, p.Pattern, itoa(p.Flows), itoa(p.Failed), usf(f.Mean), us(f.P50), us(f.P95),
-			us(f.P99), us(f.P999), us(f.Max), gbps(p.GoodputGbps), utoa(p.PFCPauseFrames), utoa(p.PFCPauseRx), utoa(p.ECNMarked),
+			us(f.P99), us(f.P999), us(f.Max), gbps(p.GoodputGbps), utoa(p.PFCPauseFrames), utoa(p.PFCPauseRx), utoa(p.ECNMarked), utoa(p.Drops),
 			kib(p.PeakQueueBytes), itoa(p.TelemetryPoints), itoa(p.Gaps)})
 		for _, b := range p.BySize {
 			size.Rows = append(size.Rows, []string{p.Name, b.Bucket, itoa(b.Flows), usf(b.FCT.Mean), us(b.FCT.P50), us(b.FCT.P95),

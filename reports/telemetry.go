@@ -94,7 +94,7 @@ func counters(p collectors.Point) []ckey {
 	base := ckey{meas: p.Measurement, device: p.Tags["device"], port: p.Tags["port"], queue: p.Tags["queue"]}
 	for f := range p.Fields {
 		_, pfc := pfcField(f)
-		if (p.Measurement == "port" && pfc) || ((p.Measurement == "port" || p.Measurement == "queue") && f == "ecn_marked") {
+		if (p.Measurement == "port" && (pfc || f == "drops")) || ((p.Measurement == "port" || p.Measurement == "queue") && f == "ecn_marked") {
 			k := base
 			k.field = f
 			out = append(out, k)
@@ -185,6 +185,10 @@ func (a *acc) finish(ps *PointSummary) {
 			continue // counter reset (device restart): the increase is unknown
 		}
 		d := l.v - base.v
+		if k.field == "drops" {
+			ps.Drops += d
+			continue
+		}
 		if k.field == "ecn_marked" {
 			if k.meas == "port" {
 				ecnPort += d

@@ -255,3 +255,7 @@ func (e *FlowEngine) share(active []*flowState) {
 		st.finishAt = e.clock + int64(math.Ceil(st.wire*8/st.rate))
 	}
 }
+
+// Configure changes the engine's configuration between runs (provisioned
+// switch settings reach the twin this way).
+func (e *FlowEngine) Configure(fn func(*Config)) { fn(&e.cfg) }

@@ -292,3 +292,17 @@ func (e *PacketEngine) settle() {
 		e.swUsed[i] = 0
 	}
 }
+
+// Configure changes the engine's configuration between runs (provisioned
+// switch settings reach the twin this way).
+func (e *PacketEngine) Configure(fn func(*Config)) {
+	fn(&e.cfg)
+	for i := range e.swHeadroom {
+		e.swHeadroom[i] = 0
+	}
+	for _, l := range e.links {
+		if l.swTo >= 0 {
+			e.swHeadroom[l.swTo] += e.cfg.HeadroomBytes
+		}
+	}
+}

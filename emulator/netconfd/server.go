@@ -39,6 +39,15 @@ func (t *Tree) Leaves(fn func(path, value string)) {
 	walk(t.n, "")
 }
 
+// XML is the configuration as XML (the children of <data>).
+func (t *Tree) XML() string {
+	var b bytes.Buffer
+	for _, k := range t.n.Kids {
+		k.write(&b, ncNS)
+	}
+	return b.String()
+}
+
 // Server is one device's NETCONF service; its datastores are shared by
 // all sessions.
 type Server struct {
@@ -52,6 +61,18 @@ type Server struct {
 	nextID     int
 	pending    *confirmed // a confirmed commit not yet confirmed
 	failCommit bool
+	onCommit   func(running *Tree)
+}
+
+// OnCommit registers fn to hear every change of the running configuration
+// (commits, confirmed commits, their rollbacks, edits of running). fn runs
+// with the server locked and must not call back into it.
+func (s *Server) OnCommit(fn func(running *Tree)) { s.mu.Lock(); s.onCommit = fn; s.mu.Unlock() }
+
+func (s *Server) changedLocked() {
+	if s.onCommit != nil {
+		s.onCommit(&Tree{s.running.clone()})
+	}
 }
 
 type confirmed struct {
@@ -137,6 +158,7 @@ func (s *Server) rollbackLocked() {
 	s.running = s.pending.previous
 	s.candidate = s.running.clone()
 	s.pending = nil
+	s.changedLocked()
 }
 
 func (s *Server) handle(id int, msg []byte) (reply []byte, closing bool) {
@@ -226,6 +248,7 @@ func (s *Server) editConfig(id int, op *node) error {
 			return err
 		}
 		s.running, s.candidate = work, work.clone()
+		s.changedLocked()
 		return nil
 	}
 	s.candidate = work
@@ -259,6 +282,7 @@ func (s *Server) commit(id int, op *node) error {
 			s.pending = nil
 		}
 		s.running = s.candidate.clone()
+		s.changedLocked()
 		return nil
 	}
 	timeout := 600 * time.Second // RFC 6241 default
@@ -283,6 +307,7 @@ func (s *Server) commit(id int, op *node) error {
 		}
 	})
 	s.running = s.candidate.clone()
+	s.changedLocked()
 	return nil
 }
 
