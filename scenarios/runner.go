@@ -91,6 +91,15 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		return fail("plan", err)
 	}
 
+	if s.Provision.SwitchProfile != "" || s.Provision.RNICProfile != "" {
+		m.Stage = "provision"
+		save()
+		r.Progress.Stage("provision", "switch and RNIC profiles")
+		if err := r.provisionLab(ctx, s, dir); err != nil {
+			return fail("provision", err) // no traffic on a lab that is not as intended
+		}
+	}
+
 	r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(r.Lab.Switches)))
 	col, err := r.startCollectors(ctx, s, runID, dir)
 	if err != nil {

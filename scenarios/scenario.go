@@ -30,6 +30,8 @@ type Scenario struct {
 	// Emulation tunes the fabric twin when the lab is emulated; a hardware
 	// lab ignores it.
 	Emulation Emulation `yaml:"emulation,omitempty" json:"emulation,omitempty"`
+	// Provision names the profiles the lab must match before traffic.
+	Provision Provision `yaml:"provision,omitempty" json:"provision,omitempty"`
 	Traffic   []Traffic `yaml:"traffic" json:"traffic"`
 	File      string    `yaml:"-" json:"file,omitempty"`
 }
@@ -48,6 +50,14 @@ type Emulation struct {
 	LB        string            `yaml:"lb,omitempty" json:"lb,omitempty"`               // ecmp | letflow | drill
 	LBParams  map[string]string `yaml:"lb_params,omitempty" json:"lb_params,omitempty"` // e.g. timeout_us
 	Transport string            `yaml:"transport,omitempty" json:"transport,omitempty"` // gbn | irn
+}
+
+// Provision names profile files (relative to the scenario file).
+type Provision struct {
+	SwitchProfile string `yaml:"switch_profile,omitempty" json:"switch_profile,omitempty"`
+	RNICProfile   string `yaml:"rnic_profile,omitempty" json:"rnic_profile,omitempty"`
+	// Atomic rolls every switch back if one fails to take the profile.
+	Atomic bool `yaml:"atomic,omitempty" json:"atomic,omitempty"`
 }
 
 // Traffic is one pattern instance; every field not used by its pattern
@@ -116,6 +126,12 @@ func Load(nameOrPath string) (*Scenario, error) {
 	}
 	if !strings.HasPrefix(file, "builtin:") {
 		s.File, _ = filepath.Abs(file)
+		dir := filepath.Dir(s.File)
+		for _, p := range []*string{&s.Provision.SwitchProfile, &s.Provision.RNICProfile} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(dir, *p)
+			}
+		}
 	} else {
 		s.File = file
 	}
