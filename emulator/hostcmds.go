@@ -42,7 +42,10 @@ func newHost(lab *Lab, inv inventory.Host, root string) *host {
 	for _, r := range inv.RNICs {
 		h.qos[r.Netdev] = connectx.DefaultQoS()
 		h.mode[r.Device] = 2
+		h.writeECNDefaults(r.Netdev)
 	}
+	h.sh.cmds["cat"] = h.cat
+	h.sh.redirect = h.echoTo
 	for _, tool := range []string{"ib_write_bw", "ib_read_bw", "ib_send_bw"} {
 		h.sh.cmds[tool] = h.perftest
 	}

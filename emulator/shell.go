@@ -50,7 +50,12 @@ type shell struct {
 	device string
 	cmds   map[string]command
 	procs  *procTable
+	// redirect handles "echo VALUE > FILE", the one redirection the
+	// emulated shell knows (how sysfs settings are written); nil: none.
+	redirect func(value, file string, s *sshd.Session) int
 }
+
+var echoRedirect = regexp.MustCompile(`^\s*echo\s+(\S+)\s*>\s*(\S+)\s*$`)
 
 func newShell(device string) *shell {
 	sh := &shell{device: device, cmds: map[string]command{}, procs: newProcTable()}
@@ -70,6 +75,9 @@ func newShell(device string) *shell {
 
 // exec is the sshd.ExecHandler of the device.
 func (sh *shell) exec(ctx context.Context, s *sshd.Session) int {
+	if m := echoRedirect.FindStringSubmatch(s.Command); m != nil && sh.redirect != nil {
+		return sh.redirect(m[1], m[2], s)
+	}
 	argv, err := splitWords(s.Command)
 	if err != nil {
 		fmt.Fprintf(s.Stderr, "sh: 1: Syntax error: %v\n", err)

@@ -84,7 +84,7 @@ func PlanRNIC(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p *con
 	ch, err := forHosts(ctx, pool, lab, progress, func(ctx context.Context, run connectx.Run, h *inventory.Host) ([]connectx.Change, error) {
 		var out []connectx.Change
 		for _, r := range h.RNICs {
-			st, err := connectx.ReadState(ctx, run, r)
+			st, err := connectx.ReadState(ctx, run, r, p.ECN != nil)
 			if err != nil {
 				return out, fmt.Errorf("host %s: %s: %w", h.Name, r.Device, err)
 			}

@@ -48,6 +48,10 @@ Example RNIC profile (rnic.yaml):
    pfc_priorities: [3]
    roce_tos: 106        # DSCP 26, ECT(0)
    roce_mode: 2
+   ecn:                 # OFED sysfs /sys/class/net/<if>/ecn
+     priorities: [3]    # notification and reaction point on, others off
+     rp: {rpg_time_reset: 300, rpg_ai_rate: 5}
+     np: {min_time_between_cnps: 4, cnp_dscp: 48}
 
 Example switch profile (qos.yaml), applied over NETCONF with a confirmed commit
 that is confirmed only after read-back; without --atomic a switch that fails

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -20,6 +21,16 @@ type Profile struct {
 	PFCPriorities []int  `yaml:"pfc_priorities,omitempty"` // lossless priorities, e.g. [3]
 	RoCETOS       *int   `yaml:"roce_tos,omitempty"`       // RDMA-CM ToS byte, e.g. 106 (DSCP 26, ECT(0))
 	RoCEMode      int    `yaml:"roce_mode,omitempty"`      // 2 = RoCE v2
+	// ECN: notification and reaction point enabled on these priorities
+	// (others disabled), and DCQCN/CNP parameters by their sysfs names.
+	ECN *ECNProfile `yaml:"ecn,omitempty"`
+}
+
+// ECNProfile is the ECN/DCQCN part of an RNIC profile (OFED sysfs).
+type ECNProfile struct {
+	Priorities []int          `yaml:"priorities"`
+	RP         map[string]int `yaml:"rp,omitempty"` // e.g. rpg_time_reset, rpg_ai_rate
+	NP         map[string]int `yaml:"np,omitempty"` // e.g. min_time_between_cnps, cnp_dscp
 }
 
 // LoadProfile reads a profile file; unknown keys are errors with their line.
@@ -58,6 +69,23 @@ func (p *Profile) Validate() error {
 	if p.RoCEMode != 0 && p.RoCEMode != 1 && p.RoCEMode != 2 {
 		return fmt.Errorf("roce_mode: %d (want 1 or 2)", p.RoCEMode)
 	}
+	if e := p.ECN; e != nil {
+		for _, pr := range e.Priorities {
+			if pr < 0 || pr > 7 {
+				return fmt.Errorf("ecn.priorities: %d is not a priority (0..7)", pr)
+			}
+		}
+		for name, v := range e.RP {
+			if _, ok := rpDefaults[name]; !ok || v < 0 {
+				return fmt.Errorf("ecn.rp.%s: unknown reaction-point parameter or negative value", name)
+			}
+		}
+		for name, v := range e.NP {
+			if _, ok := npDefaults[name]; !ok || v < 0 {
+				return fmt.Errorf("ecn.np.%s: unknown notification-point parameter or negative value", name)
+			}
+		}
+	}
 	return nil
 }
 
@@ -66,6 +94,7 @@ type State struct {
 	QoS      QoS
 	RoCETOS  int
 	RoCEMode int
+	ECN      *ECNState // nil: not read (the profile manages no ECN)
 }
 
 // Change is one difference between intent and a host, with the command
@@ -81,8 +110,9 @@ type Change struct {
 // names the host, the command and what it answered (drivers/ssh's Result.Err).
 type Run func(ctx context.Context, cmd string) ([]byte, error)
 
-// ReadState reads an RNIC's managed settings with the tools a host has.
-func ReadState(ctx context.Context, run Run, r inventory.RNIC) (State, error) {
+// ReadState reads an RNIC's settings with the tools a host has; the ECN
+// sysfs tree (OFED) is read only when withECN.
+func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (State, error) {
 	var st State
 	out, err := run(ctx, "mlnx_qos -i "+r.Netdev)
 	if err != nil {
@@ -100,7 +130,14 @@ func ReadState(ctx context.Context, run Run, r inventory.RNIC) (State, error) {
 	if out, err = run(ctx, "cma_roce_mode -d "+r.Device+" -p 1"); err != nil {
 		return st, err
 	}
-	st.RoCEMode, err = ParseRoCEMode(string(out))
+	if st.RoCEMode, err = ParseRoCEMode(string(out)); err != nil || !withECN {
+		return st, err
+	}
+	if out, err = run(ctx, "cat "+strings.Join(ECNFiles(r.Netdev), " ")); err != nil {
+		return st, err
+	}
+	ecn, err := ParseECN(r.Netdev, string(out))
+	st.ECN = &ecn
 	return st, err
 }
 
@@ -130,6 +167,35 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 	}
 	if p.RoCEMode != 0 {
 		add("roce_mode", strconv.Itoa(st.RoCEMode), strconv.Itoa(p.RoCEMode), fmt.Sprintf("cma_roce_mode -d %s -p 1 -m %d", r.Device, p.RoCEMode))
+	}
+	if e := p.ECN; e != nil && st.ECN != nil {
+		var want [8]bool
+		for _, pr := range e.Priorities {
+			want[pr] = true
+		}
+		b := func(v bool) string {
+			if v {
+				return "1"
+			}
+			return "0"
+		}
+		for _, point := range []struct {
+			name string
+			have [8]bool
+		}{{"roce_np", st.ECN.NPEnabled}, {"roce_rp", st.ECN.RPEnabled}} {
+			for pr := 0; pr < 8; pr++ {
+				file := fmt.Sprintf("%s/%s/enable/%d", ECNDir(r.Netdev), point.name, pr)
+				add(fmt.Sprintf("ecn.%s.enable[%d]", point.name, pr), b(point.have[pr]), b(want[pr]), "echo "+b(want[pr])+" > "+file)
+			}
+		}
+		params := func(point string, wantP, haveP map[string]int) {
+			for _, name := range sortedKeys(wantP) {
+				add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
+					fmt.Sprintf("echo %d > %s/%s/%s", wantP[name], ECNDir(r.Netdev), point, name))
+			}
+		}
+		params("roce_np", e.NP, st.ECN.NP)
+		params("roce_rp", e.RP, st.ECN.RP)
 	}
 	return ch
 }

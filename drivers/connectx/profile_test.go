@@ -46,7 +46,7 @@ func TestProfilePlanApplyVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := connectx.ReadState(ctx, run, rnic)
+	st, err := connectx.ReadState(ctx, run, rnic, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestProfilePlanApplyVerify(t *testing.T) {
 	if applied, err := connectx.Apply(ctx, run, plan); err != nil || len(applied) != 3 {
 		t.Fatalf("apply: %v (%d applied)", err, len(applied))
 	}
-	if st, err = connectx.ReadState(ctx, run, rnic); err != nil {
+	if st, err = connectx.ReadState(ctx, run, rnic, false); err != nil {
 		t.Fatal(err)
 	}
 	if again := prof.Diff("h1", rnic, st); len(again) != 0 {
@@ -71,7 +71,7 @@ func TestProfilePlanApplyVerify(t *testing.T) {
 	if _, err := run(ctx, "mlnx_qos -i "+rnic.Netdev+" --pfc 0,0,0,0,0,0,0,0"); err != nil {
 		t.Fatal(err)
 	}
-	st, _ = connectx.ReadState(ctx, run, rnic)
+	st, _ = connectx.ReadState(ctx, run, rnic, false)
 	if drift := prof.Diff("h1", rnic, st); len(drift) != 1 || drift[0].Field != "pfc" {
 		t.Fatalf("drift: %+v", drift)
 	}
@@ -103,5 +103,38 @@ func TestPFCListLikeTheTool(t *testing.T) {
 		if (want == "") != (err == nil) || err != nil && err.Error() != want {
 			t.Errorf("%s: %v, want %q", s, err, want)
 		}
+	}
+}
+
+func TestECNProfileThroughSysfs(t *testing.T) {
+	ctx := context.Background()
+	run, rnic := host(t, "h1")
+	prof := &connectx.Profile{ECN: &connectx.ECNProfile{Priorities: []int{3},
+		RP: map[string]int{"rpg_time_reset": 100, "rpg_ai_rate": 20}, NP: map[string]int{"min_time_between_cnps": 8}}}
+	if err := prof.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := connectx.ReadState(ctx, run, rnic, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ECN.RP["rpg_byte_reset"] != 32767 || !st.ECN.NPEnabled[0] {
+		t.Fatalf("ConnectX defaults not read back: %+v", st.ECN)
+	}
+	plan := prof.Diff("h1", rnic, st)
+	// 7 priorities off at each point, 2 RP and 1 NP parameter
+	if len(plan) != 7+7+2+1 {
+		t.Fatalf("plan: %d changes: %+v", len(plan), plan)
+	}
+	if _, err := connectx.Apply(ctx, run, plan); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = connectx.ReadState(ctx, run, rnic, true)
+	if again := prof.Diff("h1", rnic, st); len(again) != 0 || st.ECN.RP["rpg_time_reset"] != 100 || st.ECN.NPEnabled[0] {
+		t.Fatalf("after apply: %+v %+v", again, st.ECN)
+	}
+	bad := &connectx.Profile{ECN: &connectx.ECNProfile{RP: map[string]int{"rp_ai": 5}}}
+	if err := bad.Validate(); err == nil {
+		t.Error("a made-up sysfs name (rp_ai) was accepted")
 	}
 }

@@ -259,3 +259,6 @@ func (e *FlowEngine) share(active []*flowState) {
 // Configure changes the engine's configuration between runs (provisioned
 // switch settings reach the twin this way).
 func (e *FlowEngine) Configure(fn func(*Config)) { fn(&e.cfg) }
+
+// Config is the engine's current configuration.
+func (e *FlowEngine) Config() Config { return e.cfg }

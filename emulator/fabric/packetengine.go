@@ -306,3 +306,6 @@ func (e *PacketEngine) Configure(fn func(*Config)) {
 		}
 	}
 }
+
+// Config is the engine's current configuration.
+func (e *PacketEngine) Config() Config { return e.cfg }

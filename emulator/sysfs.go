@@ -1,0 +1,119 @@
+package emulator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/labctl/labctl/drivers/connectx"
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/sshd"
+)
+
+// An emulated OFED host's ECN/DCQCN sysfs tree is real files under the
+// host's root, with ConnectX defaults; writes that change DCQCN take effect
+// in the twin.
+
+func (h *host) writeECNDefaults(netdev string) {
+	dir := h.path(connectx.ECNDir(netdev))
+	for _, point := range []string{"roce_np", "roce_rp"} {
+		_ = os.MkdirAll(filepath.Join(dir, point, "enable"), 0o755)
+		for p := 0; p < 8; p++ {
+			_ = os.WriteFile(filepath.Join(dir, point, "enable", strconv.Itoa(p)), []byte("1\n"), 0o644)
+		}
+	}
+	for name, v := range connectx.NPDefaults() {
+		_ = os.WriteFile(filepath.Join(dir, "roce_np", name), []byte(strconv.Itoa(v)+"\n"), 0o644)
+	}
+	for name, v := range connectx.RPDefaults() {
+		_ = os.WriteFile(filepath.Join(dir, "roce_rp", name), []byte(strconv.Itoa(v)+"\n"), 0o644)
+	}
+}
+
+// cat prints files of the host's filesystem.
+func (h *host) cat(_ context.Context, argv []string, s *sshd.Session) int {
+	status := 0
+	for _, f := range argv[1:] {
+		b, err := os.ReadFile(h.path(f))
+		if err != nil {
+			fmt.Fprintf(s.Stderr, "cat: %s: No such file or directory\n", f)
+			status = 1
+			continue
+		}
+		s.Stdout.Write(b)
+	}
+	return status
+}
+
+// echoTo writes a value into an existing file, as `echo V > FILE` does to
+// sysfs: files cannot be created there and settings take integers.
+func (h *host) echoTo(value, file string, s *sshd.Session) int {
+	p := h.path(file)
+	if _, err := os.Stat(p); err != nil {
+		fmt.Fprintf(s.Stderr, "sh: 1: cannot create %s: Permission denied\n", file)
+		return 2
+	}
+	v, err := strconv.Atoi(value)
+	if err != nil || v < 0 {
+		fmt.Fprintln(s.Stderr, "sh: echo: I/O error") // what a sysfs store rejecting the value looks like
+		return 1
+	}
+	if err := os.WriteFile(p, []byte(strconv.Itoa(v)+"\n"), 0o644); err != nil {
+		fmt.Fprintf(s.Stderr, "sh: 1: cannot create %s: %v\n", file, err)
+		return 2
+	}
+	h.lab.twin.configureDCQCN(strings.Contains(file, "/roce_rp/"), path.Base(file), strings.Contains(file, "/enable/"), v)
+	return 0
+}
+
+// configureDCQCN applies one written RNIC setting to the twin (fabric-wide:
+// the lab provisions every host alike).
+func (t *Twin) configureDCQCN(reactionPoint bool, name string, enable bool, v int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.engine.(configurable)
+	if !ok {
+		return
+	}
+	e.Configure(func(c *fabric.Config) {
+		d := &c.DCQCN
+		if enable {
+			if name == "3" && reactionPoint { // the RoCE priority's reaction point
+				d.Enabled = v == 1
+			}
+			return
+		}
+		switch name {
+		case "min_time_between_cnps":
+			d.MinTimeBetweenCNPsNs = int64(v) * 1000
+		case "rate_reduce_monitor_period":
+			d.RateReduceMonitorNs = int64(v) * 1000
+		case "dce_tcp_g":
+			d.DCETCPG = v
+		case "dce_tcp_rtt":
+			d.DCETCPRTTNs = int64(v) * 1000
+		case "initial_alpha_value":
+			d.InitialAlpha = float64(v) / 1024
+		case "rpg_time_reset":
+			d.RPGTimeResetNs = int64(v) * 1000
+		case "rpg_byte_reset":
+			d.RPGByteReset = int64(v)
+		case "rpg_threshold":
+			d.RPGThreshold = v
+		case "rpg_ai_rate":
+			d.RPGAIRateGbps = float64(v) / 1000
+		case "rpg_hai_rate":
+			d.RPGHAIRateGbps = float64(v) / 1000
+		case "rpg_min_dec_fac":
+			d.RPGMinDecFac = float64(v)
+		case "rpg_min_rate":
+			d.RPGMinRateGbps = float64(v) / 1000
+		case "clamp_tgt_rate":
+			d.ClampTargetRate = v == 1
+		}
+	})
+}
