@@ -32,19 +32,43 @@ type Manifest struct {
 // PointMeta is what the runner records of one point. StartNs/EndNs bound
 // its traffic on the schedule's timeline (unix ns); telemetry is windowed
 // by them.
+//
+// Params holds the values that distinguish the point from the others of
+// its run: every parameter a scenario matrix sweeps, under the name the
+// scenario gives it, and the well-known keys ParamScheme, ParamLoad and
+// ParamWorkload, which comparison tables and plots use as series and axes.
 type PointMeta struct {
-	Name                string         `json:"name"`
-	Pattern             string         `json:"pattern"` // incast | allreduce | ...
-	Params              map[string]any `json:"params,omitempty"`
-	Hosts               int            `json:"hosts"`
-	Flows               int            `json:"flows"`
-	BufferBytes         int64          `json:"buffer_bytes,omitempty"` // all-reduce buffer size
-	LinkGbps            float64        `json:"link_gbps"`
-	StartNs             int64          `json:"start_ns"`
-	EndNs               int64          `json:"end_ns"`
-	TelemetryIntervalNs int64          `json:"telemetry_interval_ns,omitempty"`
-	TelemetryLag        []string       `json:"telemetry_lag,omitempty"`
+	Name    string         `json:"name"`
+	Pattern string         `json:"pattern"` // incast | allreduce | ...
+	Params  map[string]any `json:"params,omitempty"`
+	// Lab is the lab the point ran on (a matrix may sweep topologies).
+	Lab string `json:"lab,omitempty"`
+	// Status is "ok" or "failed"; a failed point keeps its Error and the
+	// run goes on with the next point.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// RequestedLoad is the load a workload point asked for (fraction of
+	// each host's link rate); AchievedLoad is what its flows really
+	// offered: bytes of the flows started in the arrival window over
+	// hosts x link rate x window.
+	RequestedLoad       float64  `json:"requested_load,omitempty"`
+	AchievedLoad        float64  `json:"achieved_load,omitempty"`
+	Hosts               int      `json:"hosts"`
+	Flows               int      `json:"flows"`
+	BufferBytes         int64    `json:"buffer_bytes,omitempty"` // all-reduce buffer size
+	LinkGbps            float64  `json:"link_gbps"`
+	StartNs             int64    `json:"start_ns"`
+	EndNs               int64    `json:"end_ns"`
+	TelemetryIntervalNs int64    `json:"telemetry_interval_ns,omitempty"`
+	TelemetryLag        []string `json:"telemetry_lag,omitempty"`
 }
+
+// Well-known keys of PointMeta.Params.
+const (
+	ParamScheme   = "scheme"   // load-balancing scheme, e.g. "ecmp", "drill"
+	ParamLoad     = "load"     // requested load, a float64
+	ParamWorkload = "workload" // flow-size distribution, e.g. "websearch"
+)
 
 // TelemetryMeta sums up collection.
 type TelemetryMeta struct {
