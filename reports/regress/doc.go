@@ -1,0 +1,12 @@
+// Package regress decides whether a candidate run is worse than a baseline:
+// it compares the metrics of the points the two runs share against a
+// thresholds file (relative or absolute per metric and size bucket, with
+// a noise allowance from repetitions), and writes the verdict as text and
+// as JUnit XML for CI systems.
+//
+// It works on Samples (one metric of one comparable group of points, one
+// value per repetition), so it does not depend on how a run archive is
+// laid out; reports turns a summary into Samples.
+//
+// It must not import the emulator, drivers or scenarios.
+package regress

@@ -1,0 +1,219 @@
+package regress
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+)
+
+func f(v float64) *float64 { return &v }
+
+func TestCompare(t *testing.T) {
+	rules := &Thresholds{NoiseSigma: f(2), Rules: []Rule{
+		{Metric: "fct.mean", Relative: f(0.10)},
+		{Metric: "fct.p99", Bucket: "*", Relative: f(0.10), Absolute: f(50)},
+		{Metric: "goodput_gbps", Absolute: f(2)},
+		{Metric: "drops", Absolute: f(0)},
+	}}
+	g := "scheme=ecmp load=0.5"
+	tests := []struct {
+		name      string
+		base, can Sample
+		regressed bool
+		worse     float64
+	}{
+		{"within relative", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{109}}, false, 9},
+		{"beyond relative", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{111}}, true, 11},
+		{"better is never a regression", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{50}}, false, -50},
+		{"absolute floor wins over small relative", Sample{g, "fct.p99", "<100KB", "ns", []float64{100}}, Sample{g, "fct.p99", "<100KB", "ns", []float64{140}}, false, 40},
+		{"beyond absolute floor", Sample{g, "fct.p99", "<100KB", "ns", []float64{100}}, Sample{g, "fct.p99", "<100KB", "ns", []float64{151}}, true, 51},
+		{"higher is better: goodput drop", Sample{g, "goodput_gbps", "", "Gb/s", []float64{90}}, Sample{g, "goodput_gbps", "", "Gb/s", []float64{87}}, true, 3},
+		{"higher is better: goodput gain", Sample{g, "goodput_gbps", "", "Gb/s", []float64{90}}, Sample{g, "goodput_gbps", "", "Gb/s", []float64{95}}, false, -5},
+		{"any new drop", Sample{g, "drops", "", "", []float64{0}}, Sample{g, "drops", "", "", []float64{1}}, true, 1},
+		// Repetitions 100±10 on both sides: standard error of the
+		// difference = sqrt(100/3+100/3) = 8.16, x2 = 16.3; with 10 %
+		// relative the allowance is 26.3.
+		{"noise absorbs a spread-out change", Sample{g, "fct.mean", "", "ns", []float64{90, 100, 110}}, Sample{g, "fct.mean", "", "ns", []float64{115, 125, 135}}, false, 25},
+		{"noise does not absorb a larger one", Sample{g, "fct.mean", "", "ns", []float64{90, 100, 110}}, Sample{g, "fct.mean", "", "ns", []float64{117, 127, 137}}, true, 27},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Compare([]Sample{tc.base}, []Sample{tc.can}, rules)
+			if len(v.Checks) != 1 {
+				t.Fatalf("%d checks, want 1", len(v.Checks))
+			}
+			c := v.Checks[0]
+			if c.Regressed != tc.regressed || abs(c.Worse-tc.worse) > 1e-9 {
+				t.Errorf("regressed %v worse %v, want %v %v (%s)", c.Regressed, c.Worse, tc.regressed, tc.worse, c.Message())
+			}
+			if v.Passed() == tc.regressed {
+				t.Errorf("Passed() = %v with regressed %v", v.Passed(), tc.regressed)
+			}
+		})
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestCompareOnlyRuledMetricsMissingAndNew(t *testing.T) {
+	rules := &Thresholds{Rules: []Rule{{Metric: "fct.*", Relative: f(0.1)}}}
+	base := []Sample{
+		{Group: "a", Metric: "fct.mean", Values: []float64{1}},
+		{Group: "a", Metric: "fct.mean", Bucket: "<100KB", Values: []float64{1}}, // no bucket rule: not checked
+		{Group: "a", Metric: "ecn_marked", Values: []float64{5}},                 // no rule: not checked
+		{Group: "b", Metric: "fct.mean", Values: []float64{1}},
+	}
+	cand := []Sample{
+		{Group: "a", Metric: "fct.mean", Values: []float64{1}},
+		{Group: "c", Metric: "fct.mean", Values: []float64{1}},
+	}
+	v := Compare(base, cand, rules)
+	if len(v.Checks) != 2 {
+		t.Fatalf("checks %+v, want a and b fct.mean only", v.Checks)
+	}
+	if v.Checks[0].Regressed || !v.Checks[1].Missing || !v.Checks[1].Regressed || v.Checks[1].Group != "b" {
+		t.Errorf("checks %+v: want a ok, b missing and regressed", v.Checks)
+	}
+	if len(v.New) != 1 || v.New[0] != "c" {
+		t.Errorf("new groups %v, want [c]", v.New)
+	}
+}
+
+func TestCompareRunAgainstItselfPasses(t *testing.T) {
+	rules := &Thresholds{NoiseSigma: f(0), Rules: []Rule{{Metric: "*", Bucket: "*"}}}
+	s := []Sample{{"g", "fct.mean", "", "ns", []float64{3, 4, 5}}, {"g", "goodput_gbps", "", "Gb/s", []float64{10}}, {"g", "fct.p99", ">1MB", "ns", []float64{7}}}
+	if v := Compare(s, s, rules); !v.Passed() || len(v.Checks) != 3 {
+		t.Errorf("self comparison: %+v", v)
+	}
+}
+
+func TestParseThresholdsErrors(t *testing.T) {
+	doc := `noise_sigma: -1
+rules:
+  - metric: fct.mean
+    relative: -0.1
+  - bucket: "<100KB"
+  - metric: "fct.["
+    better: sideways
+`
+	_, err := ParseThresholds([]byte(doc), "th.yaml")
+	if err == nil {
+		t.Fatal("bad thresholds accepted")
+	}
+	for _, want := range []string{
+		"th.yaml:1: noise_sigma: must be >= 0",
+		"th.yaml:4: rules[0].relative: must be >= 0",
+		"th.yaml:5: rules[1].metric: required",
+		"th.yaml:6: rules[2].metric: bad pattern",
+		"th.yaml:7: rules[2].better: must be lower or higher",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if _, err := ParseThresholds([]byte("rules:\n  - {metric: fct.mean, relativ: 0.1}\n"), "th.yaml"); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("unknown key: %v", err)
+	}
+}
+
+func TestRuleOrderFirstMatchWins(t *testing.T) {
+	th, err := ParseThresholds([]byte("rules:\n  - {metric: fct.p99, bucket: '<100KB', relative: 0.5}\n  - {metric: 'fct.*', bucket: '*', relative: 0.1}\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := th.rule("fct.p99", "<100KB"); *r.Relative != 0.5 {
+		t.Errorf("specific rule not first: %+v", r)
+	}
+	if r, _ := th.rule("fct.p99", ">1MB"); *r.Relative != 0.1 {
+		t.Errorf("fallback rule: %+v", r)
+	}
+	if th.sigma() != DefaultNoiseSigma {
+		t.Errorf("default sigma %v", th.sigma())
+	}
+}
+
+// TestJUnitShape checks the XML against the common JUnit shape CI tools
+// read: a testsuites root whose counts add up, testsuite children with
+// name/tests/failures/errors/time, testcase children with name/classname,
+// and exactly one failure element per regression.
+func TestJUnitShape(t *testing.T) {
+	rules := &Thresholds{Rules: []Rule{{Metric: "*", Bucket: "*", Relative: f(0.1)}}}
+	base := []Sample{{"load=0.3", "fct.mean", "", "ns", []float64{100}}, {"load=0.3", "fct.p99", "<100KB", "ns", []float64{100}}, {"load=0.5", "fct.mean", "", "ns", []float64{100}}}
+	cand := []Sample{{"load=0.3", "fct.mean", "", "ns", []float64{150}}, {"load=0.3", "fct.p99", "<100KB", "ns", []float64{100}}}
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, Compare(base, cand, rules), JUnitMeta{Baseline: "b", Candidate: "c", Started: time.Unix(0, 0), Elapsed: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	type tcase struct {
+		Name      string `xml:"name,attr"`
+		Classname string `xml:"classname,attr"`
+		Failure   []struct {
+			Message string `xml:"message,attr"`
+			Type    string `xml:"type,attr"`
+		} `xml:"failure"`
+	}
+	type suite struct {
+		Name     string  `xml:"name,attr"`
+		Tests    *int    `xml:"tests,attr"`
+		Failures *int    `xml:"failures,attr"`
+		Errors   *int    `xml:"errors,attr"`
+		Time     *string `xml:"time,attr"`
+		Cases    []tcase `xml:"testcase"`
+	}
+	var root struct {
+		XMLName  xml.Name
+		Tests    int     `xml:"tests,attr"`
+		Failures int     `xml:"failures,attr"`
+		Suites   []suite `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &root); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, buf.String())
+	}
+	if root.XMLName.Local != "testsuites" || len(root.Suites) != 2 {
+		t.Fatalf("root %s with %d suites:\n%s", root.XMLName.Local, len(root.Suites), buf.String())
+	}
+	tests, fails := 0, 0
+	for _, s := range root.Suites {
+		if s.Name == "" || s.Tests == nil || s.Failures == nil || s.Errors == nil || s.Time == nil {
+			t.Errorf("suite lacks a required attribute: %+v", s)
+			continue
+		}
+		n := 0
+		for _, c := range s.Cases {
+			if c.Name == "" || c.Classname == "" || len(c.Failure) > 1 {
+				t.Errorf("bad testcase %+v", c)
+			}
+			n += len(c.Failure)
+		}
+		if *s.Tests != len(s.Cases) || *s.Failures != n {
+			t.Errorf("suite %s counts tests=%d failures=%d, has %d cases %d failures", s.Name, *s.Tests, *s.Failures, len(s.Cases), n)
+		}
+		tests, fails = tests+*s.Tests, fails+*s.Failures
+	}
+	if root.Tests != tests || root.Failures != fails || fails != 2 {
+		t.Errorf("root counts %d/%d, suites %d/%d, want 2 failures (fct.mean +50%%, load=0.5 missing)", root.Tests, root.Failures, tests, fails)
+	}
+	if !strings.Contains(buf.String(), `type="missing"`) {
+		t.Error("the missing point is not a failure of type missing")
+	}
+}
+
+func FuzzParseThresholds(f *testing.F) {
+	f.Add([]byte("rules:\n  - {metric: fct.mean, relative: 0.1}\n"))
+	f.Add([]byte("noise_sigma: 3\nrules:\n  - {metric: 'fct.*', bucket: '*', absolute: 5, better: lower}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		th, err := ParseThresholds(b, "fuzz.yaml")
+		if err != nil {
+			return
+		}
+		// Whatever parses must be usable.
+		Compare([]Sample{{Group: "g", Metric: "fct.mean", Values: []float64{1}}}, nil, th)
+	})
+}
