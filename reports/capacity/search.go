@@ -58,8 +58,8 @@ type Result struct {
 	Best      float64 `json:"best_load"`
 	Found     bool    `json:"found"`
 	FirstMiss float64 `json:"first_miss,omitempty"` // lowest measured load that missed (0: none)
-	Steps     []Step  `json:"steps"`               // by load
-	Method    string  `json:"method"`              // bisect | grid
+	Steps     []Step  `json:"steps"`                // by load
+	Method    string  `json:"method"`               // bisect | grid
 	// NonMonotonic is set when a load met the SLO above one that missed
 	// it: the curve is noisy and bisection's answer is less certain.
 	NonMonotonic bool `json:"non_monotonic,omitempty"`
