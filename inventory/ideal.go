@@ -50,24 +50,34 @@ func IdealFCT(bytes int64, mtu, header int, path []PathLink) int64 {
 }
 
 // ShortestPath gives the links of one path with the fewest hops from host
-// src to host dst, never forwarding through another host. Where several
-// shortest paths exist it takes, at each device, the first link in the
-// lab's link order; on a symmetric fabric they all have the same ideal FCT.
+// src to host dst (see Paths.Shortest).
 func (l *Lab) ShortestPath(src, dst string) ([]PathLink, error) {
-	if _, ok := l.Host(src); !ok {
-		return nil, fmt.Errorf("lab %s: %s is not a host", l.Name, src)
+	p, err := NewPaths(l)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := l.Host(dst); !ok {
-		return nil, fmt.Errorf("lab %s: %s is not a host", l.Name, dst)
+	return p.Shortest(src, dst)
+}
+
+// Paths answers shortest-path questions about one lab; it builds the
+// lab's graph once, for callers that ask about many host pairs.
+type Paths struct {
+	lab   *Lab
+	adj   map[string][]pathHop
+	hosts map[string]bool
+}
+
+type pathHop struct {
+	to   string
+	link PathLink
+}
+
+// NewPaths builds the graph of a lab; every link needs a known speed.
+func NewPaths(l *Lab) (*Paths, error) {
+	p := &Paths{lab: l, adj: map[string][]pathHop{}, hosts: map[string]bool{}}
+	for _, h := range l.Hosts {
+		p.hosts[h.Name] = true
 	}
-	if src == dst {
-		return nil, fmt.Errorf("lab %s: %s to itself has no path", l.Name, src)
-	}
-	type hop struct {
-		to   string
-		link PathLink
-	}
-	adj := map[string][]hop{}
 	for i, k := range l.Links {
 		gbps := l.LinkSpeedGbps(k)
 		if gbps <= 0 {
@@ -77,19 +87,37 @@ func (l *Lab) ShortestPath(src, dst string) ([]PathLink, error) {
 		if pl.DelayNs == 0 {
 			pl.DelayNs = DefaultLinkDelayNs
 		}
-		adj[k.A.Device] = append(adj[k.A.Device], hop{k.B.Device, pl})
-		adj[k.B.Device] = append(adj[k.B.Device], hop{k.A.Device, pl})
+		p.adj[k.A.Device] = append(p.adj[k.A.Device], pathHop{k.B.Device, pl})
+		p.adj[k.B.Device] = append(p.adj[k.B.Device], pathHop{k.A.Device, pl})
 	}
+	return p, nil
+}
+
+// Shortest gives the links of one path with the fewest hops from host src
+// to host dst, never forwarding through another host. Where several
+// shortest paths exist it takes, at each device, the first link in the
+// lab's link order; on a symmetric fabric they all have the same ideal FCT.
+func (p *Paths) Shortest(src, dst string) ([]PathLink, error) {
+	l := p.lab
+	for _, h := range []string{src, dst} {
+		if !p.hosts[h] {
+			return nil, fmt.Errorf("lab %s: %s is not a host", l.Name, h)
+		}
+	}
+	if src == dst {
+		return nil, fmt.Errorf("lab %s: %s to itself has no path", l.Name, src)
+	}
+	forwards := func(n string) bool { return !p.hosts[n] || n == dst }
 	// Breadth-first from dst gives every device's hop count to it.
 	dist := map[string]int{dst: 0}
 	queue := []string{dst}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		if _, isHost := l.Host(n); isHost && n != dst {
+		if !forwards(n) {
 			continue // hosts do not forward
 		}
-		for _, h := range adj[n] {
+		for _, h := range p.adj[n] {
 			if _, seen := dist[h.to]; !seen {
 				dist[h.to] = dist[n] + 1
 				queue = append(queue, h.to)
@@ -101,9 +129,8 @@ func (l *Lab) ShortestPath(src, dst string) ([]PathLink, error) {
 	}
 	var path []PathLink
 	for n := src; n != dst; {
-		for _, h := range adj[n] {
-			_, isHost := l.Host(h.to)
-			if d, ok := dist[h.to]; ok && d == dist[n]-1 && (!isHost || h.to == dst) {
+		for _, h := range p.adj[n] {
+			if d, ok := dist[h.to]; ok && d == dist[n]-1 && forwards(h.to) {
 				path = append(path, h.link)
 				n = h.to
 				break
