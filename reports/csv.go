@@ -1,12 +1,12 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
-
-	"io"
 )
 
 // WriteCSV writes one row per point and size bucket ("all" first) with
@@ -55,7 +55,7 @@ func WriteCSV(w io.Writer, s *Summary) error {
 		return f(v)
 	}
 	for _, p := range s.Points {
-		lead := []string{p.Run, p.Name, p.Pattern, p.Scheme, p.Workload, opt(p.Load, p.Load != 0), opt(p.RequestedLoad, p.RequestedLoad != 0),
+		lead := []string{cmp.Or(p.Run, s.RunID), p.Name, p.Pattern, p.Scheme, p.Workload, opt(p.Load, p.Load != 0), opt(p.RequestedLoad, p.RequestedLoad != 0),
 			opt(p.AchievedLoad, p.AchievedLoad != 0), p.Status, p.Error}
 		for _, k := range params {
 			v, ok := p.Params[k]

@@ -103,8 +103,14 @@ func tables(s *Summary) []table {
 		if p.DurationNs > 0 {
 			pauseRate = f2(float64(p.PFCPauseFrames) / (float64(p.DurationNs) / 1e9))
 		}
-		over.Rows = append(over.Rows, []string{name, cmpDash(p.Scheme), status(p), loads(p), itoa(p.Flows), itoa(p.Failed),
-			usf(f.Mean), us(f.P50), us(f.P99), us(f.P999), us(f.Max), sd(sl, sl.Mean), sd(sl, sl.P99), gbps(p.GoodputGbps)})
+		row := []string{name, cmpDash(p.Scheme), status(p), loads(p), itoa(p.Flows), itoa(p.Failed),
+			usf(f.Mean), us(f.P50), us(f.P99), us(f.P999), us(f.Max), sd(sl, sl.Mean), sd(sl, sl.P99), gbps(p.GoodputGbps)}
+		if f.Count == 0 { // no completed flow: nothing to measure, not 0
+			for i := 6; i < len(row); i++ {
+				row[i] = na
+			}
+		}
+		over.Rows = append(over.Rows, row)
 		fab.Rows = append(fab.Rows, []string{name, utoa(p.PFCPauseFrames), utoa(p.PFCPauseRx), pauseRate, utoa(p.ECNMarked),
 			optional(p.ECNMarkRate, pct), f2(p.ECNMarksPerSec), utoa(p.Drops), kib(p.PeakQueueBytes), kibf(p.MeanQueueBytes),
 			optional(p.OutOfOrder, utoa), itoa(p.TelemetryPoints), itoa(p.Gaps)})
