@@ -38,22 +38,78 @@ func ReadFlowsCSV(r io.Reader, fn func(FlowRow) error) error {
 		}
 	}
 	fr.nfields = len(head)
-	for {
-		rec, err := fr.record()
-		if errors.Is(err, io.EOF) {
+	return fr.stream(fn)
+}
+
+// batchRows is how many rows the parser hands over at a time.
+const batchRows = 4096
+
+// stream parses in a goroutine of its own while fn consumes, so a large
+// file keeps two cores busy; a few batches of rows circulate between them,
+// so memory does not grow with the file.
+func (fr *flowReader) stream(fn func(FlowRow) error) error {
+	type batch struct {
+		rows []FlowRow
+		err  error // io.EOF after the last batch
+	}
+	batches := make(chan batch, 4)
+	free := make(chan []FlowRow, 6)
+	done := make(chan struct{})
+	defer close(done) // stops the parser when fn fails
+	go func() {
+		defer close(batches)
+		for {
+			var rows []FlowRow
+			select {
+			case rows = <-free:
+				rows = rows[:0]
+			default:
+				rows = make([]FlowRow, 0, batchRows)
+			}
+			var err error
+			for len(rows) < batchRows {
+				rec, e := fr.record()
+				if e == nil {
+					var row FlowRow
+					if row, e = fr.row(rec); e == nil {
+						rows = append(rows, row)
+						continue
+					}
+				}
+				err = e
+				if !errors.Is(e, io.EOF) {
+					err = fmt.Errorf("flows.csv:%d: %w", fr.start, e)
+				}
+				break
+			}
+			select {
+			case batches <- batch{rows, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for b := range batches {
+		for _, row := range b.rows {
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		if errors.Is(b.err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("flows.csv:%d: %w", fr.start, err)
+		if b.err != nil {
+			return b.err
 		}
-		row, err := fr.row(rec)
-		if err != nil {
-			return fmt.Errorf("flows.csv:%d: %w", fr.start, err)
-		}
-		if err := fn(row); err != nil {
-			return err
+		select {
+		case free <- b.rows:
+		default:
 		}
 	}
+	return nil
 }
 
 // flowReader splits flows.csv into records.

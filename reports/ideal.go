@@ -8,13 +8,14 @@ type idealer struct {
 	lab      *inventory.Lab
 	paths    *inventory.Paths
 	mtu, hdr int
-	cache    map[[2]string][]inventory.PathLink // nil value: no path
+	cache    map[string]map[string][]inventory.PathLink // src -> dst -> path; nil: no path
+	cached   int
 }
 
 const idealCacheMax = 1 << 16
 
 func newIdealer(lab *inventory.Lab, mtu, hdr int) *idealer {
-	d := &idealer{lab: lab, mtu: mtu, hdr: hdr, cache: map[[2]string][]inventory.PathLink{}}
+	d := &idealer{lab: lab, mtu: mtu, hdr: hdr, cache: map[string]map[string][]inventory.PathLink{}}
 	if lab != nil {
 		d.paths, _ = inventory.NewPaths(lab) // nil on a link of unknown speed: no ideal FCTs
 	}
@@ -27,20 +28,27 @@ func (d *idealer) forPoint(pm PointMeta) func(src, dst string, bytes int64) (int
 	if d.paths == nil || (pm.Lab != "" && pm.Lab != d.lab.Name) {
 		return func(string, string, int64) (int64, bool) { return 0, false }
 	}
-	var lastKey [2]string
+	var lastSrc, lastDst string
 	var lastPath []inventory.PathLink
 	return func(src, dst string, bytes int64) (int64, bool) {
-		k := [2]string{src, dst}
-		if k != lastKey || lastPath == nil {
-			p, ok := d.cache[k]
+		// Two string-keyed maps: cheaper per row than one keyed by the pair.
+		if src != lastSrc || dst != lastDst || lastPath == nil {
+			byDst := d.cache[src]
+			p, ok := byDst[dst]
 			if !ok {
 				p, _ = d.paths.Shortest(src, dst) // nil: not hosts of the lab, or no path
-				if len(d.cache) >= idealCacheMax {
+				if d.cached >= idealCacheMax {
 					clear(d.cache)
+					d.cached, byDst = 0, nil
 				}
-				d.cache[k] = p
+				if byDst == nil {
+					byDst = map[string][]inventory.PathLink{}
+					d.cache[src] = byDst
+				}
+				byDst[dst] = p
+				d.cached++
 			}
-			lastKey, lastPath = k, p
+			lastSrc, lastDst, lastPath = src, dst, p
 		}
 		if lastPath == nil {
 			return 0, false
