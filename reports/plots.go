@@ -46,6 +46,17 @@ func render(p *plot.Plot, title string) (figure, error) {
 	return figure{Title: title, SVG: template.HTML(svgHeader.ReplaceAllString(b.String(), ""))}, nil // gonum escapes the text it prints
 }
 
+// addFigure renders a plot whose axis is logarithmic when vals span more
+// than two decades, and appends it to out.
+func addFigure(out *[]figure, p *plot.Plot, title string, axis *plot.Axis, vals []float64) error {
+	logAxis(axis, vals)
+	f, err := render(p, title)
+	if err == nil {
+		*out = append(*out, f)
+	}
+	return err
+}
+
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
@@ -160,12 +171,9 @@ func fctVsLoad(gs []Group) ([]figure, error) {
 					return nil, err
 				}
 			}
-			logAxis(&p.Y, all)
-			f, err := render(p, title)
-			if err != nil {
+			if err := addFigure(&out, p, title, &p.Y, all); err != nil {
 				return nil, err
 			}
-			out = append(out, f)
 		}
 	}
 	return out, nil
@@ -231,12 +239,9 @@ func slowdownBySize(gs []Group, edges []int64) ([]figure, error) {
 		if n == 0 {
 			continue // no ideal FCTs: no slowdowns
 		}
-		logAxis(&p.Y, all)
-		f, err := render(p, title)
-		if err != nil {
+		if err := addFigure(&out, p, title, &p.Y, all); err != nil {
 			return nil, err
 		}
-		out = append(out, f)
 	}
 	return out, nil
 }
@@ -292,12 +297,9 @@ func cdfPlots(s *Summary) ([]figure, error) {
 		p.Legend.Left = false
 		p.Legend.YOffs = vg.Points(20)
 		p.Y.Min, p.Y.Max = 0, 1
-		logAxis(&p.X, all)
-		f, err := render(p, title)
-		if err != nil {
+		if err := addFigure(&out, p, title, &p.X, all); err != nil {
 			return nil, err
 		}
-		out = append(out, f)
 	}
 	return out, nil
 }
