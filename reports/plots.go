@@ -38,7 +38,9 @@ var svgHeader = regexp.MustCompile(`(?s)^<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?|\s*xm
 
 func render(p *plot.Plot, title string) (figure, error) {
 	c := vgsvg.New(7*vg.Inch, 4*vg.Inch)
-	p.Draw(draw.New(c))
+	// A right margin: the viewer's font may be wider than the metrics
+	// gonum laid the last tick label and the legend out with.
+	p.Draw(draw.Crop(draw.New(c), 0, -vg.Points(24), 0, 0))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return figure{}, fmt.Errorf("plot %s: %w", title, err)
@@ -60,7 +62,8 @@ func addFigure(out *[]figure, p *plot.Plot, title string, axis *plot.Axis, vals 
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -287,21 +290,31 @@ func cdfPlots(s *Summary) ([]figure, error) {
 			}
 			l.Color = plotutil.Color(k)
 			p.Add(l)
-			name := pt.Name
-			if pt.Run != "" {
-				name = pt.Run + "/" + pt.Name
-			}
-			p.Legend.Add(name, l)
+			p.Legend.Add(cdfLabel(pt, c), l)
 		}
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.YOffs = vg.Points(20)
+		p.Legend.Top, p.Legend.Left = false, false // a CDF leaves the bottom right empty
+		p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(20)
 		p.Y.Min, p.Y.Max = 0, 1
 		if err := addFigure(&out, p, title, &p.X, all); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// cdfLabel names a point's CDF line: its scheme and repetition when the
+// plot is of one condition, else its name.
+func cdfLabel(p PointSummary, cond string) string {
+	if cond == "" || p.Scheme == "" {
+		return pointName(p)
+	}
+	if r, ok := p.Params[ParamRepetition]; ok {
+		return fmt.Sprintf("%s rep %v", p.Scheme, r)
+	}
+	if p.Run != "" {
+		return p.Scheme + " (" + p.Run + ")"
+	}
+	return p.Scheme
 }
 
 // seriesPlot draws a point's time series (queue depth or pause rate)
