@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -65,18 +64,17 @@ func writeReport(c *cli.Context, dirs []string) error {
 		return exitError{2, fmt.Errorf("--buckets: %w", err)}
 	}
 	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme")}
-	var w io.Writer = os.Stdout
-	if path := c.String("out"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-		if err := a.Render(dirs, format, w); err != nil {
-			return err
-		}
-		return f.Close()
+	path := c.String("out")
+	if path == "" {
+		return a.Render(dirs, format, os.Stdout)
 	}
-	return a.Render(dirs, format, w)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := a.Render(dirs, format, f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
