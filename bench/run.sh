@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
+go test -c -o /tmp/labctl-reports.test ./reports
+(cd reports && /usr/bin/time -f "report of 10M flows: %U s user, %S s sys, %e s wall, %M KiB max RSS" \
+	/tmp/labctl-reports.test -test.run XXX -test.bench Report10M -test.benchtime 1x)
 go build -o /tmp/labctl-bench ./cmd/labctl
 out="$(mktemp -d)"
 for s in incast allreduce; do

@@ -5,90 +5,9 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
-
-// Summary is summary.json.
-type Summary struct {
-	RunID    string         `json:"run_id"`
-	Scenario string         `json:"scenario"`
-	Lab      string         `json:"lab"`
-	Outcome  string         `json:"outcome"`
-	Buckets  []int64        `json:"size_buckets"` // upper edges (bytes) of the FCT size buckets
-	Points   []PointSummary `json:"points"`
-}
-
-// PointSummary is one point's results. Failed counts every flow that did
-// not complete (failed or skipped); they are in Flows but not in the FCTs.
-type PointSummary struct {
-	Name               string            `json:"name"`
-	Pattern            string            `json:"pattern"`
-	Flows              int               `json:"flows"`
-	Failed             int               `json:"failed"`
-	FCT                FCTSummary        `json:"fct_ns"`
-	BySize             []BucketSummary   `json:"fct_by_size"`
-	GoodputGbps        float64           `json:"goodput_gbps"`
-	PFCPauseFrames     uint64            `json:"pfc_pause_frames"` // sent by switch ports
-	PFCPauseRx         uint64            `json:"pfc_pause_frames_rx"`
-	ECNMarked          uint64            `json:"ecn_marked"`
-	Drops              uint64            `json:"drops"` // packets dropped by switch ports
-	PeakQueueBytes     uint64            `json:"peak_queue_bytes"`
-	PeakWatermarkBytes uint64            `json:"peak_watermark_bytes"`
-	PeakQueues         []PortPeak        `json:"peak_queue_by_port"`
-	TelemetryPoints    int               `json:"telemetry_points"`
-	Gaps               int               `json:"telemetry_gaps"`
-	StartNs            int64             `json:"start_ns"` // first start of a completed flow
-	EndNs              int64             `json:"end_ns"`   // last end of a completed flow
-	WindowStartNs      int64             `json:"window_start_ns"`
-	WindowEndNs        int64             `json:"window_end_ns"` // telemetry window, margin included
-	AllReduce          *AllReduceSummary `json:"allreduce,omitempty"`
-}
-
-// BucketSummary is the FCT of the completed flows in one size bucket.
-type BucketSummary struct {
-	Bucket string     `json:"bucket"`
-	Flows  int        `json:"flows"`
-	FCT    FCTSummary `json:"fct_ns"`
-}
-
-// PortPeak is a switch port's peak queue depth in the point; Queue is the
-// queue that reached it.
-type PortPeak struct {
-	Device    string `json:"device"`
-	Port      string `json:"port"`
-	Queue     string `json:"queue"`
-	Bytes     uint64 `json:"bytes"`
-	Watermark uint64 `json:"watermark"`
-}
-
-// AllReduceSummary holds step times and bandwidths as nccl-tests defines
-// them. AlgBW and BusBW are set only when every flow completed.
-type AllReduceSummary struct {
-	Hosts       int        `json:"hosts"`
-	BufferBytes int64      `json:"buffer_bytes"`
-	Steps       []StepTime `json:"steps"`
-	TotalNs     int64      `json:"total_ns"`
-	Complete    bool       `json:"complete"`
-	AlgBWGbps   float64    `json:"algbw_gbps"`
-	BusBWGbps   float64    `json:"busbw_gbps"`
-}
-
-// StepTime is one all-reduce step: first start to last end of its flows.
-type StepTime struct {
-	Step       int   `json:"step"`
-	StartNs    int64 `json:"start_ns"`
-	EndNs      int64 `json:"end_ns"`
-	DurationNs int64 `json:"duration_ns"`
-}
-
-// CDF is one point's FCT distribution for plotting.
-type CDF struct {
-	Point  string
-	Points []CDFPoint
-}
-
-// DefaultBuckets are the usual flow-size bins: <100KB, 100KB-1MB, >=1MB.
-func DefaultBuckets() []int64 { return []int64{100_000, 1_000_000} }
 
 // Analyser holds the analysis settings; the zero value uses the defaults.
 type Analyser struct {
@@ -103,167 +22,229 @@ type Analyser struct {
 	// CDFPoints bounds the points per CDF line (0: 400), keeping the HTML
 	// small for runs of many flows.
 	CDFPoints int
+	// SeriesPoints bounds the samples per time-series line (0: 300).
+	SeriesPoints int
+	// MTU and HeaderBytes give the packet geometry of the ideal FCT (0:
+	// inventory.DefaultMTU and DefaultHeaderBytes, what the twin uses).
+	MTU, HeaderBytes int
+	// BaselineScheme is the scheme comparisons measure against ("": ecmp
+	// if present, else the first scheme in name order).
+	BaselineScheme string
 }
 
 // Analyse computes a run's summary with the default settings.
-func Analyse(run *Run) (*Summary, error) {
-	s, _, err := Analyser{}.Analyse(run)
-	return s, err
+func Analyse(run *Run) (*Summary, error) { return Analyser{}.Analyse(run) }
+
+// Analyse computes a run's summary: every point, its groups of
+// repetitions and the comparisons of schemes. It reads the flows and the
+// telemetry once each, as streams: memory grows with points and buckets,
+// not with flows.
+func (a Analyser) Analyse(run *Run) (*Summary, error) {
+	sum, err := a.points(run)
+	if err != nil {
+		return nil, err
+	}
+	a.across(sum)
+	return sum, nil
 }
 
-// Analyse computes a run's summary and the FCT CDF of each point.
-func (a Analyser) Analyse(run *Run) (*Summary, []CDF, error) {
-	buckets := a.Buckets
-	if buckets == nil {
-		buckets = DefaultBuckets()
+func (a Analyser) buckets() ([]int64, error) {
+	b := a.Buckets
+	if b == nil {
+		b = DefaultBuckets()
 	}
-	for i, b := range buckets {
-		if b <= 0 || (i > 0 && b <= buckets[i-1]) {
-			return nil, nil, fmt.Errorf("size buckets %v: want ascending positive edges", buckets)
-		}
+	if err := checkBuckets(b); err != nil {
+		return nil, fmt.Errorf("size buckets: %w", err)
+	}
+	return b, nil
+}
+
+// points fills the per-point part of a run's summary.
+func (a Analyser) points(run *Run) (*Summary, error) {
+	edges, err := a.buckets()
+	if err != nil {
+		return nil, err
 	}
 	m := run.Manifest
-	sum := &Summary{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Buckets: buckets}
+	sum := &Summary{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Buckets: edges}
 	if m.Lab != nil {
 		sum.Lab = m.Lab.Name
 	}
-	metas, rows := pointsOf(m.Points, run.Flows)
-	var cdfs []CDF
-	for _, pm := range metas {
-		ps, fct := flowStats(pm, rows[pm.Name], buckets)
-		sum.Points = append(sum.Points, ps)
-		cdfs = append(cdfs, CDF{Point: pm.Name, Points: fct.CDF(cmp.Or(a.CDFPoints, 400))})
+	ideal := newIdealer(m.Lab, cmp.Or(a.MTU, inventory.DefaultMTU), cmp.Or(a.HeaderBytes, inventory.DefaultHeaderBytes))
+	accs := map[string]*pointAcc{}
+	var order []*pointAcc
+	add := func(pm PointMeta, known bool) *pointAcc {
+		pa := &pointAcc{meta: pm, known: known, edges: edges, ideal: ideal.forPoint(pm)}
+		accs[pm.Name] = pa
+		order = append(order, pa)
+		return pa
+	}
+	for _, pm := range m.Points {
+		add(pm, true)
+	}
+	if run.Flows != nil {
+		var last *pointAcc
+		err := run.Flows(func(r FlowRow) error {
+			if last == nil || last.meta.Name != r.Point {
+				last = accs[r.Point]
+				if last == nil { // a point the manifest does not list (an interrupted run)
+					last = add(PointMeta{Name: r.Point}, false)
+				}
+			}
+			last.add(r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
+		}
+	}
+	metas := make([]PointMeta, len(order))
+	for i, pa := range order {
+		metas[i] = pa.windowed()
+		sum.Points = append(sum.Points, pa.summary(cmp.Or(a.CDFPoints, 400)))
 	}
 	wins := windows(metas, a.MarginNs)
 	for i, w := range wins {
 		sum.Points[i].WindowStartNs, sum.Points[i].WindowEndNs = w.start, w.end
 	}
 	if run.Telemetry != nil {
-		if err := telemetryStats(run.Telemetry, wins, sum.Points); err != nil {
-			return nil, nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
+		err := telemetryStats(run.Telemetry, wins, sum.Points, tiersOf(m.Lab), cmp.Or(a.SeriesPoints, 300))
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
 	}
-	return sum, cdfs, nil
+	return sum, nil
 }
 
-// pointsOf groups rows by point, in manifest order. Points that have rows
-// but no manifest entry (an interrupted run) come after, windowed by their
-// flows; so does a manifest entry without a window.
-func pointsOf(metas []PointMeta, flows []FlowRow) ([]PointMeta, map[string][]FlowRow) {
-	rows := map[string][]FlowRow{}
-	var order []string
-	for _, r := range flows {
-		if _, ok := rows[r.Point]; !ok {
-			order = append(order, r.Point)
+// pointAcc accumulates one point's flows.
+type pointAcc struct {
+	meta   PointMeta
+	known  bool // listed in the manifest
+	edges  []int64
+	ideal  func(src, dst string, bytes int64) (int64, bool)
+	flows  int
+	failed int
+	done   int
+	// Histograms, made at the first completed flow (a failed point may
+	// have none): index 0 is all flows, 1+i size bucket i.
+	fct     []*FCTStats
+	slow    []*SlowdownStats
+	noIdeal int
+	bytes   int64
+	start   int64
+	end     int64
+	steps   map[int]*StepTime // all-reduce only
+	hosts   map[string]bool   // all-reduce only
+	minRow  int64             // first start of any flow, for points without a window
+	maxRow  int64
+}
+
+func (pa *pointAcc) add(r FlowRow) {
+	if pa.flows == 0 || r.StartNs < pa.minRow {
+		pa.minRow = r.StartNs
+	}
+	pa.maxRow = max(pa.maxRow, r.EndNs)
+	pa.flows++
+	if r.Status != perftest.StatusOK {
+		pa.failed++
+		return
+	}
+	fct := r.FCTNs
+	if fct == 0 && r.EndNs > r.StartNs {
+		fct = r.EndNs - r.StartNs
+	}
+	if pa.fct == nil {
+		for range len(pa.edges) + 2 {
+			pa.fct = append(pa.fct, NewFCTStats())
+			pa.slow = append(pa.slow, NewSlowdownStats())
 		}
-		rows[r.Point] = append(rows[r.Point], r)
 	}
-	out := append([]PointMeta(nil), metas...)
-	known := map[string]bool{}
-	for _, pm := range metas {
-		known[pm.Name] = true
+	b := 1 + bucketOf(r.Size, pa.edges)
+	pa.fct[0].Add(fct)
+	pa.fct[b].Add(fct)
+	if id, ok := pa.ideal(r.Src, r.Dst, r.Size); ok {
+		pa.slow[0].Add(fct, id)
+		pa.slow[b].Add(fct, id)
+	} else {
+		pa.noIdeal++
 	}
-	for _, name := range order {
-		if !known[name] {
-			out = append(out, PointMeta{Name: name, Flows: len(rows[name])})
-		}
+	pa.bytes += r.Size
+	if pa.done == 0 || r.StartNs < pa.start {
+		pa.start = r.StartNs
 	}
-	for i := range out {
-		if out[i].EndNs == 0 {
-			for j, r := range rows[out[i].Name] {
-				if j == 0 || r.StartNs < out[i].StartNs {
-					out[i].StartNs = r.StartNs
-				}
-				out[i].EndNs = max(out[i].EndNs, r.EndNs)
+	pa.end = max(pa.end, r.EndNs)
+	pa.done++
+	if pa.meta.Pattern != "allreduce" {
+		return
+	}
+	if pa.steps == nil {
+		pa.steps, pa.hosts = map[int]*StepTime{}, map[string]bool{}
+	}
+	st, ok := pa.steps[r.Step]
+	if !ok {
+		st = &StepTime{Step: r.Step, StartNs: r.StartNs, EndNs: r.EndNs}
+		pa.steps[r.Step] = st
+	}
+	st.StartNs, st.EndNs = min(st.StartNs, r.StartNs), max(st.EndNs, r.EndNs)
+	pa.hosts[r.Src], pa.hosts[r.Dst] = true, true
+}
+
+// windowed is the point's metadata with a window: the manifest's, or for
+// a point without one, the span of its flows.
+func (pa *pointAcc) windowed() PointMeta {
+	pm := pa.meta
+	if pm.EndNs == 0 {
+		pm.StartNs, pm.EndNs = pa.minRow, pa.maxRow
+	}
+	if !pa.known {
+		pm.Flows = pa.flows
+	}
+	return pm
+}
+
+func (pa *pointAcc) summary(cdfPoints int) PointSummary {
+	pm := pa.windowed()
+	ps := PointSummary{Name: pm.Name, Pattern: pm.Pattern, Params: pm.Params, Status: cmp.Or(pm.Status, StatusOK), Error: pm.Error,
+		RequestedLoad: pm.RequestedLoad, AchievedLoad: pm.AchievedLoad, Flows: pa.flows, Failed: pa.failed, NoIdeal: pa.noIdeal,
+		StartNs: pa.start, EndNs: pa.end, DurationNs: pm.EndNs - pm.StartNs}
+	ps.Scheme, _ = pm.Params[ParamScheme].(string)
+	ps.Workload, _ = pm.Params[ParamWorkload].(string)
+	ps.Load = cmp.Or(number(pm.Params[ParamLoad]), pm.RequestedLoad)
+	if pa.fct != nil {
+		ps.FCT, ps.Slowdown, ps.CDF = pa.fct[0].Summary(), pa.slow[0].Summary(), pa.fct[0].CDF(cdfPoints)
+		for i := range len(pa.edges) + 1 {
+			if f := pa.fct[i+1]; f.Count() > 0 {
+				ps.BySize = append(ps.BySize, BucketSummary{Bucket: bucketName(i, pa.edges), Flows: f.Count(), FCT: f.Summary(), Slowdown: pa.slow[i+1].Summary()})
 			}
-		}
-	}
-	return out, rows
-}
-
-func bucketOf(size int64, edges []int64) int {
-	return sort.Search(len(edges), func(i int) bool { return size < edges[i] })
-}
-
-func bucketName(i int, edges []int64) string {
-	h := func(b int64) string {
-		switch {
-		case b%1_000_000_000 == 0:
-			return fmt.Sprintf("%dGB", b/1_000_000_000)
-		case b%1_000_000 == 0:
-			return fmt.Sprintf("%dMB", b/1_000_000)
-		case b%1000 == 0:
-			return fmt.Sprintf("%dKB", b/1000)
-		}
-		return fmt.Sprintf("%dB", b)
-	}
-	switch {
-	case len(edges) == 0:
-		return "all"
-	case i == 0:
-		return "<" + h(edges[0])
-	case i == len(edges):
-		return ">=" + h(edges[i-1])
-	}
-	return h(edges[i-1]) + "-" + h(edges[i])
-}
-
-func flowStats(pm PointMeta, rows []FlowRow, edges []int64) (PointSummary, *FCTStats) {
-	ps := PointSummary{Name: pm.Name, Pattern: pm.Pattern, Flows: len(rows)}
-	all := &FCTStats{}
-	buckets := make([]FCTStats, len(edges)+1)
-	var bytes int64
-	steps := map[int]*StepTime{}
-	done := 0
-	for _, r := range rows {
-		if r.Status != perftest.StatusOK {
-			ps.Failed++
-			continue
-		}
-		fct := r.FCTNs
-		if fct == 0 && r.EndNs > r.StartNs {
-			fct = r.EndNs - r.StartNs
-		}
-		all.Add(fct)
-		buckets[bucketOf(r.Size, edges)].Add(fct)
-		bytes += r.Size
-		if done == 0 || r.StartNs < ps.StartNs {
-			ps.StartNs = r.StartNs
-		}
-		ps.EndNs = max(ps.EndNs, r.EndNs)
-		done++
-		st, ok := steps[r.Step]
-		if !ok {
-			st = &StepTime{Step: r.Step, StartNs: r.StartNs, EndNs: r.EndNs}
-			steps[r.Step] = st
-		}
-		st.StartNs, st.EndNs = min(st.StartNs, r.StartNs), max(st.EndNs, r.EndNs)
-	}
-	ps.FCT = all.Summary()
-	for i := range buckets {
-		if buckets[i].Count() > 0 {
-			ps.BySize = append(ps.BySize, BucketSummary{Bucket: bucketName(i, edges), Flows: buckets[i].Count(), FCT: buckets[i].Summary()})
 		}
 	}
 	// Aggregate goodput: completed bytes over the span from the first start
 	// to the last end (bits per ns = Gb/s).
 	span := ps.EndNs - ps.StartNs
 	if span > 0 {
-		ps.GoodputGbps = float64(bytes) * 8 / float64(span)
+		ps.GoodputGbps = float64(pa.bytes) * 8 / float64(span)
 	}
 	if pm.Pattern == "allreduce" {
-		ps.AllReduce = allReduce(pm, rows, steps, span, ps.Failed == 0 && done > 0)
+		ps.AllReduce = allReduce(pm, pa.hosts, pa.steps, span, pa.failed == 0 && pa.done > 0)
 	}
-	return ps, all
+	return ps
 }
 
-func allReduce(pm PointMeta, rows []FlowRow, steps map[int]*StepTime, total int64, complete bool) *AllReduceSummary {
+// number reads a Params value that JSON decoded as float64 (or a test
+// built as int).
+func number(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	}
+	return 0
+}
+
+func allReduce(pm PointMeta, hosts map[string]bool, steps map[int]*StepTime, total int64, complete bool) *AllReduceSummary {
 	ar := &AllReduceSummary{Hosts: pm.Hosts, BufferBytes: pm.BufferBytes, TotalNs: total, Complete: complete}
 	if ar.Hosts == 0 { // derive from the ring when the runner did not say
-		hosts := map[string]bool{}
-		for _, r := range rows {
-			hosts[r.Src], hosts[r.Dst] = true, true
-		}
 		ar.Hosts = len(hosts)
 	}
 	for _, st := range steps {

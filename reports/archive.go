@@ -2,7 +2,6 @@ package reports
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -138,60 +137,4 @@ func WriteFlowRows(w io.Writer, rows []FlowRow) error {
 		return fmt.Errorf("flows.csv: %w", err)
 	}
 	return nil
-}
-
-// ReadFlowsCSV streams flows.csv, one call of fn per row, so a run of
-// millions of flows need not fit in memory. Columns after the known ones
-// are ignored (a newer writer may add some).
-func ReadFlowsCSV(r io.Reader, fn func(FlowRow) error) error {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	head, err := cr.Read()
-	if err != nil {
-		return fmt.Errorf("flows.csv header: %w", err)
-	}
-	want := flowsHeader()
-	if len(head) < len(want) {
-		return fmt.Errorf("flows.csv header: %d columns, want %d", len(head), len(want))
-	}
-	for i, h := range want {
-		if head[i] != h {
-			return fmt.Errorf("flows.csv header: column %d is %q, want %q", i+1, head[i], h)
-		}
-	}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("flows.csv: %w", err)
-		}
-		line, _ := cr.FieldPos(0)
-		row, err := parseRow(rec)
-		if err != nil {
-			return fmt.Errorf("flows.csv:%d: %w", line, err)
-		}
-		if err := fn(row); err != nil {
-			return err
-		}
-	}
-}
-
-func parseRow(rec []string) (FlowRow, error) {
-	row := FlowRow{Run: rec[0], Point: rec[1], Group: rec[3], Src: rec[5], Dst: rec[6], Status: rec[11], Tool: rec[12]}
-	var errs [6]error
-	row.FlowID, errs[0] = strconv.Atoi(rec[2])
-	row.Step, errs[1] = strconv.Atoi(rec[4])
-	row.Size, errs[2] = strconv.ParseInt(rec[7], 10, 64)
-	row.StartNs, errs[3] = strconv.ParseInt(rec[8], 10, 64)
-	row.EndNs, errs[4] = strconv.ParseInt(rec[9], 10, 64)
-	row.FCTNs, errs[5] = strconv.ParseInt(rec[10], 10, 64)
-	if err := errors.Join(errs[:]...); err != nil {
-		return row, err
-	}
-	if row.Size < 0 || row.FCTNs < 0 {
-		return row, fmt.Errorf("flow %d: negative size or fct", row.FlowID)
-	}
-	return row, nil
 }

@@ -1,11 +1,14 @@
-// Package reports turns a run archive into numbers and documents. LoadRun
-// reads runs/<run-id>/ (manifest.json, flows.csv, telemetry/*.lp through a
-// PointReader); Analyse computes per point the FCT statistics overall and
-// by flow size, goodput, PFC pause frames, ECN marks, queue peaks and
-// telemetry coverage within the point's window, and all-reduce step times
-// with algbw/busbw; the renderers write summary.json, Markdown and a
-// self-contained HTML report with an SVG FCT CDF. Reports read archives
-// only; they never need the lab.
+// Package reports turns run archives into numbers and documents. LoadRun
+// reads runs/<run-id>/ (manifest.json now; flows.csv and telemetry/*.lp as
+// streams when Analyse asks); Analyse computes per point the FCT and
+// slowdown statistics overall and by flow size (HdrHistogram: memory grows
+// with points and buckets, not flows), goodput, PFC pauses per switch tier,
+// ECN marks, queue depth, RNIC out-of-order packets and all-reduce
+// bandwidths, then groups repetitions and compares schemes the way the
+// papers do; Compare does the same across runs. The renderers write
+// summary.json, Markdown, CSV and a self-contained HTML report with SVG
+// plots. docs/reports.md defines every metric. Reports read archives only;
+// they never need the lab.
 //
 // It must not import the emulator, drivers or scenarios (scenarios imports
 // it to write the archive).

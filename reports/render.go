@@ -7,8 +7,35 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
+
+// Formats are the report formats Write knows.
+func Formats() []string { return []string{"md", "json", "html", "csv"} }
+
+// Write prints a summary in one of Formats.
+func Write(w io.Writer, s *Summary, format string) error {
+	switch format {
+	case "md":
+		return WriteMarkdown(w, s)
+	case "json":
+		return WriteJSON(w, s)
+	case "html":
+		return WriteHTML(w, s)
+	case "csv":
+		return WriteCSV(w, s)
+	}
+	return checkFormat(format)
+}
+
+// checkFormat says whether Write knows a format.
+func checkFormat(format string) error {
+	if slices.Contains(Formats(), format) {
+		return nil
+	}
+	return fmt.Errorf("report format %q: want one of %s", format, strings.Join(Formats(), ", "))
+}
 
 // WriteJSON writes summary.json's content.
 func WriteJSON(w io.Writer, s *Summary) error {
@@ -17,12 +44,25 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	return enc.Encode(s)
 }
 
-// WriteMarkdown prints the report's tables.
+func title(s *Summary) string {
+	if len(s.Runs) > 0 {
+		return "Comparison of runs " + strings.Join(s.Runs, ", ")
+	}
+	return "Run " + s.RunID
+}
+
+// WriteMarkdown prints the comparison sentences and the report's tables.
 func WriteMarkdown(w io.Writer, s *Summary) error {
 	cell := strings.NewReplacer("|", `\|`, "\n", " ")
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Run %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n",
-		cell.Replace(s.RunID), cell.Replace(s.Scenario), cell.Replace(s.Lab), cell.Replace(s.Outcome))
+	fmt.Fprintf(&b, "# %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n",
+		cell.Replace(title(s)), cell.Replace(s.Scenario), cell.Replace(s.Lab), cell.Replace(s.Outcome))
+	if h := headlines(s); len(h) > 0 {
+		fmt.Fprintf(&b, "\n## Against %s\n\n", cell.Replace(s.Baseline))
+		for _, l := range h {
+			fmt.Fprintf(&b, "- %s\n", cell.Replace(l))
+		}
+	}
 	for _, t := range tables(s) {
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title, strings.Join(t.Header, " | "), strings.Repeat("---|", len(t.Header)))
 		for _, r := range t.Rows {
@@ -37,58 +77,120 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 }
 
 // htmlPage is self-contained: inline CSS, inline SVG, no scripts, links
-// or external assets, so it can be mailed or archived as one file.
+// or external assets, so it can be mailed or archived as one file. The
+// per-point time series fold away in <details>.
 var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>labctl run {{.S.RunID}}</title>
+<html lang="en"><head><meta charset="utf-8"><title>labctl: {{.Title}}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
-svg{border:1px solid #ddd;background:#fff}
+figure{display:inline-block;margin:0.5em;border:1px solid #ddd}
+summary{cursor:pointer;font-weight:bold;margin:0.5em 0}
 </style></head><body>
-<h1>Run {{.S.RunID}}</h1>
+<h1>{{.Title}}</h1>
 <p>Scenario <b>{{.S.Scenario}}</b> on lab <b>{{.S.Lab}}</b>, outcome <b>{{.S.Outcome}}</b>.</p>
-{{range .Tables}}<h2>{{.Title}}</h2>
+{{if .Headlines}}<h2>Against {{.S.Baseline}}</h2>
+<ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .Plots}}<h2>Plots</h2>
+{{range .Plots}}<figure>{{.SVG}}</figure>
+{{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
 <table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-{{end}}<h2>FCT CDF</h2>
-{{.CDF}}
-</body></html>
+{{end}}{{if .Series}}<h2>Time series</h2>
+{{range .Series}}<details><summary>{{.Point}}</summary>
+{{range .Plots}}<figure>{{.SVG}}</figure>
+{{end}}</details>
+{{end}}{{end}}</body></html>
 `))
 
-// WriteHTML writes one self-contained HTML report: the tables and an SVG
-// plot of the FCT CDFs (one line per point; nil cdfs: no plot data).
-func WriteHTML(w io.Writer, s *Summary, cdfs []CDF) error {
-	return htmlPage.Execute(w, struct {
-		S      *Summary
-		Tables []table
-		CDF    template.HTML
-	}{s, tables(s), template.HTML(cdfSVG(cdfs))}) // cdfSVG escapes the names it prints
+type pointPlots struct {
+	Point string
+	Plots []figure
 }
 
-// Render prints the report of the run archive in dir as md, json or html
-// (labctl report).
+// WriteHTML writes one self-contained HTML report: the comparison
+// sentences, plots (FCT vs load, slowdown by size, FCT CDFs), the tables
+// and per point the queue-depth and PFC-pause time series.
+func WriteHTML(w io.Writer, s *Summary) error {
+	var plots []figure
+	for _, f := range []func() ([]figure, error){
+		func() ([]figure, error) { return fctVsLoad(s.Groups) },
+		func() ([]figure, error) { return slowdownBySize(s.Groups, s.Buckets) },
+		func() ([]figure, error) { return cdfPlots(s) },
+	} {
+		fs, err := f()
+		if err != nil {
+			return err
+		}
+		plots = append(plots, fs...)
+	}
+	var series []pointPlots
+	for _, p := range s.Points {
+		pp := pointPlots{Point: pointName(p)}
+		for _, f := range []func() (*figure, error){
+			func() (*figure, error) {
+				return seriesPlot("Queue depth, deepest queues: "+pp.Point, "depth (KiB)", p.WindowStartNs, p.QueueSeries)
+			},
+			func() (*figure, error) {
+				return seriesPlot("PFC pause frames sent per second by tier: "+pp.Point, "pause frames / s", p.WindowStartNs, p.PFCSeries)
+			},
+		} {
+			fig, err := f()
+			if err != nil {
+				return err
+			}
+			if fig != nil {
+				pp.Plots = append(pp.Plots, *fig)
+			}
+		}
+		if len(pp.Plots) > 0 {
+			series = append(series, pp)
+		}
+	}
+	return htmlPage.Execute(w, struct {
+		Title     string
+		S         *Summary
+		Headlines []string
+		Plots     []figure
+		Tables    []table
+		Series    []pointPlots
+	}{title(s), s, headlines(s), plots, tables(s), series})
+}
+
+// Render prints the report of the run archive in dir in one of Formats
+// with the default settings (labctl report).
 func Render(dir, format string, w io.Writer) error {
-	if format != "md" && format != "json" && format != "html" {
-		return fmt.Errorf("report format %q: want md, json or html", format)
+	return Analyser{}.Render([]string{dir}, format, w)
+}
+
+// Render prints the report of one run archive, or the comparison of
+// several (labctl compare), in one of Formats.
+func (a Analyser) Render(dirs []string, format string, w io.Writer) error {
+	if err := checkFormat(format); err != nil {
+		return err // before reading any archive
 	}
-	run, err := LoadRun(dir, nil)
+	var runs []*Run
+	for _, d := range dirs {
+		run, err := LoadRun(d, nil)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+	}
+	var s *Summary
+	var err error
+	if len(runs) == 1 {
+		s, err = a.Analyse(runs[0])
+	} else {
+		s, err = a.Compare(runs)
+	}
 	if err != nil {
 		return err
 	}
-	s, cdfs, err := Analyser{}.Analyse(run)
-	if err != nil {
-		return err
-	}
-	switch format {
-	case "md":
-		return WriteMarkdown(w, s)
-	case "json":
-		return WriteJSON(w, s)
-	}
-	return WriteHTML(w, s, cdfs)
+	return Write(w, s, format)
 }
 
 // WriteRunReports analyses the archive in dir (telemetry read with
@@ -102,14 +204,14 @@ func WriteRunReportsWith(dir string, readLP PointReader) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, cdfs, err := Analyser{}.Analyse(run)
+	s, err := Analyse(run)
 	if err != nil {
 		return nil, err
 	}
 	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s, cdfs) }); err != nil {
+	if err := writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s) }); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -33,18 +33,36 @@ func PointsSource(pts []collectors.Point) TelemetrySource {
 	}
 }
 
+// FlowSource streams a run's flow rows in archive order. Analyse makes one
+// pass over it, so flows never have to fit in memory.
+type FlowSource func(fn func(FlowRow) error) error
+
+// RowsSource serves flow rows already in memory.
+func RowsSource(rows []FlowRow) FlowSource {
+	return func(fn func(FlowRow) error) error {
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // Run is what Analyse reads: the manifest, the flow rows of all points and
-// the telemetry. LoadRun fills it from an archive; tests may build it.
+// the telemetry, both as streams. LoadRun fills it from an archive; tests
+// may build it.
 type Run struct {
 	Dir       string
 	Manifest  Manifest
-	Flows     []FlowRow
+	Flows     FlowSource      // nil: the run has no flows
 	Telemetry TelemetrySource // nil: the run has no telemetry
 }
 
-// LoadRun reads the archive in dir: manifest.json, flows.csv (absent on a
-// run interrupted before traffic: no flows) and telemetry/*.lp, streamed
-// through readLP (nil: collectors.ReadLPFile) when Analyse asks for it.
+// LoadRun reads the archive in dir: manifest.json now; flows.csv (absent
+// on a run interrupted before traffic: no flows) and telemetry/*.lp,
+// streamed through readLP (nil: collectors.ReadLPFile), when Analyse asks
+// for them.
 func LoadRun(dir string, readLP PointReader) (*Run, error) {
 	if readLP == nil {
 		readLP = collectors.ReadLPFile
@@ -59,16 +77,21 @@ func LoadRun(dir string, readLP PointReader) (*Run, error) {
 		return nil, fmt.Errorf("run archive %s: %w", mpath, err)
 	}
 	fpath := filepath.Join(dir, "flows.csv")
-	f, err := os.Open(fpath)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	switch _, err := os.Stat(fpath); {
+	case errors.Is(err, fs.ErrNotExist): // interrupted before traffic: no flows
 	case err != nil:
 		return nil, fmt.Errorf("run archive: %w", err)
 	default:
-		defer f.Close()
-		err := ReadFlowsCSV(f, func(r FlowRow) error { run.Flows = append(run.Flows, r); return nil })
-		if err != nil {
-			return nil, fmt.Errorf("run archive %s: %w", fpath, err)
+		run.Flows = func(fn func(FlowRow) error) error {
+			f, err := os.Open(fpath)
+			if err != nil {
+				return fmt.Errorf("run archive: %w", err)
+			}
+			defer f.Close()
+			if err := ReadFlowsCSV(f, fn); err != nil {
+				return fmt.Errorf("run archive %s: %w", fpath, err)
+			}
+			return nil
 		}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "telemetry", "*.lp"))

@@ -1,11 +1,14 @@
 package reports
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/inventory"
 )
 
 // window is the span of telemetry that belongs to a point.
@@ -35,12 +38,108 @@ func windows(metas []PointMeta, margin int64) []window {
 	return out
 }
 
-// ckey names one cumulative counter.
-type ckey struct{ meas, device, port, queue, field string }
+// tiersOf maps each switch of the lab to its tier (its role).
+func tiersOf(lab *inventory.Lab) map[string]string {
+	t := map[string]string{}
+	if lab != nil {
+		for _, s := range lab.Switches {
+			t[s.Name] = cmp.Or(s.Role, "unknown")
+		}
+	}
+	return t
+}
+
+// TierHost is the tier of RNIC (host) pause counters.
+const TierHost = "host"
+
+// kind is what a cumulative counter counts.
+type kind uint8
+
+const (
+	kNone        kind = iota
+	kPauseTx          // PFC pause frames sent
+	kPauseRx          // PFC pause frames received
+	kPauseUs          // time held paused by received pauses, us
+	kDrops            // packets dropped by a switch port
+	kECNPort          // packets ECN-marked by a port
+	kECNQueue         // packets ECN-marked by a queue (a breakdown of the port's)
+	kTxPktsPort       // packets sent by a port
+	kTxPktsQueue      // packets sent by a queue
+	kRNIC             // any other rnic counter
+)
+
+// prioField matches prefix + priority digits + suffix, e.g. pfc3_tx.
+func prioField(f, prefix, suffix string) bool {
+	rest, ok := strings.CutPrefix(f, prefix)
+	if !ok {
+		return false
+	}
+	prio, ok := strings.CutSuffix(rest, suffix)
+	return ok && prio != "" && strings.Trim(prio, "0123456789") == ""
+}
+
+// classify names the counters a report sums. Switch ports carry pfc<n>_tx
+// and pfc<n>_rx (collectors' names for SAI_PORT_STAT_PFC_<n>_TX/RX_PKTS)
+// and pfc<n>_rx_pause_duration_us (SAI ..._RX_PAUSE_DURATION_US, where the
+// platform has it); RNICs carry the mlx5 hw_counters and, where collected,
+// ethtool's tx_prio<n>_pause, rx_prio<n>_pause and rx_prio<n>_pause_duration
+// (microseconds per NVIDIA's counter documentation; UNCERTAIN).
+func classify(meas, f string) kind {
+	switch meas {
+	case "port":
+		switch {
+		case prioField(f, "pfc", "_tx"):
+			return kPauseTx
+		case prioField(f, "pfc", "_rx"):
+			return kPauseRx
+		case prioField(f, "pfc", "_rx_pause_duration_us"):
+			return kPauseUs
+		case f == "drops":
+			return kDrops
+		case f == "ecn_marked":
+			return kECNPort
+		case f == "tx_pkts":
+			return kTxPktsPort
+		}
+	case "queue":
+		switch f {
+		case "ecn_marked":
+			return kECNQueue
+		case "tx_pkts":
+			return kTxPktsQueue
+		}
+	case "rnic":
+		switch {
+		case prioField(f, "tx_prio", "_pause"):
+			return kPauseTx
+		case prioField(f, "rx_prio", "_pause"):
+			return kPauseRx
+		case prioField(f, "rx_prio", "_pause_duration"):
+			return kPauseUs
+		}
+		return kRNIC
+	}
+	return kNone
+}
+
+// ckey names one cumulative counter. For rnic, device is host/device.
+type ckey struct {
+	meas, device, port, queue, field string
+	kind                             kind
+	tier                             string
+}
 
 type sample struct {
 	ts int64
 	v  uint64
+}
+
+type qkey struct{ device, port, queue string }
+
+// queueAcc gathers one queue's depth samples in a window.
+type queueAcc struct {
+	watermark uint64
+	samples   []sample
 }
 
 // acc gathers one point's telemetry. Counters are cumulative, so a
@@ -50,11 +149,13 @@ type sample struct {
 // files may interleave devices in any order.
 type acc struct {
 	before, first, last map[ckey]sample
-	peaks               map[[2]string]*PortPeak
+	pause               map[ckey][]sample // pause-frame samples in the window, for the time series
+	queues              map[qkey]*queueAcc
 }
 
 func newAcc() *acc {
-	return &acc{before: map[ckey]sample{}, first: map[ckey]sample{}, last: map[ckey]sample{}, peaks: map[[2]string]*PortPeak{}}
+	return &acc{before: map[ckey]sample{}, first: map[ckey]sample{}, last: map[ckey]sample{},
+		pause: map[ckey][]sample{}, queues: map[qkey]*queueAcc{}}
 }
 
 func (a *acc) counter(w window, k ckey, s sample) {
@@ -72,32 +173,25 @@ func (a *acc) counter(w window, k ckey, s sample) {
 	if l, ok := a.last[k]; !ok || s.ts >= l.ts {
 		a.last[k] = s
 	}
+	if k.kind == kPauseTx {
+		a.pause[k] = append(a.pause[k], s)
+	}
 }
 
-// pfcField says whether a port field is a PFC pause counter (pfc<n>_tx or
-// pfc<n>_rx) and which direction.
-func pfcField(f string) (tx, ok bool) {
-	rest, found := strings.CutPrefix(f, "pfc")
-	if !found {
-		return false, false
-	}
-	prio, dir, found := strings.Cut(rest, "_")
-	if !found || prio == "" || strings.Trim(prio, "0123456789") != "" {
-		return false, false
-	}
-	return dir == "tx", dir == "tx" || dir == "rx"
-}
-
-// counters picks the cumulative counters a report sums from one point.
-func counters(p collectors.Point) []ckey {
+// counters lists the cumulative counters of one telemetry point.
+func counters(p collectors.Point, tiers map[string]string) []ckey {
 	var out []ckey
 	base := ckey{meas: p.Measurement, device: p.Tags["device"], port: p.Tags["port"], queue: p.Tags["queue"]}
+	if p.Measurement == "rnic" {
+		base.device, base.tier = p.Tags["host"]+"/"+p.Tags["device"], TierHost
+	} else {
+		base.tier = cmp.Or(tiers[base.device], "unknown")
+	}
 	for f := range p.Fields {
-		_, pfc := pfcField(f)
-		if (p.Measurement == "port" && (pfc || f == "drops")) || ((p.Measurement == "port" || p.Measurement == "queue") && f == "ecn_marked") {
-			k := base
-			k.field = f
-			out = append(out, k)
+		if k := classify(p.Measurement, f); k != kNone {
+			c := base
+			c.field, c.kind = f, k
+			out = append(out, c)
 		}
 	}
 	return out
@@ -117,14 +211,14 @@ func gapIn(p collectors.Point, w window) bool {
 
 // telemetryStats makes one pass over the run's telemetry and fills the
 // telemetry fields of each point summary (same order as wins).
-func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary) error {
+func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, tiers map[string]string, seriesPoints int) error {
 	accs := make([]*acc, len(wins))
 	for i := range accs {
 		accs[i] = newAcc()
 	}
 	err := src(func(p collectors.Point) error {
 		ts := p.Time.UnixNano()
-		keys := counters(p)
+		keys := counters(p, tiers)
 		for i, w := range wins {
 			a := accs[i]
 			if w.has(ts) {
@@ -139,7 +233,7 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary) error
 				}
 			}
 			if p.Measurement == "queue" && w.has(ts) {
-				a.queue(p)
+				a.queue(p, ts)
 			}
 		}
 		return nil
@@ -148,81 +242,140 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary) error
 		return err
 	}
 	for i, a := range accs {
-		a.finish(&ps[i])
+		a.finish(&ps[i], wins[i], seriesPoints)
 	}
 	return nil
 }
 
-func (a *acc) queue(p collectors.Point) {
+func (a *acc) queue(p collectors.Point, ts int64) {
 	depth, okD := collectors.Uint(p.Fields["depth_bytes"])
 	wm, okW := collectors.Uint(p.Fields["watermark"])
 	if !okD && !okW {
 		return
 	}
-	k := [2]string{p.Tags["device"], p.Tags["port"]}
-	pp, ok := a.peaks[k]
+	k := qkey{p.Tags["device"], p.Tags["port"], p.Tags["queue"]}
+	q, ok := a.queues[k]
 	if !ok {
-		pp = &PortPeak{Device: k[0], Port: k[1], Queue: p.Tags["queue"]}
-		a.peaks[k] = pp
+		q = &queueAcc{}
+		a.queues[k] = q
 	}
-	if okD && depth > pp.Bytes {
-		pp.Bytes, pp.Queue = depth, p.Tags["queue"]
+	if okD {
+		q.samples = append(q.samples, sample{ts, depth})
 	}
 	if okW {
-		pp.Watermark = max(pp.Watermark, wm)
+		q.watermark = max(q.watermark, wm)
 	}
 }
 
-func (a *acc) finish(ps *PointSummary) {
-	var ecnPort, ecnQueue uint64
-	portECN := false
-	for k, l := range a.last {
-		base, ok := a.before[k]
+// delta is a counter's increase in the window; false after a reset
+// (device restart), when the increase is unknown.
+func (a *acc) delta(k ckey) (uint64, bool) {
+	l := a.last[k]
+	base, ok := a.before[k]
+	if !ok {
+		base = a.first[k]
+	}
+	if l.v < base.v {
+		return 0, false
+	}
+	return l.v - base.v, true
+}
+
+func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
+	var sums [kRNIC + 1]uint64
+	var seen [kRNIC + 1]bool
+	tierPFC := map[string]*TierPFC{}
+	tier := func(name string) *TierPFC {
+		t, ok := tierPFC[name]
 		if !ok {
-			base = a.first[k]
+			t = &TierPFC{Tier: name}
+			tierPFC[name] = t
 		}
-		if l.v < base.v {
-			continue // counter reset (device restart): the increase is unknown
-		}
-		d := l.v - base.v
-		if k.field == "drops" {
-			ps.Drops += d
+		return t
+	}
+	for k := range a.last {
+		d, ok := a.delta(k)
+		if !ok {
 			continue
 		}
-		if k.field == "ecn_marked" {
-			if k.meas == "port" {
-				ecnPort += d
-				portECN = true
-			} else {
-				ecnQueue += d
+		sums[k.kind] += d
+		seen[k.kind] = true
+		switch k.kind {
+		case kPauseTx:
+			tier(k.tier).Tx += d
+		case kPauseRx:
+			tier(k.tier).Rx += d
+		case kPauseUs:
+			t := tier(k.tier)
+			t.PauseUs = ptr(deref(t.PauseUs) + d)
+		case kRNIC:
+			if ps.RNIC == nil {
+				ps.RNIC = map[string]uint64{}
 			}
-			continue
+			ps.RNIC[k.field] += d
 		}
-		if tx, _ := pfcField(k.field); tx {
-			ps.PFCPauseFrames += d
-		} else {
-			ps.PFCPauseRx += d
+	}
+	ps.Drops = sums[kDrops]
+	// Switch pause counters only: host pause frames are in the host tier.
+	for _, t := range tierPFC {
+		if t.Tier != TierHost {
+			ps.PFCPauseFrames += t.Tx
+			ps.PFCPauseRx += t.Rx
 		}
 	}
 	// Queue ECN counts are a breakdown of the port's; use the port total
-	// when the device reports one, so no mark is counted twice.
-	ps.ECNMarked = ecnQueue
-	if portECN {
-		ps.ECNMarked = ecnPort
+	// when the device reports one, so no mark is counted twice. The same
+	// for packets sent.
+	ps.ECNMarked = sums[kECNQueue]
+	if seen[kECNPort] {
+		ps.ECNMarked = sums[kECNPort]
 	}
-	for _, pp := range a.peaks {
-		ps.PeakQueues = append(ps.PeakQueues, *pp)
-		ps.PeakQueueBytes = max(ps.PeakQueueBytes, pp.Bytes)
-		ps.PeakWatermarkBytes = max(ps.PeakWatermarkBytes, pp.Watermark)
+	tx, txSeen := sums[kTxPktsQueue], seen[kTxPktsQueue]
+	if seen[kTxPktsPort] {
+		tx, txSeen = sums[kTxPktsPort], true
 	}
-	sort.Slice(ps.PeakQueues, func(i, j int) bool {
-		x, y := ps.PeakQueues[i], ps.PeakQueues[j]
-		if x.Bytes != y.Bytes {
-			return x.Bytes > y.Bytes
+	if txSeen && tx > 0 {
+		ps.ECNMarkRate = ptr(float64(ps.ECNMarked) / float64(tx))
+	}
+	secs := float64(ps.DurationNs) / 1e9
+	if secs > 0 {
+		ps.ECNMarksPerSec = float64(ps.ECNMarked) / secs
+	}
+	if v, ok := ps.RNIC["out_of_sequence"]; ok {
+		ps.OutOfOrder = ptr(v)
+	}
+	for _, t := range tierPFC {
+		if secs > 0 {
+			t.TxPerS = float64(t.Tx) / secs
 		}
-		if x.Device != y.Device {
-			return x.Device < y.Device
+		ps.PFCByTier = append(ps.PFCByTier, *t)
+	}
+	sort.Slice(ps.PFCByTier, func(i, j int) bool { return tierLess(ps.PFCByTier[i].Tier, ps.PFCByTier[j].Tier) })
+	a.finishQueues(ps, w, seriesPoints)
+	ps.PFCSeries = a.pauseSeries(w, seriesPoints)
+}
+
+// tierLess orders tiers from the hosts up: host, leaf, agg, spine, then
+// any other by name.
+func tierLess(a, b string) bool {
+	rank := func(t string) int {
+		if i := slices.Index([]string{TierHost, "leaf", "agg", "spine"}, t); i >= 0 {
+			return i
 		}
-		return x.Port < y.Port
-	})
+		return 4
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra < rb
+	}
+	return a < b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

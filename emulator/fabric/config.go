@@ -1,5 +1,7 @@
 package fabric
 
+import "github.com/labctl/labctl/inventory"
+
 // Config holds the twin's fabric parameters. Defaults follow the papers'
 // ns-3 settings where they give one (seeds digest: 100 Gb/s, 1 us links,
 // 12 MB switch buffers, DCQCN ECN thresholds 100 KB / 400 KB / 0.2).
@@ -7,9 +9,9 @@ type Config struct {
 	Seed int64
 	// MTU is the payload per packet.
 	MTU int
-	// HeaderBytes is the wire overhead per packet: Ethernet 14 + IPv4 20 +
-	// UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62, plus preamble and inter-frame
-	// gap 20 = 82. (RETH on the first packet of a message is ignored.)
+	// HeaderBytes is the wire overhead per packet (default
+	// inventory.DefaultHeaderBytes; RETH on the first packet of a message
+	// is ignored).
 	HeaderBytes int
 	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
 	// mask of them (0 means priority 3 alone, the RoCE default).
@@ -93,7 +95,7 @@ type DCQCN struct {
 // DefaultConfig is the twin's default fabric.
 func DefaultConfig() Config {
 	return Config{
-		MTU: 4096, HeaderBytes: 82, PFC: true,
+		MTU: inventory.DefaultMTU, HeaderBytes: inventory.DefaultHeaderBytes, PFC: true,
 		XoffBytes: 512 << 10, XonBytes: 384 << 10,
 		BufferBytes: 12 << 20, DropBytes: 6 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125,
 		ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2,

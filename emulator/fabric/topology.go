@@ -3,7 +3,6 @@ package fabric
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -33,7 +32,7 @@ type Hop struct {
 	Next, IngressPort  string // where it arrives
 }
 
-const defaultDelayNs = 1000
+const defaultDelayNs = inventory.DefaultLinkDelayNs
 
 // NewTopology builds the twin's graph from a lab.
 func NewTopology(lab *inventory.Lab) (*Topology, error) {
@@ -186,27 +185,16 @@ func (t *Topology) Path(f Flow, seed int64) ([]Hop, error) {
 	return hops, nil
 }
 
-// IdealFCT is a flow's completion time alone on an idle network: every
-// packet serialised at the path's slowest link, the propagation delays, and
-// one store-and-forward of the last packet per switch. FCT slowdown is
-// measured against it.
+// IdealFCT is a flow's completion time alone on an idle network along the
+// path its ECMP hash picks (inventory.IdealFCT, the formula reports use).
 func (t *Topology) IdealFCT(f Flow, cfg Config) (int64, error) {
 	p, err := t.path(f, cfg.Seed)
 	if err != nil {
 		return 0, err
 	}
-	mtu, hdr := int64(cfg.MTU), int64(cfg.HeaderBytes)
-	pkts := (f.Bytes + mtu - 1) / mtu
-	last := f.Bytes - (pkts-1)*mtu + hdr
-	slowest := math.Inf(1)
-	var d float64
+	links := make([]inventory.PathLink, len(p))
 	for i, li := range p {
-		l := t.links[li]
-		slowest = math.Min(slowest, l.rate)
-		d += float64(l.delay)
-		if i > 0 {
-			d += float64(last) * 8 / l.rate
-		}
+		links[i] = inventory.PathLink{Gbps: t.links[li].rate, DelayNs: t.links[li].delay}
 	}
-	return int64(float64(f.Bytes+pkts*hdr)*8/slowest + d), nil
+	return inventory.IdealFCT(f.Bytes, cfg.MTU, cfg.HeaderBytes, links), nil
 }

@@ -1,0 +1,141 @@
+package inventory
+
+import (
+	"fmt"
+	"math"
+)
+
+// Packet geometry and link delay that the fabric twin simulates and that
+// reports assume when they compute a flow's ideal FCT from an archive.
+const (
+	// DefaultMTU is the RoCE payload per packet (the 4096 B IB MTU).
+	DefaultMTU = 4096
+	// DefaultHeaderBytes is the wire overhead per packet: Ethernet 14 +
+	// IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62, plus preamble and
+	// inter-frame gap 20 = 82.
+	DefaultHeaderBytes = 82
+	// DefaultLinkDelayNs is the one-way propagation delay of a link that
+	// declares none.
+	DefaultLinkDelayNs = 1000
+)
+
+// PathLink is one link of a path as the ideal FCT sees it.
+type PathLink struct {
+	Gbps    float64 // bits per ns
+	DelayNs int64
+}
+
+// IdealFCT is the completion time in ns of a flow of the given payload
+// bytes alone on an idle path: every packet (payload plus header bytes)
+// serialised once at the path's slowest link, the propagation delays of
+// all links, and one store-and-forward of the last packet at every switch
+// (every link after the first). FCT slowdown is measured against it.
+func IdealFCT(bytes int64, mtu, header int, path []PathLink) int64 {
+	if len(path) == 0 || mtu <= 0 {
+		return 0
+	}
+	m, hdr := int64(mtu), int64(header)
+	pkts := max((bytes+m-1)/m, 1)
+	last := bytes - (pkts-1)*m + hdr
+	slowest := math.Inf(1)
+	var d float64
+	for i, l := range path {
+		slowest = math.Min(slowest, l.Gbps)
+		d += float64(l.DelayNs)
+		if i > 0 {
+			d += float64(last) * 8 / l.Gbps
+		}
+	}
+	return int64(float64(bytes+pkts*hdr)*8/slowest + d)
+}
+
+// ShortestPath gives the links of one path with the fewest hops from host
+// src to host dst (see Paths.Shortest).
+func (l *Lab) ShortestPath(src, dst string) ([]PathLink, error) {
+	p, err := NewPaths(l)
+	if err != nil {
+		return nil, err
+	}
+	return p.Shortest(src, dst)
+}
+
+// Paths answers shortest-path questions about one lab; it builds the
+// lab's graph once, for callers that ask about many host pairs.
+type Paths struct {
+	lab   *Lab
+	adj   map[string][]pathHop
+	hosts map[string]bool
+}
+
+type pathHop struct {
+	to   string
+	link PathLink
+}
+
+// NewPaths builds the graph of a lab; every link needs a known speed.
+func NewPaths(l *Lab) (*Paths, error) {
+	p := &Paths{lab: l, adj: map[string][]pathHop{}, hosts: map[string]bool{}}
+	for _, h := range l.Hosts {
+		p.hosts[h.Name] = true
+	}
+	for i, k := range l.Links {
+		gbps := l.LinkSpeedGbps(k)
+		if gbps <= 0 {
+			return nil, fmt.Errorf("lab %s: link %d (%s - %s): unknown speed", l.Name, i, k.A, k.B)
+		}
+		pl := PathLink{Gbps: gbps, DelayNs: k.DelayNs}
+		if pl.DelayNs == 0 {
+			pl.DelayNs = DefaultLinkDelayNs
+		}
+		p.adj[k.A.Device] = append(p.adj[k.A.Device], pathHop{k.B.Device, pl})
+		p.adj[k.B.Device] = append(p.adj[k.B.Device], pathHop{k.A.Device, pl})
+	}
+	return p, nil
+}
+
+// Shortest gives the links of one path with the fewest hops from host src
+// to host dst, never forwarding through another host. Where several
+// shortest paths exist it takes, at each device, the first link in the
+// lab's link order; on a symmetric fabric they all have the same ideal FCT.
+func (p *Paths) Shortest(src, dst string) ([]PathLink, error) {
+	l := p.lab
+	for _, h := range []string{src, dst} {
+		if !p.hosts[h] {
+			return nil, fmt.Errorf("lab %s: %s is not a host", l.Name, h)
+		}
+	}
+	if src == dst {
+		return nil, fmt.Errorf("lab %s: %s to itself has no path", l.Name, src)
+	}
+	forwards := func(n string) bool { return !p.hosts[n] || n == dst }
+	// Breadth-first from dst gives every device's hop count to it.
+	dist := map[string]int{dst: 0}
+	queue := []string{dst}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if !forwards(n) {
+			continue // hosts do not forward
+		}
+		for _, h := range p.adj[n] {
+			if _, seen := dist[h.to]; !seen {
+				dist[h.to] = dist[n] + 1
+				queue = append(queue, h.to)
+			}
+		}
+	}
+	if _, ok := dist[src]; !ok {
+		return nil, fmt.Errorf("lab %s: no path from %s to %s", l.Name, src, dst)
+	}
+	var path []PathLink
+	for n := src; n != dst; {
+		for _, h := range p.adj[n] {
+			if d, ok := dist[h.to]; ok && d == dist[n]-1 && forwards(h.to) {
+				path = append(path, h.link)
+				n = h.to
+				break
+			}
+		}
+	}
+	return path, nil
+}
