@@ -64,7 +64,9 @@ func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, p
 	rs, err := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
 		st, err := d.readState(ctx, t)
 		if err != nil {
-			return Result{Switch: t.Name, Image: ref, Outcome: Failed, Error: err.Error()}
+			r := Result{Switch: t.Name, Image: ref}
+			r.fail(err)
+			return r
 		}
 		if st.Active == ref {
 			if m, err := d.installedImage(ctx, t, ref); err == nil {
@@ -88,7 +90,9 @@ func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Prog
 			err = fmt.Errorf("device %s: no previous image to roll back to (active: %q)", t.Name, st.Active)
 		}
 		if err != nil {
-			return Result{Switch: t.Name, Image: st.Previous, Outcome: Failed, Error: err.Error()}
+			r := Result{Switch: t.Name, Image: st.Previous}
+			r.fail(err)
+			return r
 		}
 		return d.switchTo(ctx, t, st, st.Previous, "rollback")
 	})
@@ -104,7 +108,8 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 	record := func() { last.Outcome, last.Error, last.Rollback = res.Outcome, res.Error, res.Rollback }
 	m, err := d.installedImage(ctx, t, ref)
 	if err != nil {
-		res.Outcome, res.Error, res.Rollback = Failed, err.Error(), "not needed: nothing was changed"
+		res.fail(err)
+		res.Rollback = "not needed: nothing was changed"
 		record()
 		st.Last = last
 		_ = d.writeState(ctx, t, st) // best effort: the switch is as it was
@@ -119,11 +124,11 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 		res.Outcome = Activated
 		record()
 		if werr := d.writeState(ctx, t, next); werr != nil {
-			res.Outcome, res.Error = Failed, fmt.Sprintf("%s is running but the state file could not be written: %v", ref, werr)
+			res.fail(fmt.Errorf("%s is running but the state file could not be written: %w", ref, werr))
 		}
 		return res
 	}
-	res.Outcome, res.Error = Failed, err.Error()
+	res.fail(err)
 	back := State{Active: st.Active, Previous: st.Previous, Last: last}
 	if st.Active == "" || st.Active == ref {
 		serr := d.stop(ctx, t)
@@ -184,7 +189,7 @@ func (d *Driver) start(ctx context.Context, t sshdrv.Target, m *Manifest, st Sta
 
 // pids lists the running bf_switchd processes.
 func (d *Driver) pids(ctx context.Context, t sshdrv.Target) ([]string, error) {
-	const cmd = "pgrep -f bf_switchd"
+	const cmd = "pgrep -f bin/bf_switchd" // the binary, not e.g. a tail of its log
 	r, err := d.SSH.Exec(ctx, t, cmd)
 	if err != nil {
 		return nil, err
@@ -229,7 +234,7 @@ func (d *Driver) stop(ctx context.Context, t sshdrv.Target) error {
 			}
 		}
 	}
-	return fmt.Errorf("device %s: bf_switchd is still running after kill -KILL (pgrep -f bf_switchd)", t.Name)
+	return fmt.Errorf("device %s: bf_switchd is still running after kill -KILL (pgrep -f bin/bf_switchd)", t.Name)
 }
 
 func (d *Driver) pollEvery() time.Duration {

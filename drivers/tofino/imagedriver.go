@@ -80,6 +80,12 @@ type Result struct {
 	Outcome  string `json:"outcome"`
 	Error    string `json:"error,omitempty"`
 	Rollback string `json:"rollback,omitempty"`
+	err      error  // Error as it came, for errors.As
+}
+
+// fail records err as r's failure.
+func (r *Result) fail(err error) {
+	r.Outcome, r.Error, r.err = Failed, err.Error(), err
 }
 
 // Targets are lab's switches as SSH targets, all of them or those named
@@ -160,13 +166,17 @@ func each[T any](ctx context.Context, d *Driver, ts []sshdrv.Target, progress Pr
 func joinResults(rs []Result, err error) error {
 	errs := []error{err}
 	for _, r := range rs {
-		if r.Error != "" {
-			e := r.Error
-			if r.Rollback != "" {
-				e += "; rollback: " + r.Rollback
-			}
-			errs = append(errs, errors.New(e))
+		if r.Error == "" {
+			continue
 		}
+		e := r.err
+		if e == nil {
+			e = errors.New(r.Error)
+		}
+		if r.Rollback != "" {
+			e = fmt.Errorf("%w; rollback: %s", e, r.Rollback)
+		}
+		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
 }
@@ -189,7 +199,7 @@ func (d *Driver) Push(ctx context.Context, ts []sshdrv.Target, b *Bundle, progre
 		r := Result{Switch: t.Name, Image: b.Manifest.Ref()}
 		var perr error
 		if r.Outcome, perr = d.pushOne(ctx, t, b, conf); perr != nil {
-			r.Outcome, r.Error = Failed, perr.Error()
+			r.fail(perr)
 		}
 		return r
 	})

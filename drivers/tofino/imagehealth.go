@@ -73,8 +73,8 @@ func (d *Driver) health(ctx context.Context, t sshdrv.Target, m *Manifest) (Heal
 	return h, nil
 }
 
-// waitHealthy polls health until it is good, bf_switchd has exited, or
-// HealthTimeout passes.
+// waitHealthy polls health until it is good, bf_switchd has exited or
+// finished initializing without the program, or HealthTimeout passes.
 func (d *Driver) waitHealthy(ctx context.Context, t sshdrv.Target, m *Manifest) error {
 	deadline := time.Now().Add(d.HealthTimeout)
 	for {
@@ -85,13 +85,19 @@ func (d *Driver) waitHealthy(ctx context.Context, t sshdrv.Target, m *Manifest) 
 		if h.Healthy() {
 			return nil
 		}
-		if !h.Running || time.Now().After(deadline) {
+		// bf_switchd prints its device count once, when it is done adding
+		// devices: a count without the program is final.
+		settled := h.Log.Devices >= 0 && !h.Log.Loaded(m.Program)
+		if !h.Running || settled || time.Now().After(deadline) {
 			why := "within " + d.HealthTimeout.String()
-			if !h.Running {
+			switch {
+			case !h.Running:
 				why = "before it exited"
+			case settled:
+				why = "after it initialized its devices"
 			}
 			return fmt.Errorf("device %s: %s: %s did not become healthy %s: %s; command %q answered: %s",
-				t.Name, m.Ref(), "bf_switchd", why, h.Problem(), "cat "+d.logPath(), quoteTail(h.Log.Tail))
+				t.Name, m.Ref(), "bf_switchd", why, h.Problem(), "cat "+d.logPath(), quoteLog(h.Log))
 		}
 		if err := sleep(ctx, d.pollEvery()); err != nil {
 			return fmt.Errorf("device %s: waiting for %s to load: %w", t.Name, m.Ref(), err)
@@ -99,7 +105,13 @@ func (d *Driver) waitHealthy(ctx context.Context, t sshdrv.Target, m *Manifest) 
 	}
 }
 
-func quoteTail(tail []string) string {
+// quoteLog is what to quote of a log: the lines that tell how loading
+// went, else the last ones.
+func quoteLog(l SwitchdLog) string {
+	tail := l.Notes
+	if len(tail) == 0 {
+		tail = l.Tail
+	}
 	if len(tail) == 0 {
 		return "(no output)"
 	}

@@ -83,8 +83,10 @@ type SwitchdLog struct {
 	// Devices is the count on "initialized N devices"; -1 before that line.
 	Devices int  `json:"devices"`
 	Ready   bool `json:"ready"` // the CLI and BF-Runtime servers are up
-	// Tail is the last lines, to quote when something is wrong.
-	Tail []string `json:"tail,omitempty"`
+	// Notes are the lines that tell how loading went: errors and the
+	// device count; Tail is the last lines. Both are for messages.
+	Notes []string `json:"notes,omitempty"`
+	Tail  []string `json:"tail,omitempty"`
 }
 
 var (
@@ -110,9 +112,15 @@ func ParseSwitchdLog(out []byte) SwitchdLog {
 		}
 		if m := devicesRE.FindStringSubmatch(line); m != nil {
 			l.Devices, _ = strconv.Atoi(m[1])
+			l.Notes = append(l.Notes, strings.TrimSpace(line))
+		} else if strings.Contains(line, "ERROR") || strings.Contains(line, "failed") {
+			l.Notes = append(l.Notes, strings.TrimSpace(line))
 		}
 		if strings.Contains(line, "bfruntime gRPC server started") || strings.Contains(line, "bf_switchd: server started") {
 			l.Ready = true
+		}
+		if len(l.Notes) > tailLines {
+			l.Notes = l.Notes[1:]
 		}
 		if strings.TrimSpace(line) != "" {
 			l.Tail = append(l.Tail, line)
