@@ -26,7 +26,12 @@ func PlanImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tof
 		return nil, err
 	}
 	ss, err := d.Status(ctx, ts, tofino.Progress(progress))
-	want := b.Manifest.Ref()
+	return ImageDrift(ss, b.Manifest.Ref()), err
+}
+
+// ImageDrift lists the switches of a status read that do not run image
+// want healthily.
+func ImageDrift(ss []tofino.Status, want string) []ImageChange {
 	var out []ImageChange
 	for _, s := range ss {
 		c := ImageChange{Switch: s.Switch, From: s.Active, To: want}
@@ -45,7 +50,7 @@ func PlanImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tof
 		}
 		out = append(out, c)
 	}
-	return out, err
+	return out
 }
 
 // ApplyImage pushes b to every switch (a switch that has it keeps its
