@@ -115,6 +115,7 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 		_ = d.writeState(ctx, t, st) // best effort: the switch is as it was
 		return res
 	}
+	d.Logger.Info("image: activating", "device", t.Name, "image", ref, "action", action, "active", st.Active)
 	next := State{Active: ref, Previous: st.Active, Last: last}
 	if st.Active == ref {
 		next.Previous = st.Previous
@@ -129,6 +130,11 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 		return res
 	}
 	res.fail(err)
+	d.Logger.Warn("image: activation failed; returning to the active image", "device", t.Name, "image", ref, "back_to", st.Active, "err", err)
+	// The switch must not be left half-switched when the caller gives up
+	// (e.g. Ctrl-C): the way back runs on its own clock.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*d.StopTimeout+d.HealthTimeout+time.Minute)
+	defer cancel()
 	back := State{Active: st.Active, Previous: st.Previous, Last: last}
 	if st.Active == "" || st.Active == ref {
 		serr := d.stop(ctx, t)
@@ -138,10 +144,8 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 			res.Rollback = "no other image to return to, and stopping bf_switchd failed: " + serr.Error()
 		}
 	} else {
-		rerr := error(nil)
-		var old *Manifest
-		if old, rerr = d.installedImage(ctx, t, st.Active); rerr == nil {
-			last.Outcome = "rolling back"
+		old, rerr := d.installedImage(ctx, t, st.Active)
+		if rerr == nil {
 			rerr = d.start(ctx, t, old, back)
 		}
 		if rerr != nil {
