@@ -280,3 +280,43 @@ func TestTamperedImageIsNotActivated(t *testing.T) {
 		t.Errorf("%d bf_switchd started from a tampered image", n)
 	}
 }
+
+// BenchmarkActivate: switching 12 emulated switches between two images
+// (stop, state file, start, health), over real SSH.
+func BenchmarkActivate(b *testing.B) {
+	src, err := inventory.Generate("leafspine:4x8:1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: b.TempDir(), Engine: "packet"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	inv := l.Inventory()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	defer pool.Close()
+	d := tofino.NewDriver(pool, inv)
+	ts, _ := tofino.Targets(inv, nil)
+	ctx := context.Background()
+	for i, scheme := range []string{"ecmp", "drill"} {
+		dir := b.TempDir()
+		if _, err := tofino.WriteBundle(dir, tofino.BundleSpec{Name: "lb", Version: string(rune('1' + i)), Program: "lb_" + scheme,
+			LB: tofino.LB{Scheme: scheme}}); err != nil {
+			b.Fatal(err)
+		}
+		bu, err := tofino.OpenBundle(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Push(ctx, ts, bu, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := d.Activate(ctx, ts, []string{"lb@1", "lb@2"}[i%2], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
