@@ -61,7 +61,7 @@ func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, p
 	if _, _, err := ParseRef(ref); err != nil {
 		return nil, err
 	}
-	rs, err := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
+	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
 		st, err := d.readState(ctx, t)
 		if err != nil {
 			r := Result{Switch: t.Name, Image: ref}
@@ -76,15 +76,15 @@ func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, p
 			}
 		}
 		return d.switchTo(ctx, t, st, ref, "activate")
-	})
-	return rs, joinResults(rs, err)
+	}, failedResult(ref))
+	return rs, joinResults(rs)
 }
 
 // Rollback makes every target's previous image active again (and the
 // current one its previous), with the same automatic return to the current
 // image if the previous one fails to start.
 func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Progress) ([]Result, error) {
-	rs, err := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
+	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
 		st, err := d.readState(ctx, t)
 		if err == nil && st.Previous == "" {
 			err = fmt.Errorf("device %s: no previous image to roll back to (active: %q)", t.Name, st.Active)
@@ -95,8 +95,8 @@ func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Prog
 			return r
 		}
 		return d.switchTo(ctx, t, st, st.Previous, "rollback")
-	})
-	return rs, joinResults(rs, err)
+	}, failedResult(""))
+	return rs, joinResults(rs)
 }
 
 // switchTo activates ref on one switch whose state is st. Nothing changes

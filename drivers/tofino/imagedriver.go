@@ -138,33 +138,50 @@ func (d *Driver) run(ctx context.Context, t sshdrv.Target, cmd string) ([]byte, 
 }
 
 // each runs fn on every target with the pool's parallelism; results are
-// in target order, whatever order the switches finish in.
-func each[T any](ctx context.Context, d *Driver, ts []sshdrv.Target, progress Progress, fn func(context.Context, sshdrv.Target) T) ([]T, error) {
+// in target order, whatever order the switches finish in. A target not
+// started (ctx ended first) gets notStarted's result.
+func each[T any](ctx context.Context, d *Driver, ts []sshdrv.Target, progress Progress,
+	fn func(context.Context, sshdrv.Target) T, notStarted func(sshdrv.Target, error) T) []T {
 	out := make([]T, len(ts))
+	ran := make([]bool, len(ts))
 	idx := map[string]int{}
 	for i, t := range ts {
 		idx[t.Name] = i
 	}
 	var mu sync.Mutex
 	done := 0
-	err := d.SSH.ForEach(ctx, ts, func(ctx context.Context, t sshdrv.Target) error {
+	_ = d.SSH.ForEach(ctx, ts, func(ctx context.Context, t sshdrv.Target) error {
 		r := fn(ctx, t)
 		mu.Lock()
 		defer mu.Unlock()
-		out[idx[t.Name]] = r
+		out[idx[t.Name]], ran[idx[t.Name]] = r, true
 		done++
 		if progress != nil {
 			progress(t.Name, done, len(ts))
 		}
 		return nil
 	})
-	return out, err
+	for i, t := range ts {
+		if !ran[i] {
+			out[i] = notStarted(t, fmt.Errorf("device %s: not started: %w", t.Name, ctx.Err()))
+		}
+	}
+	return out // fn never fails: ForEach's error is only the targets not started
+}
+
+// failedResult is a Result for a switch where nothing was done.
+func failedResult(image string) func(sshdrv.Target, error) Result {
+	return func(t sshdrv.Target, err error) Result {
+		r := Result{Switch: t.Name, Image: image}
+		r.fail(err)
+		return r
+	}
 }
 
 // joinResults is the error of a set of results: one line per switch that
 // did not end well.
-func joinResults(rs []Result, err error) error {
-	errs := []error{err}
+func joinResults(rs []Result) error {
+	var errs []error
 	for _, r := range rs {
 		if r.Error == "" {
 			continue
@@ -195,15 +212,15 @@ func (d *Driver) Push(ctx context.Context, ts []sshdrv.Target, b *Bundle, progre
 	if err != nil {
 		return nil, err
 	}
-	rs, err := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
+	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
 		r := Result{Switch: t.Name, Image: b.Manifest.Ref()}
 		var perr error
 		if r.Outcome, perr = d.pushOne(ctx, t, b, conf); perr != nil {
 			r.fail(perr)
 		}
 		return r
-	})
-	return rs, joinResults(rs, err)
+	}, failedResult(b.Manifest.Ref()))
+	return rs, joinResults(rs)
 }
 
 func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf []byte) (string, error) {

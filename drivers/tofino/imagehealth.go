@@ -135,7 +135,7 @@ type Status struct {
 // Status reads every target's state file and the health of its active
 // image.
 func (d *Driver) Status(ctx context.Context, ts []sshdrv.Target, progress Progress) ([]Status, error) {
-	out, err := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Status {
+	out := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Status {
 		s := Status{Switch: t.Name}
 		st, err := d.readState(ctx, t)
 		if err != nil {
@@ -158,8 +158,8 @@ func (d *Driver) Status(ctx context.Context, ts []sshdrv.Target, progress Progre
 		}
 		s.Health, s.Healthy = &h, h.Healthy()
 		return s
-	})
-	errs := []error{err}
+	}, func(t sshdrv.Target, err error) Status { return Status{Switch: t.Name, Error: err.Error()} })
+	var errs []error
 	for _, s := range out {
 		if s.Error != "" {
 			errs = append(errs, errors.New(s.Error))
