@@ -43,6 +43,8 @@ type Lab struct {
 	servers   []*sshd.Server
 	targets   []*gnmitarget.Target
 	netconf   map[string]*netconfd.Server
+	lb        *switchableLB // packet engine: the module the active switch image names
+	faults    faultSet
 	cancel    context.CancelFunc
 	log       *slog.Logger
 }
@@ -80,12 +82,16 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	cfg := fabric.DefaultConfig()
 	cfg.Seed = opt.Seed
 	var engine fabric.Engine
+	var lb *switchableLB
 	switch opt.Engine {
 	case "", "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
 	case "packet":
 		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
-		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
+		if lb, err = newSwitchableLB(cfg.LB, cfg.LBParams); err != nil {
+			return nil, fmt.Errorf("emulator: %w", err)
+		}
+		if engine, err = fabric.NewPacketEngineLB(topo, cfg, lb); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
 	default:
@@ -94,7 +100,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}}
+		netconf: map[string]*netconfd.Server{}, lb: lb}
 	defer func() {
 		if err != nil {
 			l.Close()
@@ -109,7 +115,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return "", err
 		}
 		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
-			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: exec, Subsystems: subs, Logger: opt.Logger})
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger})
 		if err != nil {
 			return "", err
 		}
@@ -127,6 +133,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, err
 		}
 		sh := newShell(sw.Name)
+		l.addSwitchd(runCtx, sh, sw.Name, root) // image commands: coreutils, start-stop-daemon, bf_switchd
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
 		l.netconf[sw.Name] = nc

@@ -8,20 +8,28 @@ import (
 	"path/filepath"
 
 	"github.com/labctl/labctl/drivers/connectx"
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/provision"
 )
 
-// provisionLab makes the lab match the scenario's profiles before traffic,
-// recording the plan, what each device did, and the read-back under
-// provision/ in the archive. Any failure or remaining drift stops the run.
+// provisionLab makes the lab match the scenario's image and profiles
+// before traffic, recording the plan, what each device did, and the
+// read-back under provision/ in the archive. Any failure or remaining drift
+// stops the run; an image that fails to activate stops it before the
+// profiles are applied.
 func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) error {
 	p := s.Provision
-	if p.SwitchProfile == "" && p.RNICProfile == "" {
+	if !p.Any() {
 		return nil
 	}
 	pdir := filepath.Join(dir, "provision")
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return err
+	}
+	if p.Image != "" {
+		if err := r.provisionImage(ctx, p.Image, pdir); err != nil {
+			return err
+		}
 	}
 	var errs []error
 	if p.SwitchProfile != "" {
@@ -72,4 +80,43 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// provisionImage activates the image bundle on every switch, archiving
+// image-plan.json, image-apply.json and image-readback.json.
+func (r *Runner) provisionImage(ctx context.Context, bundle, pdir string) error {
+	b, err := tofino.OpenBundle(bundle)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("image %s is not valid:\n%w", bundle, err)
+	}
+	d := tofino.NewDriver(r.SSH, r.Lab)
+	plan, err := provision.PlanImage(ctx, d, r.Lab, b, nil)
+	_ = writeJSON(filepath.Join(pdir, "image-plan.json"), plan)
+	if err != nil {
+		return fmt.Errorf("image plan: %w", err)
+	}
+	if len(plan) > 0 {
+		res, err := provision.ApplyImage(ctx, d, r.Lab, b, nil)
+		_ = writeJSON(filepath.Join(pdir, "image-apply.json"), res)
+		if err != nil {
+			return fmt.Errorf("image apply: %w", err)
+		}
+	}
+	ts, err := tofino.Targets(r.Lab, nil)
+	if err != nil {
+		return err
+	}
+	st, err := d.Status(ctx, ts, nil)
+	_ = writeJSON(filepath.Join(pdir, "image-readback.json"), st)
+	if err != nil {
+		return fmt.Errorf("image read-back: %w", err)
+	}
+	if drift := provision.ImageDrift(st, b.Manifest.Ref()); len(drift) > 0 {
+		return fmt.Errorf("image read-back: switch %s: %s (active %q, want %s): %w", drift[0].Switch, drift[0].Why, drift[0].From, drift[0].To, provision.ErrDrift)
+	}
+	return nil
 }

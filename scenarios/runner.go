@@ -91,10 +91,10 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		return fail("plan", err)
 	}
 
-	if s.Provision.SwitchProfile != "" || s.Provision.RNICProfile != "" {
+	if s.Provision.Any() {
 		m.Stage = "provision"
 		save()
-		r.Progress.Stage("provision", "switch and RNIC profiles")
+		r.Progress.Stage("provision", "switch image and profiles")
 		if err := r.provisionLab(ctx, s, dir); err != nil {
 			return fail("provision", err) // no traffic on a lab that is not as intended
 		}

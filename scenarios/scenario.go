@@ -52,13 +52,20 @@ type Emulation struct {
 	Transport string            `yaml:"transport,omitempty" json:"transport,omitempty"` // gbn | irn
 }
 
-// Provision names profile files (relative to the scenario file).
+// Provision names the image and profile files (relative to the scenario
+// file) the lab must match before traffic.
 type Provision struct {
+	// Image is a switch image bundle (directory or .tar.gz); it is pushed
+	// and activated on every switch before the profiles are applied.
+	Image         string `yaml:"image,omitempty" json:"image,omitempty"`
 	SwitchProfile string `yaml:"switch_profile,omitempty" json:"switch_profile,omitempty"`
 	RNICProfile   string `yaml:"rnic_profile,omitempty" json:"rnic_profile,omitempty"`
 	// Atomic rolls every switch back if one fails to take the profile.
 	Atomic bool `yaml:"atomic,omitempty" json:"atomic,omitempty"`
 }
+
+// Any says whether anything is to be provisioned.
+func (p Provision) Any() bool { return p.Image != "" || p.SwitchProfile != "" || p.RNICProfile != "" }
 
 // Traffic is one pattern instance; every field not used by its pattern
 // must be left out.
@@ -127,7 +134,7 @@ func Load(nameOrPath string) (*Scenario, error) {
 	if !strings.HasPrefix(file, "builtin:") {
 		s.File, _ = filepath.Abs(file)
 		dir := filepath.Dir(s.File)
-		for _, p := range []*string{&s.Provision.SwitchProfile, &s.Provision.RNICProfile} {
+		for _, p := range []*string{&s.Provision.Image, &s.Provision.SwitchProfile, &s.Provision.RNICProfile} {
 			if *p != "" && !filepath.IsAbs(*p) {
 				*p = filepath.Join(dir, *p)
 			}

@@ -21,6 +21,7 @@ func provisionCommand() *cli.Command {
 		&cli.StringFlag{Name: "rnic-profile", Usage: "RNIC profile YAML (trust, pfc_priorities, roce_tos, roce_mode)"},
 		&cli.StringFlag{Name: "switch-profile", Usage: "switch QoS profile YAML (pfc_priorities, xoff_bytes, xon_bytes, ecn per queue), set over NETCONF"},
 		&cli.BoolFlag{Name: "atomic", Usage: "apply: if one switch fails, roll every switch back (all keep their previous config)"},
+		&cli.StringFlag{Name: "image", Usage: "switch image bundle every switch must run (see 'labctl image'); apply pushes and activates it first"},
 		&cli.BoolFlag{Name: "json", Usage: "machine-readable output"},
 	}
 	type step func(c *cli.Context, env *provEnv) error
@@ -65,9 +66,13 @@ keeps its previous config while the others take the new one:
 Examples:
    labctl provision plan   --lab lab.yaml --rnic-profile rnic.yaml
    labctl provision apply  --lab lab.yaml --rnic-profile rnic.yaml
-   labctl provision verify --lab lab.yaml --rnic-profile rnic.yaml --json`,
+   labctl provision verify --lab lab.yaml --rnic-profile rnic.yaml --json
+   labctl provision apply  --lab lab.yaml --image drill-lb-1.0.0.tar.gz --switch-profile qos.yaml`,
 		Subcommands: []*cli.Command{
 			cmd("plan", "show what would change", func(c *cli.Context, env *provEnv) error {
+				if _, err := env.img.plan(c, env.progress); err != nil || env.prof == nil && env.qos == nil {
+					return err
+				}
 				sw, rn, err := env.plan(c)
 				if err != nil {
 					return err
@@ -75,6 +80,9 @@ Examples:
 				return env.print(c, sw, rn, "no changes: the lab matches the profiles")
 			}),
 			cmd("apply", "make the planned changes and read back", func(c *cli.Context, env *provEnv) error {
+				if err := env.img.apply(c, env.progress); err != nil {
+					return err // no profile goes on switches whose image did not start
+				}
 				if env.qos != nil {
 					rs, err := provision.ApplyQoS(c.Context, env.pool, env.lab, env.qos, c.Bool("atomic"))
 					if perr := printSwitchResults(c.Bool("json"), rs); perr != nil {
@@ -105,14 +113,21 @@ Examples:
 				return nil
 			}),
 			cmd("verify", "read back and exit 1 on drift", func(c *cli.Context, env *provEnv) error {
-				sw, rn, err := env.plan(c)
+				ni, err := env.img.plan(c, env.progress)
 				if err != nil {
 					return err
 				}
-				if perr := env.print(c, sw, rn, "ok: the lab matches the profiles"); perr != nil {
-					return perr
+				var sw []provision.SwitchChange
+				var rn []connectx.Change
+				if env.prof != nil || env.qos != nil {
+					if sw, rn, err = env.plan(c); err != nil {
+						return err
+					}
+					if perr := env.print(c, sw, rn, "ok: the lab matches the profiles"); perr != nil {
+						return perr
+					}
 				}
-				if n := len(sw) + len(rn); n > 0 {
+				if n := len(sw) + len(rn) + ni; n > 0 {
 					return exitError{1, fmt.Errorf("%d settings: %w", n, provision.ErrDrift)}
 				}
 				return nil
@@ -126,13 +141,14 @@ type provEnv struct {
 	pool     *sshdrv.Pool
 	prof     *connectx.Profile     // nil: RNICs not managed
 	qos      *provision.QoSProfile // nil: switches not managed
+	img      *imageProv            // nil: images not managed
 	progress provision.Progress
 	close    func()
 }
 
 func openProv(c *cli.Context) (*provEnv, error) {
-	if c.String("rnic-profile") == "" && c.String("switch-profile") == "" {
-		return nil, exitError{2, fmt.Errorf("give --rnic-profile, --switch-profile or both")}
+	if c.String("rnic-profile") == "" && c.String("switch-profile") == "" && c.String("image") == "" {
+		return nil, exitError{2, fmt.Errorf("give --image, --switch-profile, --rnic-profile or several")}
 	}
 	var prof *connectx.Profile
 	var qos *provision.QoSProfile
@@ -153,7 +169,13 @@ func openProv(c *cli.Context) (*provEnv, error) {
 		return nil, err
 	}
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
-	env := &provEnv{lab: lab, pool: pool, prof: prof, qos: qos, close: func() { pool.Close(); closeLab() }}
+	img, err := openImageProv(c, lab, pool)
+	if err != nil {
+		pool.Close()
+		closeLab()
+		return nil, err
+	}
+	env := &provEnv{lab: lab, pool: pool, prof: prof, qos: qos, img: img, close: func() { img.close(); pool.Close(); closeLab() }}
 	if isTerminal(os.Stderr) && !c.Bool("json") {
 		p := newTermProgress(os.Stderr)
 		env.progress = p.Devices

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/internal/yamlpos"
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/provision"
+	"github.com/labctl/labctl/scenarios"
+)
+
+func imageCommand() *cli.Command {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "machine-readable output"}
+	onLab := []cli.Flag{
+		&cli.StringFlag{Name: "lab", Required: true, Usage: "lab file, generated topology or running lab name"},
+		&cli.StringSliceFlag{Name: "switch", Usage: "only these switches (repeat the flag or separate with commas)"},
+		&cli.StringFlag{Name: "sde-install", Value: "/opt/bf-sde/install", Usage: "$SDE_INSTALL on the switches"},
+		&cli.DurationFlag{Name: "health-timeout", Usage: "wait this long for a started program to load (default 2m; 3s on an emulated lab)"},
+		jsonFlag,
+	}
+	return &cli.Command{
+		Name:  "image",
+		Usage: "validate, push and activate switch program images; roll back; show what runs",
+		Description: `An image is a bundle (a directory or a .tar.gz) holding image.yaml and the P4
+compiler's artifacts:
+   image.yaml            name, version, target, program, lb scheme, files with sha256
+   bf-rt.json            (or bfrt.json)
+   pipe/context.json
+   pipe/tofino.bin       (pipe/tofino2.bin for target tofino2)
+   <program>.conf        bf_switchd's conf, naming the artifacts relative to the bundle
+See drivers/tofino/testdata/example-bundle and docs/images.md.
+
+push copies an image to every switch into /opt/labctl/images/<name>/<version>
+and checks it there with sha256sum. Images are immutable: pushing the same
+name@version with other content is refused. activate stops bf_switchd, starts
+it with the image and waits until the program is loaded; a switch where that
+fails goes back to the image it ran before, and the failure and the rollback
+are both reported (exit 1). rollback makes the previous image active again.
+status shows each switch's active and previous image, its health and its
+last attempt. An emulated lab keeps images only while it is up, so use
+'labctl lab up' for a push/activate/status sequence on one.
+
+Examples:
+   labctl image validate drivers/tofino/testdata/example-bundle
+   labctl lab up leafspine:1x2:2 --engine packet
+   labctl image push     --lab leafspine:1x2:2 drivers/tofino/testdata/example-bundle
+   labctl image activate --lab leafspine:1x2:2 drill-lb@1.0.0
+   labctl image status   --lab leafspine:1x2:2 --json
+   labctl image rollback --lab leafspine:1x2:2 --switch leaf1`,
+		Subcommands: []*cli.Command{
+			{
+				Name: "validate", Usage: "check a bundle: files and sha256s, manifest, conf", ArgsUsage: "BUNDLE",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return exitError{2, errors.New("image validate needs one BUNDLE (a directory or .tar.gz)")}
+					}
+					return validateImage(c.Args().First(), c.Bool("json"))
+				},
+			},
+			{
+				Name: "push", Usage: "copy a bundle to the switches and verify it there", ArgsUsage: "BUNDLE", Flags: onLab,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return exitError{2, errors.New("image push needs one BUNDLE")}
+					}
+					b, err := tofino.OpenBundle(c.Args().First())
+					if err != nil {
+						return err
+					}
+					defer b.Close()
+					return withImages(c, func(env *imageEnv) error {
+						rs, err := env.drv.Push(c.Context, env.ts, b, env.progress)
+						return printResults(c.Bool("json"), rs, err)
+					})
+				},
+			},
+			{
+				Name: "activate", Usage: "run a pushed image; roll back a switch where it fails", ArgsUsage: "NAME@VERSION", Flags: onLab,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return exitError{2, errors.New("image activate needs one NAME@VERSION (e.g. drill-lb@1.0.0)")}
+					}
+					return withImages(c, func(env *imageEnv) error {
+						rs, err := env.drv.Activate(c.Context, env.ts, c.Args().First(), env.progress)
+						return printResults(c.Bool("json"), rs, err)
+					})
+				},
+			},
+			{
+				Name: "rollback", Usage: "make each switch's previous image active again", Flags: onLab,
+				Action: func(c *cli.Context) error {
+					return withImages(c, func(env *imageEnv) error {
+						rs, err := env.drv.Rollback(c.Context, env.ts, env.progress)
+						return printResults(c.Bool("json"), rs, err)
+					})
+				},
+			},
+			{
+				Name: "status", Usage: "active and previous image per switch, health, last attempt", Flags: onLab,
+				Action: func(c *cli.Context) error {
+					return withImages(c, func(env *imageEnv) error {
+						ss, err := env.drv.Status(c.Context, env.ts, env.progress)
+						if perr := printImageStatus(c.Bool("json"), ss); perr != nil {
+							return perr
+						}
+						return err
+					})
+				},
+			},
+		},
+	}
+}
+
+type imageEnv struct {
+	drv      *tofino.Driver
+	ts       []sshdrv.Target
+	progress tofino.Progress
+}
+
+// withImages opens the lab and runs fn with a driver for its switches.
+func withImages(c *cli.Context, fn func(*imageEnv) error) error {
+	logger := newLogger(false)
+	lab, closeLab, err := openLab(c.Context, c.String("lab"), scenarios.Emulation{}, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLab()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
+	defer pool.Close()
+	env := &imageEnv{drv: tofino.NewDriver(pool, lab)}
+	env.drv.SDEInstall, env.drv.Logger = c.String("sde-install"), logger
+	if d := c.Duration("health-timeout"); d > 0 {
+		env.drv.HealthTimeout = d
+	}
+	if env.ts, err = tofino.Targets(lab, c.StringSlice("switch")); err != nil {
+		return exitError{2, err}
+	}
+	if isTerminal(os.Stderr) && !c.Bool("json") {
+		env.progress = newTermProgress(os.Stderr).Devices
+	}
+	return fn(env)
+}
+
+func validateImage(src string, asJSON bool) error {
+	b, err := tofino.OpenBundle(src)
+	if err == nil {
+		defer b.Close()
+		err = b.Validate()
+	}
+	if asJSON {
+		out := map[string]any{"bundle": src, "valid": err == nil}
+		if b != nil {
+			out["image"] = b.Manifest
+		}
+		if err != nil {
+			var ps yamlpos.Problems
+			if errors.As(err, &ps) {
+				out["problems"] = ps
+			} else {
+				out["problems"] = []yamlpos.Problem{{Msg: err.Error()}}
+			}
+		}
+		if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil {
+		return exitError{1, err}
+	}
+	if !asJSON {
+		m := b.Manifest
+		lb := m.LB.Scheme
+		for _, k := range slices.Sorted(maps.Keys(m.LB.Params)) {
+			lb += " " + k + "=" + m.LB.Params[k]
+		}
+		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, lb, len(m.Files))
+	}
+	return nil
+}
+
+// printResults prints per-switch results; err (any switch failing) makes
+// the exit status 1 after the table.
+func printResults(asJSON bool, rs []tofino.Result, err error) error {
+	if asJSON {
+		if rs == nil {
+			rs = []tofino.Result{}
+		}
+		if jerr := json.NewEncoder(os.Stdout).Encode(rs); jerr != nil {
+			return jerr
+		}
+	} else if len(rs) > 0 {
+		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SWITCH\tIMAGE\tOUTCOME\tDETAIL")
+		for _, r := range rs {
+			detail := r.Error
+			if r.Rollback != "" {
+				detail += " -- rollback: " + r.Rollback
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Switch, orDash(r.Image), r.Outcome, detail)
+		}
+		if ferr := tw.Flush(); ferr != nil {
+			return ferr
+		}
+	}
+	if err != nil {
+		return exitError{1, fmt.Errorf("%d of %d switches failed:\n%w", failed(rs), len(rs), err)}
+	}
+	return nil
+}
+
+func failed(rs []tofino.Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func printImageStatus(asJSON bool, ss []tofino.Status) error {
+	if asJSON {
+		if ss == nil {
+			ss = []tofino.Status{}
+		}
+		return json.NewEncoder(os.Stdout).Encode(ss)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SWITCH\tACTIVE\tPREVIOUS\tHEALTH\tLAST ATTEMPT")
+	for _, s := range ss {
+		health := "-"
+		switch {
+		case s.Error != "":
+			health = "unknown: " + s.Error
+		case s.Health != nil && s.Healthy:
+			health = "ok: " + s.Health.Program + " loaded"
+		case s.Health != nil:
+			health = s.Health.Problem()
+		}
+		last := "-"
+		if a := s.Last; a != nil {
+			last = fmt.Sprintf("%s %s: %s (%s)", a.Action, a.Image, a.Outcome, a.At.Local().Format("2006-01-02 15:04:05"))
+			if a.Error != "" {
+				last += ": " + firstLine(a.Error)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Switch, orDash(s.Active), orDash(s.Previous), health, last)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// imageProv is --image on 'provision plan|apply|verify'.
+type imageProv struct {
+	b   *tofino.Bundle
+	drv *tofino.Driver
+	lab *inventory.Lab
+}
+
+// openImageProv opens and validates the bundle --image names (nil if none).
+func openImageProv(c *cli.Context, lab *inventory.Lab, pool *sshdrv.Pool) (*imageProv, error) {
+	src := c.String("image")
+	if src == "" {
+		return nil, nil
+	}
+	b, err := tofino.OpenBundle(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Validate(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("image %s is not valid:\n%w", src, err)
+	}
+	return &imageProv{b: b, drv: tofino.NewDriver(pool, lab), lab: lab}, nil
+}
+
+func (p *imageProv) close() {
+	if p != nil {
+		p.b.Close()
+	}
+}
+
+// plan prints the switches not running the image and returns how many.
+func (p *imageProv) plan(c *cli.Context, progress provision.Progress) (int, error) {
+	if p == nil {
+		return 0, nil
+	}
+	ch, err := provision.PlanImage(c.Context, p.drv, p.lab, p.b, progress)
+	if err != nil {
+		return 0, err
+	}
+	if c.Bool("json") {
+		if ch == nil {
+			ch = []provision.ImageChange{}
+		}
+		return len(ch), json.NewEncoder(os.Stdout).Encode(map[string]any{"image": p.b.Manifest.Ref(), "image_changes": ch})
+	}
+	if len(ch) == 0 {
+		fmt.Printf("every switch runs %s\n", p.b.Manifest.Ref())
+		return 0, nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SWITCH\tACTIVE\tWANTED\tWHY")
+	for _, x := range ch {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Switch, orDash(x.From), x.To, x.Why)
+	}
+	fmt.Fprintf(tw, "%d switch images to change\n\n", len(ch))
+	return len(ch), tw.Flush()
+}
+
+// apply pushes and activates the image, printing each switch's result.
+func (p *imageProv) apply(c *cli.Context, progress provision.Progress) error {
+	if p == nil {
+		return nil
+	}
+	rs, err := provision.ApplyImage(c.Context, p.drv, p.lab, p.b, progress)
+	return printResults(c.Bool("json"), rs, err)
+}

@@ -1,0 +1,255 @@
+package tofino
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+)
+
+// State is what a switch records of its images (Root/images/state.json),
+// so status survives labctl restarts and another labctl sees it.
+type State struct {
+	Active   string   `json:"active,omitempty"`
+	Previous string   `json:"previous,omitempty"`
+	Last     *Attempt `json:"last,omitempty"`
+}
+
+// Attempt is the last activation or rollback on a switch.
+type Attempt struct {
+	Action   string    `json:"action"` // activate | rollback
+	Image    string    `json:"image"`
+	Outcome  string    `json:"outcome"` // starting, then a Result outcome
+	Error    string    `json:"error,omitempty"`
+	Rollback string    `json:"rollback,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+func (d *Driver) readState(ctx context.Context, t sshdrv.Target) (State, error) {
+	var st State
+	b, err := d.SSH.ReadFile(ctx, t, d.statePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil // no image was ever activated by labctl
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("device %s: %s: %w", t.Name, d.statePath(), err)
+	}
+	return st, nil
+}
+
+// writeState replaces the state file whole (written beside and renamed).
+func (d *Driver) writeState(ctx context.Context, t sshdrv.Target, st State) error {
+	b, _ := json.MarshalIndent(st, "", "  ")
+	return d.SSH.WriteFile(ctx, t, d.statePath(), append(b, '\n'), 0o644)
+}
+
+// Activate makes image ref (name@version, pushed before) the running
+// program on every target. Each switch goes on its own: one that fails is
+// brought back to the image it ran before (RolledBack) while the others
+// keep the new one. A switch already running ref healthily is Unchanged.
+func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, progress Progress) ([]Result, error) {
+	if _, _, err := ParseRef(ref); err != nil {
+		return nil, err
+	}
+	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
+		st, err := d.readState(ctx, t)
+		if err != nil {
+			r := Result{Switch: t.Name, Image: ref}
+			r.fail(err)
+			return r
+		}
+		if st.Active == ref {
+			if m, err := d.installedImage(ctx, t, ref); err == nil {
+				if h, err := d.health(ctx, t, m); err == nil && h.Healthy() {
+					return Result{Switch: t.Name, Image: ref, Outcome: Unchanged}
+				}
+			}
+		}
+		return d.switchTo(ctx, t, st, ref, "activate")
+	}, failedResult(ref))
+	return rs, joinResults(rs)
+}
+
+// Rollback makes every target's previous image active again (and the
+// current one its previous), with the same automatic return to the current
+// image if the previous one fails to start.
+func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Progress) ([]Result, error) {
+	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
+		st, err := d.readState(ctx, t)
+		if err == nil && st.Previous == "" {
+			err = fmt.Errorf("device %s: no previous image to roll back to (active: %q)", t.Name, st.Active)
+		}
+		if err != nil {
+			r := Result{Switch: t.Name, Image: st.Previous}
+			r.fail(err)
+			return r
+		}
+		return d.switchTo(ctx, t, st, st.Previous, "rollback")
+	}, failedResult(""))
+	return rs, joinResults(rs)
+}
+
+// switchTo activates ref on one switch whose state is st. Nothing changes
+// on the switch until ref is verified there; after that, any failure
+// brings st.Active back.
+func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, action string) Result {
+	res := Result{Switch: t.Name, Image: ref}
+	last := &Attempt{Action: action, Image: ref, At: time.Now().UTC()}
+	record := func() { last.Outcome, last.Error, last.Rollback = res.Outcome, res.Error, res.Rollback }
+	m, err := d.installedImage(ctx, t, ref)
+	if err != nil {
+		res.fail(err)
+		res.Rollback = "not needed: nothing was changed"
+		record()
+		st.Last = last
+		_ = d.writeState(ctx, t, st) // best effort: the switch is as it was
+		return res
+	}
+	d.Logger.Info("image: activating", "device", t.Name, "image", ref, "action", action, "active", st.Active)
+	next := State{Active: ref, Previous: st.Active, Last: last}
+	if st.Active == ref {
+		next.Previous = st.Previous
+	}
+	err = d.start(ctx, t, m, next)
+	if err == nil {
+		res.Outcome = Activated
+		record()
+		if werr := d.writeState(ctx, t, next); werr != nil {
+			res.fail(fmt.Errorf("%s is running but the state file could not be written: %w", ref, werr))
+		}
+		return res
+	}
+	res.fail(err)
+	d.Logger.Warn("image: activation failed; returning to the active image", "device", t.Name, "image", ref, "back_to", st.Active, "err", err)
+	// The switch must not be left half-switched when the caller gives up
+	// (e.g. Ctrl-C): the way back runs on its own clock.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*d.StopTimeout+d.HealthTimeout+time.Minute)
+	defer cancel()
+	back := State{Active: st.Active, Previous: st.Previous, Last: last}
+	if st.Active == "" || st.Active == ref {
+		serr := d.stop(ctx, t)
+		back.Active = ""
+		res.Rollback = "no other image to return to: bf_switchd stopped"
+		if serr != nil {
+			res.Rollback = "no other image to return to, and stopping bf_switchd failed: " + serr.Error()
+		}
+	} else {
+		old, rerr := d.installedImage(ctx, t, st.Active)
+		if rerr == nil {
+			rerr = d.start(ctx, t, old, back)
+		}
+		if rerr != nil {
+			res.Outcome, res.Rollback = RollbackFailed, fmt.Sprintf("bringing back %s failed: %v", st.Active, rerr)
+		} else {
+			res.Outcome, res.Rollback = RolledBack, fmt.Sprintf("%s is active again and its program is loaded", st.Active)
+		}
+	}
+	record()
+	if werr := d.writeState(ctx, t, back); werr != nil {
+		res.Rollback += "; writing the state file failed: " + werr.Error()
+	}
+	return res
+}
+
+// start stops bf_switchd, records st (whose Active is m's image) as the
+// switch's state, starts bf_switchd with the image's conf and waits until
+// it is healthy.
+func (d *Driver) start(ctx context.Context, t sshdrv.Target, m *Manifest, st State) error {
+	if err := d.stop(ctx, t); err != nil {
+		return err
+	}
+	st.Last.Outcome = "starting " + m.Ref()
+	if err := d.writeState(ctx, t, st); err != nil {
+		return err
+	}
+	if _, err := d.run(ctx, t, "mkdir -p "+q(d.runDir())); err != nil {
+		return err
+	}
+	if _, err := d.run(ctx, t, "rm -f "+q(d.logPath())+" "+q(d.pidPath())); err != nil {
+		return err
+	}
+	// bf_switchd does not daemonise itself (--background only leaves out
+	// its CLI), so start-stop-daemon detaches it, records its pid and sends
+	// its output to the log (--output needs dpkg 1.20.6 or later).
+	conf := path.Join(d.imageDir(m.Ref()), InstalledConfFile)
+	cmd := fmt.Sprintf("start-stop-daemon --start --background --make-pidfile --pidfile %s --output %s --exec %s -- "+
+		"--install-dir %s --conf-file %s --init-mode=cold --status-port %d --background",
+		q(d.pidPath()), q(d.logPath()), q(path.Join(d.SDEInstall, "bin", "bf_switchd")), q(d.SDEInstall), q(conf), d.StatusPort)
+	if _, err := d.run(ctx, t, cmd); err != nil {
+		return err
+	}
+	return d.waitHealthy(ctx, t, m)
+}
+
+// pids lists the running bf_switchd processes.
+func (d *Driver) pids(ctx context.Context, t sshdrv.Target) ([]string, error) {
+	const cmd = "pgrep -f bin/bf_switchd" // the binary, not e.g. a tail of its log
+	r, err := d.SSH.Exec(ctx, t, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if r.ExitStatus == 1 { // procps: nothing matched
+		return nil, nil
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	var pids []string
+	for _, f := range strings.Fields(string(r.Stdout)) {
+		if _, err := strconv.Atoi(f); err != nil {
+			return nil, fmt.Errorf("device %s: command %q answered %q, not process ids", t.Name, cmd, truncate(string(r.Stdout), 200))
+		}
+		pids = append(pids, f)
+	}
+	return pids, nil
+}
+
+// stop ends every bf_switchd (one owns the ASIC; one started by hand
+// counts too): TERM, then KILL if it outlives StopTimeout.
+func (d *Driver) stop(ctx context.Context, t sshdrv.Target) error {
+	for _, sig := range []string{"TERM", "KILL"} {
+		pids, err := d.pids(ctx, t)
+		if err != nil || len(pids) == 0 {
+			return err
+		}
+		if _, err := d.run(ctx, t, "kill -"+sig+" "+strings.Join(pids, " ")); err != nil {
+			var ce *sshdrv.CommandError
+			if !errors.As(err, &ce) { // a process that exited meanwhile is fine
+				return err
+			}
+		}
+		deadline := time.Now().Add(d.StopTimeout)
+		for time.Now().Before(deadline) {
+			if pids, err = d.pids(ctx, t); err != nil || len(pids) == 0 {
+				return err
+			}
+			if err := sleep(ctx, d.pollEvery()); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("device %s: bf_switchd is still running after kill -KILL (pgrep -f bin/bf_switchd)", t.Name)
+}
+
+func (d *Driver) pollEvery() time.Duration {
+	return min(time.Second, max(d.HealthTimeout/30, 20*time.Millisecond))
+}
+
+func sleep(ctx context.Context, dt time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(dt):
+		return nil
+	}
+}
