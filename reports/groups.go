@@ -104,10 +104,10 @@ type Comparison struct {
 
 var repSuffix = regexp.MustCompile(`/rep\d+$`)
 
-// groupKeys are a point's group key and condition key: its Params but the
+// GroupKeys are a point's group key and condition key: its Params but the
 // repetition (the scheme added when it came from elsewhere), or for a
 // point without Params its name without the "/rep<N>" suffix.
-func groupKeys(p PointSummary) (key, cond string) {
+func GroupKeys(p PointSummary) (key, cond string) {
 	kv := map[string]string{}
 	for k, v := range p.Params {
 		if k != ParamRepetition {
@@ -143,7 +143,7 @@ func groups(points []PointSummary) []Group {
 	members := map[string][]PointSummary{}
 	byKey := map[string]*Group{}
 	for _, p := range points {
-		key, cond := groupKeys(p)
+		key, cond := GroupKeys(p)
 		g, ok := byKey[key]
 		if !ok {
 			params := map[string]any{}

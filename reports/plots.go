@@ -257,7 +257,7 @@ func cdfPlots(s *Summary) ([]figure, error) {
 		if len(p.CDF) == 0 {
 			continue
 		}
-		_, c := groupKeys(p)
+		_, c := GroupKeys(p)
 		if len(p.Params) == 0 && p.Scheme == "" {
 			c = "" // a run without a matrix: one plot of all its points
 		}

@@ -8,5 +8,6 @@
 // value per repetition), so it does not depend on how a run archive is
 // laid out; reports turns a summary into Samples.
 //
-// It must not import the emulator, drivers or scenarios.
+// It reads reports.Summary and must not import the emulator, drivers or
+// scenarios.
 package regress

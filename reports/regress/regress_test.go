@@ -217,3 +217,25 @@ func FuzzParseThresholds(f *testing.F) {
 		Compare([]Sample{{Group: "g", Metric: "fct.mean", Values: []float64{1}}}, nil, th)
 	})
 }
+
+func TestDefaultThresholdsParse(t *testing.T) {
+	th := DefaultThresholds()
+	if r, ok := th.rule("fct.p99", "<100KB"); !ok || *r.Relative != 0.15 {
+		t.Errorf("default fct.p99 per bucket: %+v %v", r, ok)
+	}
+	if _, ok := th.rule("goodput_gbps", ""); !ok {
+		t.Error("default checks no goodput")
+	}
+}
+
+func TestNumScales(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		unit string
+		want string
+	}{{132500, "ns", "132.5 us"}, {2.5e9, "ns", "2.5 s"}, {999, "ns", "999 ns"}, {3.2e6, "B", "3.2 MB"}, {94.36, "Gb/s", "94.36 Gb/s"}, {0.25, "", "0.25"}} {
+		if got := num(tc.v, tc.unit); got != tc.want {
+			t.Errorf("num(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+	}
+}

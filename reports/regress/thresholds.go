@@ -2,6 +2,7 @@ package regress
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"os"
 	"path"
@@ -128,4 +129,18 @@ func (t *Thresholds) sigma() float64 {
 		return DefaultNoiseSigma
 	}
 	return *t.NoiseSigma
+}
+
+//go:embed default-thresholds.yaml
+var defaultThresholds []byte
+
+// DefaultThresholds are the rules used when no thresholds file is given
+// (default-thresholds.yaml: FCT mean/p99 per bucket, slowdown, goodput,
+// all-reduce bandwidth and failed flows).
+func DefaultThresholds() *Thresholds {
+	t, err := ParseThresholds(defaultThresholds, "builtin:default-thresholds.yaml")
+	if err != nil {
+		panic(err) // the embedded file is checked by a test
+	}
+	return t
 }

@@ -78,15 +78,29 @@ func (c Check) Message() string {
 	}
 	return fmt.Sprintf("%s: %s -> %s (%s%s better; worse by %s, allowed %s incl. noise %s): %s",
 		c.Name(), num(c.Baseline, c.Unit), num(c.Candidate, c.Unit), rel, c.Better,
-		num(c.Worse, ""), num(c.Allowed, ""), num(c.Noise, ""), verdict)
+		num(c.Worse, c.Unit), num(c.Allowed, c.Unit), num(c.Noise, c.Unit), verdict)
 }
 
+// num prints a value in its unit, scaled for reading: ns as us/ms/s,
+// bytes as KB/MB (decimal), anything else with four significant digits.
 func num(v float64, unit string) string {
-	s := fmt.Sprintf("%.4g", v)
-	if unit != "" {
-		s += " " + unit
+	scales := map[string][]struct {
+		div  float64
+		unit string
+	}{
+		"ns": {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}},
+		"B":  {{1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}},
 	}
-	return s
+	for _, s := range scales[unit] {
+		if math.Abs(v) >= s.div {
+			return fmt.Sprintf("%.4g %s", v/s.div, s.unit)
+		}
+	}
+	out := fmt.Sprintf("%.4g", v)
+	if unit != "" {
+		out += " " + unit
+	}
+	return out
 }
 
 // Verdict is the outcome of a comparison.

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labctl/labctl/reports/regress"
+)
+
+func baselineStore() string { return filepath.Join(home(), "baselines") }
+
+func regressCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "regress",
+		Usage: "fail when a candidate run is worse than a baseline (exit 1), with JUnit XML for CI",
+		Description: `Compares the candidate run's points with the baseline's, group by group (points
+with the same parameters; repetitions give a noise allowance), on the metrics the
+thresholds file names. A metric regresses when it is worse than the baseline by
+more than max(relative x baseline, absolute) plus noise_sigma standard errors of
+the difference of the means. A point the baseline has and the candidate lost
+(failed or not run) is a regression too. Exit status: 0 no regression, 1
+regression, 2 bad usage. Without --thresholds the built-in defaults apply
+(FCT mean +10 % and p99 +15 % per size bucket, slowdown, goodput -5 %,
+all-reduce bus bandwidth -5 %, any failed flow). Metric names and the
+thresholds format: docs/regress.md.
+
+BASELINE is a run directory or the name of a baseline promoted with
+'labctl regress promote' (kept under $LABCTL_HOME/baselines, default ~/.labctl).
+
+Examples:
+   labctl regress promote runs/nightly-20261120-020000-ab12cd --name nightly
+   labctl regress --baseline nightly --candidate runs/nightly-20261123-020000-9f8e7d --junit regress.xml
+   labctl regress --baseline runs/a --candidate runs/b --thresholds thresholds.yaml --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "baseline", Usage: "baseline run directory or promoted baseline name"},
+			&cli.StringFlag{Name: "candidate", Usage: "candidate run directory"},
+			&cli.StringFlag{Name: "thresholds", Usage: "thresholds YAML (default: the built-in rules)"},
+			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE`"},
+			&cli.BoolFlag{Name: "all", Usage: "list every check, not only the regressions"},
+			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON"},
+		},
+		Subcommands: []*cli.Command{{
+			Name: "promote", Usage: "make a run the named baseline (a frozen copy of its summary)", ArgsUsage: "RUN_DIR",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "name", Required: true, Usage: "baseline name, e.g. nightly"}},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return exitError{2, fmt.Errorf("promote needs one RUN_DIR")}
+				}
+				p, err := regress.Promote(c.Args().First(), baselineStore(), c.String("name"))
+				if err != nil {
+					return err
+				}
+				fmt.Printf("baseline %s is now run %s (%s)\n", p.Name, p.RunID, p.RunDir)
+				return nil
+			},
+		}},
+		Action: func(c *cli.Context) error {
+			if c.String("baseline") == "" || c.String("candidate") == "" {
+				return exitError{2, fmt.Errorf("regress needs --baseline and --candidate (or the promote subcommand)")}
+			}
+			th := regress.DefaultThresholds()
+			if f := c.String("thresholds"); f != "" {
+				var err error
+				if th, err = regress.LoadThresholds(f); err != nil {
+					return exitError{2, err}
+				}
+			}
+			started := time.Now()
+			bdir, err := regress.ResolveBaseline(c.String("baseline"), baselineStore())
+			if err != nil {
+				return exitError{2, err}
+			}
+			base, err := regress.ReadSummary(bdir)
+			if err != nil {
+				return exitError{2, fmt.Errorf("baseline: %w", err)}
+			}
+			cand, err := regress.ReadSummary(c.String("candidate"))
+			if err != nil {
+				return exitError{2, fmt.Errorf("candidate: %w", err)}
+			}
+			v := regress.Compare(regress.FromSummary(base), regress.FromSummary(cand), th)
+			if f := c.String("junit"); f != "" {
+				if err := writeJUnit(f, v, regress.JUnitMeta{Baseline: base.RunID, Candidate: cand.RunID,
+					Started: started, Elapsed: time.Since(started)}); err != nil {
+					return err
+				}
+			}
+			if c.Bool("json") {
+				if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
+					return err
+				}
+			} else {
+				printVerdict(v, base.RunID, cand.RunID, c.Bool("all"))
+			}
+			if !v.Passed() {
+				return exitError{1, fmt.Errorf("%d of %d checks regressed", len(v.Regressions()), len(v.Checks))}
+			}
+			return nil
+		},
+	}
+}
+
+func printVerdict(v regress.Verdict, base, cand string, all bool) {
+	fmt.Printf("candidate %s vs baseline %s: %d checks\n", cand, base, len(v.Checks))
+	for _, ch := range v.Checks {
+		if ch.Regressed || all {
+			fmt.Printf("  %s: %s\n", ch.Group, ch.Message())
+		}
+	}
+	for _, g := range v.New {
+		fmt.Printf("  %s: new in the candidate, not compared\n", g)
+	}
+	if v.Passed() {
+		fmt.Println("no regression")
+	}
+}
+
+func writeJUnit(path string, v regress.Verdict, m regress.JUnitMeta) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := regress.WriteJUnit(f, v, m); err != nil {
+		f.Close()
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRegressOnRealRuns runs the same 3:1 incast (two repetitions) on a
+// lab and on the same lab with the receiver's link throttled to 25 Gb/s,
+// then checks the verdicts: a run against itself and against a promoted
+// copy of itself passes; the throttled run fails, names the metrics and
+// writes JUnit XML of the common shape.
+func TestRegressOnRealRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an emulated lab")
+	}
+	home, out := t.TempDir(), t.TempDir()
+	run := func(lab string) string {
+		t.Helper()
+		stdout, stderr, err := labctl(t, home, "run", "testdata/incast-3to1.yaml", "--lab", "testdata/"+lab, "--out", out)
+		if err != nil {
+			t.Fatalf("run on %s: %v\n%s", lab, err, stderr)
+		}
+		var o struct {
+			Dir string `json:"run_dir"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("run output %q: %v", stdout, err)
+		}
+		return o.Dir
+	}
+	base := run("lab-4hosts.yaml")
+	throttled := run("lab-4hosts-throttled.yaml")
+
+	if stdout, _, err := labctl(t, home, "regress", "--baseline", base, "--candidate", base); err != nil || !strings.Contains(stdout, "no regression") {
+		t.Fatalf("a run against itself: %v\n%s", err, stdout)
+	}
+	if _, stderr, err := labctl(t, home, "regress", "promote", base, "--name", "nightly"); err != nil {
+		t.Fatalf("promote: %v %s", err, stderr)
+	}
+	if _, _, err := labctl(t, home, "regress", "--baseline", "nightly", "--candidate", base); err != nil {
+		t.Fatalf("against the promoted copy of itself: %v", err)
+	}
+
+	junit := filepath.Join(t.TempDir(), "regress.xml")
+	stdout, _, err := labctl(t, home, "regress", "--baseline", "nightly", "--candidate", throttled, "--junit", junit)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("throttled link: want exit 1, got %v\n%s", err, stdout)
+	}
+	for _, want := range []string{"fct.mean", "goodput_gbps", "REGRESSED"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("verdict does not name %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		XMLName  xml.Name
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &suites); err != nil || suites.XMLName.Local != "testsuites" || len(suites.Suites) != 1 {
+		t.Fatalf("junit: %v\n%s", err, b)
+	}
+	failed := map[string]bool{}
+	for _, c := range suites.Suites[0].Cases {
+		if c.Failure != nil {
+			failed[c.Name] = true
+		}
+	}
+	if !failed["fct.mean"] || !failed["goodput_gbps"] || suites.Failures != len(failed) {
+		t.Errorf("junit failures %v (root says %d)", failed, suites.Failures)
+	}
+	if failed["failed_flows"] {
+		t.Error("no flow failed, yet failed_flows regressed")
+	}
+}

@@ -1,0 +1,100 @@
+package regress
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/labctl/labctl/reports"
+)
+
+// The metrics a verdict can check, per group of points (Sample.Group is
+// reports.GroupKeys' key) and, for FCT and slowdown, per size bucket
+// ("" for all flows, else the bucket label, e.g. "<100KB"):
+//
+//	fct.mean fct.p50 fct.p99 fct.p999        ns
+//	slowdown.mean slowdown.p50 slowdown.p99 slowdown.p999
+//	goodput_gbps                            Gb/s (higher is better)
+//	busbw_gbps                              all-reduce bus bandwidth (higher is better)
+//	failed_flows drops ecn_marks_per_s
+//	pfc_pause_tx_per_s                      bucket "" all switches, else a tier (leaf, spine ...)
+//	peak_queue_bytes mean_queue_bytes
+//	out_of_order_packets                    only when the run has RNIC counters
+//
+// A failed point contributes nothing, so a metric its group had in the
+// baseline is Missing in the candidate.
+
+// FromSummary turns a run's summary into samples: one per group, metric
+// and bucket, with one value per repetition.
+func FromSummary(s *reports.Summary) []Sample {
+	idx := map[string]int{}
+	var out []Sample
+	add := func(group, metric, bucket, unit string, v float64) {
+		k := group + "\x00" + metric + "\x00" + bucket
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Sample{Group: group, Metric: metric, Bucket: bucket, Unit: unit})
+		}
+		out[i].Values = append(out[i].Values, v)
+	}
+	for _, p := range s.Points {
+		if p.Status == reports.StatusFailed {
+			continue
+		}
+		g, _ := reports.GroupKeys(p)
+		fct := func(bucket string, f reports.FCTSummary, sd reports.SlowdownSummary) {
+			if f.Count > 0 {
+				add(g, "fct.mean", bucket, "ns", f.Mean)
+				add(g, "fct.p50", bucket, "ns", float64(f.P50))
+				add(g, "fct.p99", bucket, "ns", float64(f.P99))
+				add(g, "fct.p999", bucket, "ns", float64(f.P999))
+			}
+			if sd.Count > 0 {
+				add(g, "slowdown.mean", bucket, "", sd.Mean)
+				add(g, "slowdown.p50", bucket, "", sd.P50)
+				add(g, "slowdown.p99", bucket, "", sd.P99)
+				add(g, "slowdown.p999", bucket, "", sd.P999)
+			}
+		}
+		fct("", p.FCT, p.Slowdown)
+		for _, b := range p.BySize {
+			fct(b.Bucket, b.FCT, b.Slowdown)
+		}
+		add(g, "goodput_gbps", "", "Gb/s", p.GoodputGbps)
+		if ar := p.AllReduce; ar != nil && ar.Complete {
+			add(g, "busbw_gbps", "", "Gb/s", ar.BusBWGbps)
+		}
+		add(g, "failed_flows", "", "", float64(p.Failed))
+		add(g, "drops", "", "", float64(p.Drops))
+		add(g, "ecn_marks_per_s", "", "/s", p.ECNMarksPerSec)
+		if p.DurationNs > 0 {
+			add(g, "pfc_pause_tx_per_s", "", "/s", float64(p.PFCPauseFrames)/(float64(p.DurationNs)/1e9))
+			for _, t := range p.PFCByTier {
+				add(g, "pfc_pause_tx_per_s", t.Tier, "/s", t.TxPerS)
+			}
+		}
+		add(g, "peak_queue_bytes", "", "B", float64(p.PeakQueueBytes))
+		add(g, "mean_queue_bytes", "", "B", p.MeanQueueBytes)
+		if p.OutOfOrder != nil {
+			add(g, "out_of_order_packets", "", "", float64(*p.OutOfOrder))
+		}
+	}
+	return out
+}
+
+// ReadSummary reads summary.json from a run archive or promoted baseline.
+func ReadSummary(dir string) (*reports.Summary, error) {
+	p := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a run that did not reach its report has no summary)", err)
+	}
+	var s reports.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &s, nil
+}
