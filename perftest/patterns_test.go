@@ -57,7 +57,7 @@ func TestBurstOverBackgroundFLB(t *testing.T) {
 	if len(fl) != 3+40*14 {
 		t.Fatalf("%d flows, want 3 + 40 x 14", len(fl))
 	}
-	recv := "r1h0" // the first host of the last rack
+	recv := "r1h0"                                 // the first host of the last rack
 	interval := time.Duration(14 * 65536 * 8 / 40) // ns at 40 Gb/s
 	burstAt := map[time.Duration]int{}
 	ports := map[string]map[int]bool{}
