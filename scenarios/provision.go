@@ -11,15 +11,12 @@ import (
 	"github.com/labctl/labctl/provision"
 )
 
-// provisionLab makes the lab match the scenario's profiles before traffic,
-// recording the plan, what each device did, and the read-back under
-// provision/ in the archive. Any failure or remaining drift stops the run.
-func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) error {
-	p := s.Provision
-	if p.SwitchProfile == "" && p.RNICProfile == "" {
-		return nil
-	}
-	pdir := filepath.Join(dir, "provision")
+// provisionLab makes the session's lab match the profiles before traffic,
+// recording the plan, what each device did, and the read-back in pdir (the
+// archive's provision/). Any failure or remaining drift is an error: the
+// points it was for send nothing.
+func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, pdir string) error {
+	ssh, lab := sess.ssh, sess.lab
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return err
 	}
@@ -29,19 +26,19 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 		if err != nil {
 			return err
 		}
-		plan, err := provision.PlanQoS(ctx, r.SSH, r.Lab, prof)
+		plan, err := provision.PlanQoS(ctx, ssh, lab, prof)
 		if err != nil {
 			return fmt.Errorf("switch plan: %w", err)
 		}
 		_ = writeJSON(filepath.Join(pdir, "switch-plan.json"), plan)
 		if len(plan) > 0 {
-			res, err := provision.ApplyQoS(ctx, r.SSH, r.Lab, prof, p.Atomic)
+			res, err := provision.ApplyQoS(ctx, ssh, lab, prof, p.Atomic)
 			_ = writeJSON(filepath.Join(pdir, "switch-apply.json"), res)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("switch apply: %w", err))
 			}
 		}
-		drift, err := provision.PlanQoS(ctx, r.SSH, r.Lab, prof)
+		drift, err := provision.PlanQoS(ctx, ssh, lab, prof)
 		_ = writeJSON(filepath.Join(pdir, "switch-readback.json"), drift)
 		switch {
 		case err != nil:
@@ -55,17 +52,17 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 		if err != nil {
 			return err
 		}
-		plan, err := provision.PlanRNIC(ctx, r.SSH, r.Lab, prof, nil)
+		plan, err := provision.PlanRNIC(ctx, ssh, lab, prof, nil)
 		if err != nil {
 			return fmt.Errorf("rnic plan: %w", err)
 		}
 		_ = writeJSON(filepath.Join(pdir, "rnic-plan.json"), plan)
-		applied, err := provision.ApplyRNIC(ctx, r.SSH, r.Lab, plan, nil)
+		applied, err := provision.ApplyRNIC(ctx, ssh, lab, plan, nil)
 		_ = writeJSON(filepath.Join(pdir, "rnic-apply.json"), applied)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rnic apply: %w", err))
 		}
-		drift, err := provision.VerifyRNIC(ctx, r.SSH, r.Lab, prof, nil)
+		drift, err := provision.VerifyRNIC(ctx, ssh, lab, prof, nil)
 		_ = writeJSON(filepath.Join(pdir, "rnic-readback.json"), drift)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rnic read-back: %w", err))

@@ -9,14 +9,17 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/labctl/labctl/scenarios"
 )
 
 // termProgress draws the runner's stages and a flows bar on a terminal.
 type termProgress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	start time.Time
-	bar   bool // a bar line is open and must be finished
+	mu     sync.Mutex
+	w      io.Writer
+	start  time.Time
+	bar    bool // a bar line is open and must be finished
+	failed int  // failed points already shown
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
@@ -31,6 +34,28 @@ func (p *termProgress) Stage(stage, detail string) {
 }
 
 func (p *termProgress) Flows(point string, done, total int) { p.draw("flows", point, done, total) }
+
+// Point shows which point of how many starts, with the run's ETA, and
+// says so when one fails.
+func (p *termProgress) Point(pp scenarios.PointProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pp.Finished {
+		if pp.Failed > 0 && p.failed != pp.Failed {
+			p.endBar()
+			fmt.Fprintf(p.w, "%6.1fs  %-8s %d/%d %s failed (see the manifest)\n", time.Since(p.start).Seconds(), "point", pp.Index, pp.Total, pp.Point)
+		}
+		p.failed = pp.Failed
+		return
+	}
+	p.endBar()
+	eta := "ETA after the first point"
+	if pp.Done > 0 {
+		eta = "ETA " + pp.ETA.Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "%6.1fs  %-8s %d/%d %s  (%d done, %d failed, %s)\n", time.Since(p.start).Seconds(), "point",
+		pp.Index, pp.Total, pp.Point, pp.Done, pp.Failed, eta)
+}
 
 // Devices shows devices done of total (provisioning).
 func (p *termProgress) Devices(device string, done, total int) {
