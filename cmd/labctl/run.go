@@ -146,4 +146,3 @@ func newLogger(verbose bool) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
 }
-
