@@ -180,7 +180,6 @@ func unknownKeys(n *yaml.Node, t reflect.Type) error {
 // last sweep varying fastest) and returns the value index per sweep.
 func (s *Scenario) variant(k int) (Variant, []int, error) {
 	c := s.clone()
-	c.Matrix = nil
 	idx := make([]int, len(s.Matrix))
 	for i := len(s.Matrix) - 1; i >= 0; i-- {
 		idx[i] = k % len(s.Matrix[i].Values)
@@ -206,6 +205,9 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 			val = e.Elem().Interface()
 		}
 		name := w.ParamName()
+		if name == reports.ParamWorkload {
+			val = labelValue(val) // a CDF file is named like a shipped one
+		}
 		v.Params[name], v.Names = val, append(v.Names, name)
 		label = append(label, name+"="+labelValue(val))
 	}
@@ -242,9 +244,12 @@ func labelValue(v any) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(s)
 }
 
-// clone deep-copies s through YAML (every schema field has a YAML name).
+// clone deep-copies s through YAML (every schema field has a YAML name),
+// all but the matrix, which variants do not carry.
 func (s *Scenario) clone() *Scenario {
-	b, err := yaml.Marshal(s)
+	noMatrix := *s
+	noMatrix.Matrix = nil
+	b, err := yaml.Marshal(&noMatrix)
 	if err != nil {
 		panic(fmt.Sprintf("scenario %s: clone: %v", s.Name, err)) // the schema always marshals
 	}
