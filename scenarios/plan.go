@@ -184,21 +184,24 @@ func (pc *planCtx) endpoints(names []string) ([]perftest.Endpoint, error) {
 	return eps, nil
 }
 
-// hosts is host_list, or the lab's first n hosts (all when n is 0).
-func (pc *planCtx) hosts(t Traffic, n int) ([]string, error) {
-	if len(t.HostList) > 0 {
-		return append([]string(nil), t.HostList...), nil // never into the caller's host_list
-	}
-	if n > len(pc.lab.Hosts) {
-		return nil, fmt.Errorf("%s wants %d hosts but lab %s has %d", t.Pattern, n, pc.lab.Name, len(pc.lab.Hosts))
-	}
-	var out []string
-	for _, h := range pc.lab.Hosts {
-		if n == 0 || len(out) < n {
-			out = append(out, h.Name)
+// hosts is host_list, or the lab's first n hosts (all when n is 0), by
+// name and as endpoints.
+func (pc *planCtx) hosts(t Traffic, n int) ([]string, []perftest.Endpoint, error) {
+	var names []string
+	switch {
+	case len(t.HostList) > 0:
+		names = append(names, t.HostList...) // never into the caller's host_list
+	case n > len(pc.lab.Hosts):
+		return nil, nil, fmt.Errorf("%s wants %d hosts but lab %s has %d", t.Pattern, n, pc.lab.Name, len(pc.lab.Hosts))
+	default:
+		for _, h := range pc.lab.Hosts {
+			if n == 0 || len(names) < n {
+				names = append(names, h.Name)
+			}
 		}
 	}
-	return out, nil
+	eps, err := pc.endpoints(names)
+	return names, eps, err
 }
 
 func planIncast(pc *planCtx, t Traffic, pt *Point) error {
@@ -331,11 +334,7 @@ func rnicGbps(lab *inventory.Lab, host string) float64 {
 
 func planWorkload(pc *planCtx, t Traffic, pt *Point) error {
 	msg, _, tool := common(t)
-	names, err := pc.hosts(t, t.Hosts)
-	if err != nil {
-		return err
-	}
-	eps, err := pc.endpoints(names)
+	names, eps, err := pc.hosts(t, t.Hosts)
 	if err != nil {
 		return err
 	}
@@ -359,11 +358,7 @@ func planWorkload(pc *planCtx, t Traffic, pt *Point) error {
 
 func planPermutation(pc *planCtx, t Traffic, pt *Point) error {
 	msg, qps, tool := common(t)
-	names, err := pc.hosts(t, t.Hosts)
-	if err != nil {
-		return err
-	}
-	eps, err := pc.endpoints(names)
+	names, eps, err := pc.hosts(t, t.Hosts)
 	if err != nil {
 		return err
 	}
@@ -385,11 +380,7 @@ func planPermutation(pc *planCtx, t Traffic, pt *Point) error {
 
 func planBurst(pc *planCtx, t Traffic, pt *Point) error {
 	msg, qps, tool := common(t)
-	names, err := pc.hosts(t, 0)
-	if err != nil {
-		return err
-	}
-	eps, err := pc.endpoints(names)
+	names, eps, err := pc.hosts(t, 0)
 	if err != nil {
 		return err
 	}
