@@ -68,7 +68,7 @@ func (w Sweep) ParamName() string {
 // the order given (the first sweep varies slowest), each a validated copy
 // of s. A scenario without a matrix is its own single variant. Problems
 // caused by a swept value are reported at the value in the matrix
-// (file:line: matrix[i].values[j] (path): message).
+// ("file:line: matrix[i].values[j]: path = value: message").
 func (s *Scenario) Variants() ([]Variant, error) {
 	if len(s.Matrix) == 0 {
 		return []Variant{{Scenario: s, Params: map[string]any{}}}, nil
