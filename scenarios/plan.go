@@ -73,7 +73,7 @@ func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 			pc := &planCtx{s: s, lab: lab, racks: racks, name: name, seed: seedFor(t, i, r)}
 			pt, err := pc.point(t)
 			if err != nil {
-				return nil, fmt.Errorf("scenario %s: point %s: %w", s.Name, name, err)
+				return nil, fmt.Errorf("point %s: %w", name, err)
 			}
 			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
 			pt.Params = pointParams(v, t, pc.seed, r, reps)

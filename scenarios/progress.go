@@ -18,7 +18,8 @@ type PointProgress struct {
 	// Index is the point's number (1-based) of Total; Done points are
 	// finished, Failed of them failed.
 	Index, Total, Done, Failed int
-	Finished                   bool // the point has just finished
+	Finished                   bool   // the point has just finished
+	Error                      string // why it failed, when it did
 	Elapsed                    time.Duration
 	// ETA is the estimated time to the end of the run: the mean time of
 	// the points finished so far times the points left (0 before the

@@ -59,7 +59,7 @@ const (
 
 // ErrPartial is wrapped by Run's error when some points failed and the
 // others ran: the archive and report are complete for those.
-var ErrPartial = errors.New("some points failed")
+var ErrPartial = errors.New("partial run")
 
 // Outcome is where a run's results are.
 type Outcome struct {
@@ -252,7 +252,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	if err != nil {
 		st.failures = append(st.failures, failure{"traffic:" + pt.Name, pt.Name, err})
 		meta.Status, meta.Error = pointFailed, err.Error()
-		r.Logger.Warn("point failed", "point", pt.Name, "err", err)
+		r.Logger.Info("point failed", "point", pt.Name, "err", err)
 	}
 	st.record(*meta)
 }
@@ -270,7 +270,7 @@ func (st *runState) failVariant(v Variant, vi int, stage string, err error) {
 }
 
 func (st *runState) failPoint(pt *Point, stage string, err error) {
-	st.r.Logger.Warn("point failed", "point", pt.Name, "stage", stage, "err", err)
+	st.r.Logger.Info("point failed", "point", pt.Name, "stage", stage, "err", err)
 	st.failures = append(st.failures, failure{stage, pt.Name, err})
 	m := pointMeta(pt, nil)
 	m.Status, m.Error = pointFailed, fmt.Sprintf("%s: %v", stage, err)
@@ -284,7 +284,9 @@ func (st *runState) record(m reports.PointMeta) {
 	st.m.Points = append(st.m.Points, m)
 	st.save()
 	st.done++
-	st.r.Progress.Point(st.progress(m.Name, true))
+	pp := st.progress(m.Name, true)
+	pp.Error = m.Error
+	st.r.Progress.Point(pp)
 }
 
 // progress says where the run is; the ETA is the mean time of the points

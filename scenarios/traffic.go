@@ -95,8 +95,10 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		mu.Lock()
 		recs = append(recs, ar.Records...)
 		results = append(results, ar)
-		done += len(ar.Records)
-		r.Progress.Flows(pt.Name, done, total)
+		if len(ar.Records) > 0 { // a host that only receives adds nothing to show
+			done += len(ar.Records)
+			r.Progress.Flows(pt.Name, done, total)
+		}
 		mu.Unlock()
 		return nil
 	})

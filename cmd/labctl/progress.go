@@ -15,11 +15,15 @@ import (
 
 // termProgress draws the runner's stages and a flows bar on a terminal.
 type termProgress struct {
-	mu     sync.Mutex
-	w      io.Writer
-	start  time.Time
-	bar    bool // a bar line is open and must be finished
-	failed int  // failed points already shown
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	bar   bool // a bar line is open and must be finished
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
@@ -41,11 +45,10 @@ func (p *termProgress) Point(pp scenarios.PointProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pp.Finished {
-		if pp.Failed > 0 && p.failed != pp.Failed {
+		if pp.Error != "" {
 			p.endBar()
-			fmt.Fprintf(p.w, "%6.1fs  %-8s %d/%d %s failed (see the manifest)\n", time.Since(p.start).Seconds(), "point", pp.Index, pp.Total, pp.Point)
+			fmt.Fprintf(p.w, "%6.1fs  %-8s %d/%d %s FAILED: %s\n", time.Since(p.start).Seconds(), "point", pp.Index, pp.Total, pp.Point, firstLine(pp.Error))
 		}
-		p.failed = pp.Failed
 		return
 	}
 	p.endBar()
