@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
 go build -o /tmp/labctl-bench ./cmd/labctl
 out="$(mktemp -d)"
-for s in incast allreduce; do
-	/usr/bin/time -f "labctl run $s: %e s wall, %M KiB max RSS" /tmp/labctl-bench run "$s" --out "$out" >/dev/null
+for s in incast allreduce workload-matrix burst; do
+	/usr/bin/time -f "labctl run $s: %e s wall, %U s user, %S s sys, %M KiB max RSS" /tmp/labctl-bench run "$s" --out "$out" >/dev/null
 done
 rm -rf "$out"
