@@ -32,7 +32,7 @@ func BenchmarkPoissonConditioned(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if _, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.5, LinkGbps: 100,
-					Duration: 10 * time.Millisecond, Seed: int64(i)}); err != nil {
+					Duration: 10 * time.Millisecond, Seed: int64(i), Tolerance: DefaultLoadTolerance}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -20,7 +20,8 @@ const (
 )
 
 // DefaultLoadTolerance is the relative difference between the requested
-// load and the load a generated workload offers that Poisson accepts.
+// load and the load a generated workload offers that scenarios accept
+// (PoissonParams.Tolerance).
 const DefaultLoadTolerance = 0.02
 
 // PoissonParams generate workload traffic.
@@ -40,9 +41,11 @@ type PoissonParams struct {
 	// uniform over all other hosts, racks ignored.
 	Racks     map[string]string
 	IntraRack *float64
-	// Tolerance bounds |offered - Load| / Load (default
-	// DefaultLoadTolerance); MaxAttempts bounds the windows drawn to meet
-	// it (default 10000).
+	// Tolerance, when > 0, conditions the draw on its load: |offered -
+	// Load| / Load must not exceed it (scenarios use DefaultLoadTolerance).
+	// 0 keeps the first draw, as the papers' generators do; its offered
+	// load then varies with the draw. MaxAttempts bounds the windows drawn
+	// to meet the tolerance (default 10000).
 	Tolerance   float64
 	MaxAttempts int
 	MsgSize     int64 // perftest message size for flows (default 4096)
@@ -57,15 +60,15 @@ type PoissonParams struct {
 // size, R the link rate, L the load), with a size drawn from the CDF and a
 // destination chosen by the pairing. Deterministic for a seed.
 //
-// The draw is conditioned on the load it offers. With a heavy-tailed CDF
-// the bytes of a short window vary widely (WebSearch, 8 hosts, 10 ms: about
-// ±20 % standard deviation), so one draw would not offer the load it
-// claims. Poisson therefore draws whole windows one after the other from
-// the seeded source and keeps the first whose bytes offer the requested
-// load within the tolerance: a sample of the same process conditioned on
-// its total, with no size truncated or rescaled and arrivals still
-// Poisson given their number. A window too short for the CDF meets the
-// tolerance too rarely, and the error says to lengthen it.
+// With a Tolerance the draw is conditioned on the load it offers. With a
+// heavy-tailed CDF the bytes of a short window vary widely (WebSearch, 8
+// hosts, 10 ms: about ±20 % standard deviation), so one draw would not
+// offer the load it claims. Poisson then draws whole windows one after the
+// other from the seeded source and keeps the first whose bytes offer the
+// requested load within the tolerance: a sample of the same process
+// conditioned on its total, with no size truncated or rescaled and
+// arrivals still Poisson given their number. A window too short for the
+// CDF meets the tolerance too rarely, and the error says to lengthen it.
 func Poisson(p PoissonParams) ([]Flow, error) {
 	if len(p.Hosts) < 2 || p.CDF == nil || p.Load <= 0 || p.LinkGbps <= 0 || p.Duration <= 0 {
 		return nil, fmt.Errorf("workload: need >= 2 hosts, a CDF, load > 0, link rate > 0 and a duration")
@@ -85,7 +88,7 @@ func Poisson(p PoissonParams) ([]Flow, error) {
 			return nil, err
 		}
 		miss := math.Abs(bytes-want) / want
-		if miss <= p.Tolerance {
+		if p.Tolerance == 0 || miss <= p.Tolerance {
 			return p.flows(all), nil
 		}
 		best = min(best, miss)
@@ -107,9 +110,6 @@ func (p *PoissonParams) defaults() {
 	}
 	if p.BasePort == 0 {
 		p.BasePort = DefaultBasePort
-	}
-	if p.Tolerance <= 0 {
-		p.Tolerance = DefaultLoadTolerance
 	}
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = 10000

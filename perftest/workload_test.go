@@ -155,7 +155,7 @@ func TestLoadWithinFivePercentAcrossSeedsAndCDFs(t *testing.T) {
 		}
 		for _, load := range []float64{0.3, 0.5, 0.7} {
 			for seed := int64(1); seed <= 10; seed++ {
-				fl, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: load, LinkGbps: 100, Duration: dur, Seed: seed})
+				fl, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: load, LinkGbps: 100, Duration: dur, Seed: seed, Tolerance: DefaultLoadTolerance})
 				if err != nil {
 					t.Fatalf("%s load %.1f seed %d: %v", name, load, seed, err)
 				}
@@ -168,9 +168,9 @@ func TestLoadWithinFivePercentAcrossSeedsAndCDFs(t *testing.T) {
 		if name != "websearch" {
 			continue
 		}
-		// Accepting the first draw (tolerance 100 %) is a plain Poisson draw.
+		// Without a tolerance Poisson keeps the first, plain draw.
 		for seed := int64(1); seed <= 10; seed++ {
-			fl, _ := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.3, LinkGbps: 100, Duration: dur, Seed: seed, Tolerance: 1})
+			fl, _ := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.3, LinkGbps: 100, Duration: dur, Seed: seed})
 			worst = math.Max(worst, math.Abs(OfferedLoad(fl, len(hosts), 100, dur)-0.3)/0.3)
 		}
 	}
@@ -188,7 +188,8 @@ func TestConditionedDrawKeepsTheCDF(t *testing.T) {
 		c, _ := CDFByName(name)
 		var xs []float64
 		for seed := int64(1); len(xs) < 5000; seed++ {
-			fl, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.5, LinkGbps: 100, Duration: 10 * time.Millisecond, Seed: seed})
+			fl, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.5, LinkGbps: 100, Duration: 10 * time.Millisecond, Seed: seed,
+				Tolerance: DefaultLoadTolerance})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,8 @@ func ksDistance(c *CDF, xs []float64) (d, crit float64) {
 func TestTooShortWindowIsRefused(t *testing.T) {
 	hosts, _ := rackedHosts(1, 2)
 	c, _ := CDFByName("datamining-ns2")
-	_, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.5, LinkGbps: 100, Duration: 100 * time.Microsecond, Seed: 1, MaxAttempts: 200})
+	_, err := Poisson(PoissonParams{Hosts: hosts, CDF: c, Load: 0.5, LinkGbps: 100, Duration: 100 * time.Microsecond, Seed: 1,
+		Tolerance: DefaultLoadTolerance, MaxAttempts: 200})
 	if err == nil || !strings.Contains(err.Error(), "lengthen the duration") {
 		t.Fatalf("want a clear error for a window far too short for data mining's sizes, got %v", err)
 	}

@@ -345,7 +345,7 @@ func planWorkload(pc *planCtx, t Traffic, pt *Point) error {
 	dur, _ := time.ParseDuration(t.Duration) // validated at load
 	gbps := rnicGbps(pc.lab, names[0])
 	flows, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: t.Load, LinkGbps: gbps,
-		Duration: dur, Seed: pc.seed, Pairing: t.Pairing, Racks: pc.racks, IntraRack: t.IntraRack,
+		Duration: dur, Seed: pc.seed, Pairing: t.Pairing, Racks: pc.racks, IntraRack: t.IntraRack, Tolerance: perftest.DefaultLoadTolerance,
 		MsgSize: msg, Tool: tool, Group: pt.Name})
 	if err != nil {
 		return err

@@ -48,8 +48,8 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	if rnics {
 		before = sess.readRNICs(ctx, pt.Hosts)
 	}
-	// The epoch is set once the hosts are known to answer, so the lead is
-	// all theirs.
+	// The epoch is set after the counters are read, so reading them does
+	// not eat into the agents' lead.
 	sched.Epoch = time.Now().Add(sess.lead).UTC()
 	if err := writeJSON(filepath.Join(rawDir, "schedule.json"), sched); err != nil {
 		return meta, nil, err
