@@ -8,7 +8,7 @@ go test -c -o /tmp/labctl-reports.test ./reports
 	/tmp/labctl-reports.test -test.run XXX -test.bench Report10M -test.benchtime 1x)
 go build -o /tmp/labctl-bench ./cmd/labctl
 out="$(mktemp -d)"
-for s in incast allreduce; do
-	/usr/bin/time -f "labctl run $s: %e s wall, %M KiB max RSS" /tmp/labctl-bench run "$s" --out "$out" >/dev/null
+for s in incast allreduce workload-matrix burst; do
+	/usr/bin/time -f "labctl run $s: %e s wall, %U s user, %S s sys, %M KiB max RSS" /tmp/labctl-bench run "$s" --out "$out" >/dev/null
 done
 rm -rf "$out"

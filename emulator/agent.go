@@ -81,7 +81,7 @@ func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule, self s
 	if err != nil {
 		return nil, err
 	}
-	res := &agent.Result{Host: self, ScheduleID: sched.ID}
+	res := &agent.Result{Host: self, ScheduleID: sched.ID, EpochNs: base.UnixNano()}
 	for _, f := range sched.Flows {
 		if f.Src != self && f.Dst != self {
 			continue
@@ -97,6 +97,9 @@ func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule, self s
 		default:
 			rec.StartNs = base.Add(time.Duration(fr.Start)).UnixNano()
 			rec.EndNs = base.Add(time.Duration(fr.End)).UnixNano()
+			if len(f.After) == 0 {
+				rec.LagNs = max(fr.Start-int64(f.Offset), 0)
+			}
 			iters := f.Iterations() * int64(max(f.QPs, 1))
 			bw := perftest.NewResult(f.MsgSize, iters, float64(fr.End-fr.Start)/1e9, true)
 			rec.Result = &bw
@@ -109,6 +112,7 @@ func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule, self s
 			res.Servers = append(res.Servers, agent.ServerRun{FlowID: f.ID, Output: h.serverOutput(f, bw(rec))})
 		}
 	}
+	res.Lateness(agent.DefaultLateTolerance)
 	return res, nil
 }
 

@@ -38,6 +38,10 @@ func (h *host) writeECNDefaults(netdev string) {
 func (h *host) cat(_ context.Context, argv []string, s *sshd.Session) int {
 	status := 0
 	for _, f := range argv[1:] {
+		if b, ok := h.hwCounter(f); ok { // RDMA hw_counters come from the twin (hwcounters.go)
+			s.Stdout.Write(b)
+			continue
+		}
 		b, err := os.ReadFile(h.path(f))
 		if err != nil {
 			fmt.Fprintf(s.Stderr, "cat: %s: No such file or directory\n", f)

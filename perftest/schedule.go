@@ -63,13 +63,16 @@ type FlowRecord struct {
 	Src     string `json:"src"`
 	Dst     string `json:"dst"`
 	Bytes   int64  `json:"bytes"`
-	StartNs int64  `json:"start_ns"` // unix ns
+	StartNs int64  `json:"start_ns"` // unix ns, when the client really started
 	EndNs   int64  `json:"end_ns"`
-	Status  string `json:"status"`
-	Tool    string `json:"tool"`
-	Group   string `json:"group,omitempty"`
-	Step    int    `json:"step,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// LagNs is how much later than epoch+offset the client started (0 for
+	// a flow that waited on dependencies: it had no planned start).
+	LagNs  int64  `json:"lag_ns,omitempty"`
+	Status string `json:"status"`
+	Tool   string `json:"tool"`
+	Group  string `json:"group,omitempty"`
+	Step   int    `json:"step,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Output is the client's verbatim stdout; Result its parsed table row.
 	Output string    `json:"output,omitempty"`
 	Result *BWResult `json:"result,omitempty"`

@@ -1,158 +1,28 @@
 package perftest
 
 import (
-	"bufio"
-	"bytes"
-	"embed"
 	"fmt"
-	"io"
 	"math"
 	"math/rand"
-	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 )
 
-// CDF is a flow-size distribution: sizes in bytes with their cumulative
-// probability (0..1), ascending. Between points the size is interpolated
-// linearly, as the papers' traffic generators do.
-type CDF struct {
-	Name  string
-	Sizes []float64
-	Probs []float64
-}
+// Pairings of a workload's flows.
+const (
+	// PairRandom sends every flow to a host chosen at random (uniformly
+	// among the others, or by rack when IntraRack is set), as the papers'
+	// generators do.
+	PairRandom = "random"
+	// PairPermutation sends all of a host's flows to one partner; the
+	// partners are a random derangement (see Permutation).
+	PairPermutation = "permutation"
+)
 
-//go:embed workloads/*.cdf
-var shipped embed.FS
-
-// ShippedCDFs lists the distributions that ship with labctl.
-func ShippedCDFs() []string {
-	ents, _ := shipped.ReadDir("workloads")
-	var out []string
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".cdf"))
-	}
-	return out
-}
-
-// CDFByName returns a shipped distribution ("websearch") or reads a file.
-func CDFByName(nameOrPath string) (*CDF, error) {
-	if b, err := shipped.ReadFile("workloads/" + nameOrPath + ".cdf"); err == nil {
-		c, err := ParseCDF(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("shipped CDF %s: %w", nameOrPath, err)
-		}
-		c.Name = nameOrPath
-		return c, nil
-	}
-	if _, err := os.Stat(nameOrPath); err != nil {
-		return nil, fmt.Errorf("CDF %q: no such file and no shipped distribution of that name (shipped: %s)", nameOrPath, strings.Join(ShippedCDFs(), ", "))
-	}
-	return LoadCDF(nameOrPath)
-}
-
-// LoadCDF reads a CDF file in either of the two formats the RDMA code bases
-// ship: "<size> <cumulative percent>" starting at "0 0" and ending at 100,
-// or "<size> <cumulative fraction>" (ns-2 style, a size may repeat to make
-// a step). The format is told from the last point (100 or 1).
-func LoadCDF(path string) (*CDF, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	c, err := ParseCDF(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	c.Name = strings.TrimSuffix(path[strings.LastIndexByte(path, '/')+1:], ".cdf")
-	return c, nil
-}
-
-// ParseCDF reads a CDF (see LoadCDF).
-func ParseCDF(r io.Reader) (*CDF, error) {
-	c := &CDF{}
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		if len(f) != 2 {
-			return nil, fmt.Errorf("line %d: want \"size cumulative\", got %q", n, sc.Text())
-		}
-		s, e1 := strconv.ParseFloat(f[0], 64)
-		p, e2 := strconv.ParseFloat(f[1], 64)
-		if e1 != nil || e2 != nil || s < 0 || p < 0 {
-			return nil, fmt.Errorf("line %d: bad numbers %q", n, sc.Text())
-		}
-		if k := len(c.Sizes); k > 0 && (s < c.Sizes[k-1] || p < c.Probs[k-1]) {
-			return nil, fmt.Errorf("line %d: sizes and probabilities must not decrease", n)
-		}
-		c.Sizes, c.Probs = append(c.Sizes, s), append(c.Probs, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(c.Sizes) < 2 {
-		return nil, fmt.Errorf("a CDF needs at least two points")
-	}
-	last := c.Probs[len(c.Probs)-1]
-	switch {
-	case math.Abs(last-100) < 1e-9:
-		for i := range c.Probs {
-			c.Probs[i] /= 100
-		}
-	case math.Abs(last-1) < 1e-9:
-	default:
-		return nil, fmt.Errorf("the last point must be at 100 (percent) or 1 (fraction), got %v", last)
-	}
-	return c, nil
-}
-
-// Sample maps a uniform u in [0,1) to a size by linear interpolation
-// between the surrounding points, truncated to whole bytes (0 becomes 1).
-func (c *CDF) Sample(u float64) int64 {
-	i := sort.SearchFloat64s(c.Probs, u)
-	if i == 0 {
-		return max(int64(c.Sizes[0]), 1)
-	}
-	if i >= len(c.Probs) {
-		return max(int64(c.Sizes[len(c.Sizes)-1]), 1)
-	}
-	p0, p1, s0, s1 := c.Probs[i-1], c.Probs[i], c.Sizes[i-1], c.Sizes[i]
-	s := s1
-	if p1 > p0 {
-		s = s0 + (u-p0)/(p1-p0)*(s1-s0)
-	}
-	return max(int64(s), 1)
-}
-
-// At is the CDF's value at size x (the inverse of Sample); at a step it is
-// the top of the step.
-func (c *CDF) At(x float64) float64 {
-	j := sort.Search(len(c.Sizes), func(i int) bool { return c.Sizes[i] > x }) - 1
-	switch {
-	case j < 0:
-		return 0
-	case j == len(c.Sizes)-1:
-		return c.Probs[j]
-	}
-	s0, s1, p0, p1 := c.Sizes[j], c.Sizes[j+1], c.Probs[j], c.Probs[j+1]
-	return p0 + (x-s0)/(s1-s0)*(p1-p0)
-}
-
-// Mean is the mean size under linear interpolation (each segment's
-// midpoint times its probability mass).
-func (c *CDF) Mean() float64 {
-	var m float64
-	for i := 1; i < len(c.Sizes); i++ {
-		m += (c.Sizes[i] + c.Sizes[i-1]) / 2 * (c.Probs[i] - c.Probs[i-1])
-	}
-	return m
-}
+// DefaultLoadTolerance is the relative difference between the requested
+// load and the load a generated workload offers that scenarios accept
+// (PoissonParams.Tolerance).
+const DefaultLoadTolerance = 0.02
 
 // PoissonParams generate workload traffic.
 type PoissonParams struct {
@@ -162,21 +32,73 @@ type PoissonParams struct {
 	LinkGbps float64
 	Duration time.Duration // arrivals within [0, Duration)
 	Seed     int64
-	MsgSize  int64 // perftest message size for flows (default 4096)
-	Tool     string
-	BasePort int
-	Group    string
-	MaxFlows int // safety bound (default 1,000,000)
+	// Pairing is PairRandom (default) or PairPermutation.
+	Pairing string
+	// Racks maps each host to its rack (the switch its RNIC is cabled
+	// to). With IntraRack set, that fraction of the flows goes to another
+	// host of the sender's rack and the rest to hosts of other racks
+	// (FLB's 1:3 intra:inter-rack mix is 0.25); unset, destinations are
+	// uniform over all other hosts, racks ignored.
+	Racks     map[string]string
+	IntraRack *float64
+	// Tolerance, when > 0, conditions the draw on its load: |offered -
+	// Load| / Load must not exceed it (scenarios use DefaultLoadTolerance).
+	// 0 keeps the first draw, as the papers' generators do; its offered
+	// load then varies with the draw. MaxAttempts bounds the windows drawn
+	// to meet the tolerance (default 10000).
+	Tolerance   float64
+	MaxAttempts int
+	MsgSize     int64 // perftest message size for flows (default 4096)
+	Tool        string
+	BasePort    int
+	Group       string
+	MaxFlows    int // safety bound (default 1,000,000)
 }
 
 // Poisson generates flows as the papers' generators do: every host starts
 // flows as a Poisson process with mean inter-arrival S*8/(R*L) (S the mean
-// size, R the link rate, L the load), each to a uniformly chosen other
-// host, with a size drawn from the CDF. Deterministic for a seed.
+// size, R the link rate, L the load), with a size drawn from the CDF and a
+// destination chosen by the pairing. Deterministic for a seed.
+//
+// With a Tolerance the draw is conditioned on the load it offers. With a
+// heavy-tailed CDF the bytes of a short window vary widely (WebSearch, 8
+// hosts, 10 ms: about ±20 % standard deviation), so one draw would not
+// offer the load it claims. Poisson then draws whole windows one after the
+// other from the seeded source and keeps the first whose bytes offer the
+// requested load within the tolerance: a sample of the same process
+// conditioned on its total, with no size truncated or rescaled and
+// arrivals still Poisson given their number. A window too short for the
+// CDF meets the tolerance too rarely, and the error says to lengthen it.
 func Poisson(p PoissonParams) ([]Flow, error) {
 	if len(p.Hosts) < 2 || p.CDF == nil || p.Load <= 0 || p.LinkGbps <= 0 || p.Duration <= 0 {
 		return nil, fmt.Errorf("workload: need >= 2 hosts, a CDF, load > 0, link rate > 0 and a duration")
 	}
+	p.defaults()
+	rng := rand.New(rand.NewSource(p.Seed))
+	dest, err := newPairer(p, rng)
+	if err != nil {
+		return nil, err
+	}
+	meanGap := p.CDF.Mean() * 8 / (p.LinkGbps * p.Load)                           // ns
+	want := p.Load * float64(len(p.Hosts)) * p.LinkGbps / 8 * float64(p.Duration) // bytes
+	best := math.Inf(1)
+	for attempt := 0; attempt < p.MaxAttempts; attempt++ {
+		all, bytes, err := p.window(rng, meanGap, dest)
+		if err != nil {
+			return nil, err
+		}
+		miss := math.Abs(bytes-want) / want
+		if p.Tolerance == 0 || miss <= p.Tolerance {
+			return p.flows(all), nil
+		}
+		best = min(best, miss)
+	}
+	return nil, fmt.Errorf("workload: none of %d draws of a %v window offered load %.2f within %.0f%% (closest missed by %.1f%%); "+
+		"the window holds only about %.0f flows of mean size %.0f B per host: lengthen the duration",
+		p.MaxAttempts, p.Duration, p.Load, p.Tolerance*100, best*100, float64(p.Duration)/meanGap, p.CDF.Mean())
+}
+
+func (p *PoissonParams) defaults() {
 	if p.MsgSize <= 0 {
 		p.MsgSize = 4096
 	}
@@ -189,38 +111,126 @@ func Poisson(p PoissonParams) ([]Flow, error) {
 	if p.BasePort == 0 {
 		p.BasePort = DefaultBasePort
 	}
-	meanGap := p.CDF.Mean() * 8 / (p.LinkGbps * p.Load) // ns
-	rng := rand.New(rand.NewSource(p.Seed))
-	type arrival struct {
-		t        float64
-		src, dst int
-		size     int64
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = 10000
 	}
+}
+
+type arrival struct {
+	t        float64
+	src, dst int
+	size     int64
+}
+
+// window draws one arrival window and returns its flows and their bytes.
+func (p *PoissonParams) window(rng *rand.Rand, meanGap float64, dest func(src int) int) ([]arrival, float64, error) {
 	var all []arrival
+	var bytes float64
 	for src := range p.Hosts {
 		for t := rng.ExpFloat64() * meanGap; t < float64(p.Duration); t += rng.ExpFloat64() * meanGap {
-			dst := rng.Intn(len(p.Hosts) - 1)
-			if dst >= src {
-				dst++
-			}
-			all = append(all, arrival{t, src, dst, p.CDF.Sample(rng.Float64())})
+			a := arrival{t, src, dest(src), p.CDF.Sample(rng.Float64())}
+			all, bytes = append(all, a), bytes+float64(a.size)
 			if len(all) > p.MaxFlows {
-				return nil, fmt.Errorf("workload: more than %d flows; shorten the duration", p.MaxFlows)
+				return nil, 0, fmt.Errorf("workload: more than %d flows; shorten the duration", p.MaxFlows)
 			}
 		}
 	}
+	return all, bytes, nil
+}
+
+func (p *PoissonParams) flows(all []arrival) []Flow {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
 	ports := map[int]int{}
 	flows := make([]Flow, len(all))
 	for i, a := range all {
-		// Whole messages of about MsgSize (at least perftest's 5), sized so
-		// that they cover the flow with less than one byte per message over.
-		iters := max((a.size+p.MsgSize-1)/p.MsgSize, 5)
-		msg := (a.size + iters - 1) / iters
-		f := flow(i, p.Hosts[a.src], p.Hosts[a.dst], p.Tool, a.size, msg, 1, p.BasePort+ports[a.dst], p.Group, 0)
+		f := flow(i, p.Hosts[a.src], p.Hosts[a.dst], p.Tool, a.size, messageFor(a.size, p.MsgSize), 1, p.BasePort+ports[a.dst], p.Group, 0)
 		ports[a.dst]++
 		f.Offset = time.Duration(a.t)
 		flows[i] = f
 	}
-	return flows, nil
+	return flows
+}
+
+// newPairer returns how a flow from host index src picks its destination.
+func newPairer(p PoissonParams, rng *rand.Rand) (func(src int) int, error) {
+	n := len(p.Hosts)
+	switch p.Pairing {
+	case PairPermutation:
+		if p.IntraRack != nil {
+			return nil, fmt.Errorf("workload: intra_rack does not apply to permutation pairing (each host has one partner)")
+		}
+		d := derangement(n, rng)
+		return func(src int) int { return d[src] }, nil
+	case "", PairRandom:
+	default:
+		return nil, fmt.Errorf("workload: unknown pairing %q (random or permutation)", p.Pairing)
+	}
+	if p.IntraRack == nil {
+		return func(src int) int {
+			dst := rng.Intn(n - 1)
+			if dst >= src {
+				dst++
+			}
+			return dst
+		}, nil
+	}
+	intra := *p.IntraRack
+	if intra < 0 || intra > 1 {
+		return nil, fmt.Errorf("workload: intra_rack %v must be in [0, 1]", intra)
+	}
+	same, other := make([][]int, n), make([][]int, n)
+	for i, a := range p.Hosts {
+		ra, ok := p.Racks[a.Host]
+		if !ok {
+			return nil, fmt.Errorf("workload: host %s has no rack (it is cabled to no switch)", a.Host)
+		}
+		for j, b := range p.Hosts {
+			switch {
+			case i == j:
+			case p.Racks[b.Host] == ra:
+				same[i] = append(same[i], j)
+			default:
+				other[i] = append(other[i], j)
+			}
+		}
+		if intra > 0 && len(same[i]) == 0 {
+			return nil, fmt.Errorf("workload: intra_rack %v, but host %s is alone in rack %s", intra, a.Host, ra)
+		}
+		if intra < 1 && len(other[i]) == 0 {
+			return nil, fmt.Errorf("workload: intra_rack %v, but no host outside rack %s takes part", intra, ra)
+		}
+	}
+	return func(src int) int {
+		if rng.Float64() < intra {
+			return same[src][rng.Intn(len(same[src]))]
+		}
+		return other[src][rng.Intn(len(other[src]))]
+	}, nil
+}
+
+// derangement is a uniformly random permutation of 0..n-1 without fixed
+// points (n >= 2): shuffles are redrawn until none maps to itself, which
+// takes e ≈ 2.7 tries on average.
+func derangement(n int, rng *rand.Rand) []int {
+	for {
+		d := rng.Perm(n)
+		ok := true
+		for i, v := range d {
+			if i == v {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return d
+		}
+	}
+}
+
+// messageFor picks a message size of about msg (whole messages, at least
+// perftest's 5 iterations) that covers size with less than one byte per
+// message over.
+func messageFor(size, msg int64) int64 {
+	iters := max((size+msg-1)/msg, 5)
+	return (size + iters - 1) / iters
 }

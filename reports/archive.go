@@ -50,8 +50,14 @@ type PointMeta struct {
 	// each host's link rate); AchievedLoad is what its flows really
 	// offered: bytes of the flows started in the arrival window over
 	// hosts x link rate x window.
-	RequestedLoad       float64  `json:"requested_load,omitempty"`
-	AchievedLoad        float64  `json:"achieved_load,omitempty"`
+	RequestedLoad float64 `json:"requested_load,omitempty"`
+	AchievedLoad  float64 `json:"achieved_load,omitempty"`
+	// OfferedLoad is what the generated schedule offers (before any host
+	// started a flow late); LateFlows and MaxStartLagNs say how many flows
+	// hosts started later than planned, and by how much at most.
+	OfferedLoad         float64  `json:"offered_load,omitempty"`
+	LateFlows           int      `json:"late_flows,omitempty"`
+	MaxStartLagNs       int64    `json:"max_start_lag_ns,omitempty"`
 	Hosts               int      `json:"hosts"`
 	Flows               int      `json:"flows"`
 	BufferBytes         int64    `json:"buffer_bytes,omitempty"` // all-reduce buffer size
@@ -67,6 +73,10 @@ const (
 	ParamScheme   = "scheme"   // load-balancing scheme, e.g. "ecmp", "drill"
 	ParamLoad     = "load"     // requested load, a float64
 	ParamWorkload = "workload" // flow-size distribution, e.g. "websearch"
+	// ParamRepetition and ParamSeed tell repetitions of one measurement
+	// apart; points that differ only in them form one group.
+	ParamRepetition = "repetition"
+	ParamSeed       = "seed"
 )
 
 // TelemetryMeta sums up collection.

@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-// ParamRepetition is the Params key of a point's repetition number; points
-// that differ only in it are repetitions of one measurement.
-const ParamRepetition = "repetition"
-
 // Spread is one metric over the repetitions of a group: N repetitions that
 // have it, their mean, min, max and sample standard deviation (0 for one).
 type Spread struct {
@@ -104,13 +100,16 @@ type Comparison struct {
 
 var repSuffix = regexp.MustCompile(`/rep\d+$`)
 
+// repetitionParam says whether a Params key only tells repetitions apart.
+func repetitionParam(k string) bool { return k == ParamRepetition || k == ParamSeed }
+
 // GroupKeys are a point's group key and condition key: its Params but the
 // repetition (the scheme added when it came from elsewhere), or for a
 // point without Params its name without the "/rep<N>" suffix.
 func GroupKeys(p PointSummary) (key, cond string) {
 	kv := map[string]string{}
 	for k, v := range p.Params {
-		if k != ParamRepetition {
+		if !repetitionParam(k) {
 			kv[k] = fmt.Sprint(v)
 		}
 	}
@@ -148,7 +147,7 @@ func groups(points []PointSummary) []Group {
 		if !ok {
 			params := map[string]any{}
 			for k, v := range p.Params {
-				if k != ParamRepetition {
+				if !repetitionParam(k) {
 					params[k] = v
 				}
 			}
@@ -378,7 +377,7 @@ func sentence(c Comparison, params map[string]any) string {
 	}
 	var rest []string
 	for k, v := range params {
-		if k != ParamScheme && k != ParamLoad && k != ParamWorkload && k != ParamRepetition {
+		if k != ParamScheme && k != ParamLoad && k != ParamWorkload && !repetitionParam(k) {
 			rest = append(rest, fmt.Sprintf("%s=%v", k, v))
 		}
 	}

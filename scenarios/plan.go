@@ -6,20 +6,29 @@ import (
 
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/reports"
 )
 
-// Point is one executable unit of a scenario: a traffic entry at one
-// repetition, with its flows resolved to the lab's hosts.
+// Point is one executable unit of a scenario: a traffic entry of one
+// variant at one repetition, with its flows resolved to the lab's hosts.
 type Point struct {
-	Name        string          `json:"name"`
-	Pattern     string          `json:"pattern"`
-	Repetition  int             `json:"repetition"`
+	Name       string `json:"name"`
+	Pattern    string `json:"pattern"`
+	Lab        string `json:"lab"`
+	Variant    int    `json:"variant"` // index in the matrix's cross product
+	Traffic    int    `json:"traffic"` // index of the traffic entry
+	Repetition int    `json:"repetition"`
+	// Params are the swept values by name, the well-known keys
+	// (reports.ParamScheme, ParamLoad, ParamWorkload) where the point has
+	// them, "seed" for a random pattern and "repetition" when repeated.
+	Params      map[string]any  `json:"params,omitempty"`
 	Hosts       []string        `json:"hosts"`
 	Flows       []perftest.Flow `json:"flows"`
 	BufferBytes int64           `json:"buffer_bytes,omitempty"`
 	LinkGbps    float64         `json:"link_gbps"`
-	// workload: the requested load and the load the generated schedule
-	// offers (they differ by the Poisson draw)
+	// workload: the arrival window, the requested load and the load the
+	// generated flows offer over it (within perftest.DefaultLoadTolerance)
+	WindowNs      int64   `json:"window_ns,omitempty"`
 	RequestedLoad float64 `json:"requested_load,omitempty"`
 	OfferedLoad   float64 `json:"offered_load,omitempty"`
 }
@@ -33,110 +42,225 @@ type Plan struct {
 
 const defaultMsgSize = 64 << 10
 
-// MakePlan expands s over lab: repetitions x traffic entries.
+// MakePlan expands s over lab: for every variant of its matrix (one
+// without), repetitions x traffic entries. Every variant is planned on
+// lab; the runner plans variant by variant on the lab each one names.
 func MakePlan(s *Scenario, lab *inventory.Lab) (*Plan, error) {
-	reps := s.Repetitions
-	if reps < 1 {
-		reps = 1
+	vs, err := s.Variants()
+	if err != nil {
+		return nil, err
 	}
 	p := &Plan{Scenario: s.Name, Lab: lab.Name}
-	for r := 0; r < reps; r++ {
-		for i, t := range s.Traffic {
-			pt, err := planPoint(t, i, lab)
-			if err != nil {
-				return nil, fmt.Errorf("scenario %s: traffic %q: %w", s.Name, t.PointName(i), err)
-			}
-			pt.Repetition = r
-			if reps > 1 {
-				pt.Name = fmt.Sprintf("%s/rep%d", pt.Name, r)
-			}
-			p.Points = append(p.Points, *pt)
+	for i, v := range vs {
+		pts, err := planVariant(v, i, lab)
+		if err != nil {
+			return nil, err
 		}
+		p.Points = append(p.Points, pts...)
 	}
 	return p, nil
 }
 
-func planPoint(t Traffic, i int, lab *inventory.Lab) (*Point, error) {
-	msg := int64(defaultMsgSize)
+// planVariant plans one variant: for each repetition, each traffic entry.
+func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
+	s := v.Scenario
+	reps := max(s.Repetitions, 1)
+	racks := rackMap(lab)
+	var out []Point
+	for r := 0; r < reps; r++ {
+		for i, t := range s.Traffic {
+			name := pointName(v, t, i, r, reps)
+			pc := &planCtx{s: s, lab: lab, racks: racks, name: name, seed: seedFor(t, i, r)}
+			pt, err := pc.point(t)
+			if err != nil {
+				return nil, fmt.Errorf("point %s: %w", name, err)
+			}
+			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
+			pt.Params = pointParams(v, t, pc.seed, r, reps)
+			out = append(out, *pt)
+		}
+	}
+	return out, nil
+}
+
+// pointName is the traffic entry's name, then the variant's label, then
+// the repetition: "ws/scheme=ecmp/load=0.3/rep1".
+func pointName(v Variant, t Traffic, i, rep, reps int) string {
+	name := t.PointName(i)
+	if v.Label != "" {
+		name += "/" + v.Label
+	}
+	if reps > 1 {
+		name += fmt.Sprintf("/rep%d", rep)
+	}
+	return name
+}
+
+// seedFor is a traffic entry's seed: the one it pins, else 1 + 1000 x
+// repetition + its index. Unpinned seeds are the same in every variant,
+// so schemes, loads or profiles compared in a matrix see the same draws.
+func seedFor(t Traffic, i, rep int) int64 {
+	if t.Seed != nil {
+		return *t.Seed
+	}
+	return int64(1 + 1000*rep + i)
+}
+
+// randomPattern says whether a pattern draws from a seed.
+func randomPattern(p string) bool { return p == PatternWorkload || p == PatternPermutation }
+
+func pointParams(v Variant, t Traffic, seed int64, rep, reps int) map[string]any {
+	m := make(map[string]any, len(v.Params)+5)
+	for k, x := range v.Params {
+		m[k] = x
+	}
+	setDefault := func(k string, x any) {
+		if _, ok := m[k]; !ok {
+			m[k] = x
+		}
+	}
+	if lb := v.Scenario.Emulation.LB; lb != "" {
+		setDefault(reports.ParamScheme, lb)
+	}
+	if t.Pattern == PatternWorkload {
+		setDefault(reports.ParamLoad, t.Load)
+	}
+	if t.CDF != "" {
+		setDefault(reports.ParamWorkload, labelValue(t.CDF))
+	}
+	if randomPattern(t.Pattern) {
+		m[reports.ParamSeed] = seed
+	}
+	if reps > 1 {
+		m[reports.ParamRepetition] = rep
+	}
+	return m
+}
+
+// planCtx is what planning one point needs besides its traffic entry.
+type planCtx struct {
+	s     *Scenario
+	lab   *inventory.Lab
+	racks map[string]string // host -> rack
+	name  string
+	seed  int64
+}
+
+func (pc *planCtx) point(t Traffic) (*Point, error) {
+	p, ok := patternByName(t.Pattern)
+	if !ok {
+		return nil, fmt.Errorf("unknown pattern %q", t.Pattern)
+	}
+	pt := &Point{Name: pc.name, Pattern: t.Pattern}
+	if err := p.plan(pc, t, pt); err != nil {
+		return nil, err
+	}
+	return pt, nil
+}
+
+// common are the perftest settings every pattern shares, with defaults.
+func common(t Traffic) (msg int64, qps int, tool string) {
+	msg = int64(defaultMsgSize)
 	if t.MsgSize != "" {
 		msg, _ = ParseBytes(t.MsgSize) // validated at load
 	}
-	qps := t.QPs
-	if qps < 1 {
-		qps = 1
-	}
-	tool := t.Tool
+	qps, tool = max(t.QPs, 1), t.Tool
 	if tool == "" {
 		tool = "ib_write_bw"
 	}
-	pt := &Point{Name: t.PointName(i), Pattern: t.Pattern}
-	switch t.Pattern {
-	case PatternIncast:
-		recvName := t.Receiver
-		if recvName == "" && len(lab.Hosts) > 0 {
-			recvName = lab.Hosts[0].Name
-		}
-		recv, err := endpoint(lab, recvName)
+	return msg, qps, tool
+}
+
+// endpoints resolves host names to their first RNIC.
+func (pc *planCtx) endpoints(names []string) ([]perftest.Endpoint, error) {
+	eps := make([]perftest.Endpoint, 0, len(names))
+	for _, n := range names {
+		e, err := endpoint(pc.lab, n)
 		if err != nil {
 			return nil, err
 		}
-		names := t.HostList
-		if len(names) == 0 {
-			names = otherHosts(lab, recvName, t.Senders)
-		}
-		if t.Senders > 0 && len(names) < t.Senders {
-			return nil, fmt.Errorf("incast wants %d senders but lab %s has only %d other hosts", t.Senders, lab.Name, len(names))
-		}
-		var senders []perftest.Endpoint
-		for _, n := range names {
-			e, err := endpoint(lab, n)
-			if err != nil {
-				return nil, err
-			}
-			senders = append(senders, e)
-		}
-		bytes, _ := ParseBytes(t.Bytes)
-		flows, err := perftest.Incast(perftest.IncastParams{
-			Senders: senders, Receiver: recv, Bytes: bytes, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name,
-		})
-		if err != nil {
-			return nil, err
-		}
-		pt.Flows, pt.Hosts = flows, append(append([]string(nil), names...), recvName) // never into the caller's host_list
-		pt.LinkGbps = rnicGbps(lab, recvName)
-	case PatternAllReduce:
-		names := t.HostList
-		if len(names) == 0 {
-			if len(lab.Hosts) < t.Hosts {
-				return nil, fmt.Errorf("all-reduce wants %d hosts but lab %s has %d", t.Hosts, lab.Name, len(lab.Hosts))
-			}
-			names = ringHosts(lab, t.Hosts)
-		}
-		var eps []perftest.Endpoint
-		for _, n := range names {
-			e, err := endpoint(lab, n)
-			if err != nil {
-				return nil, err
-			}
-			eps = append(eps, e)
-		}
-		buf, _ := ParseBytes(t.Buffer)
-		flows, err := perftest.RingAllReduce(perftest.AllReduceParams{
-			Hosts: eps, BufferBytes: buf, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name,
-		})
-		if err != nil {
-			return nil, err
-		}
-		pt.Flows, pt.Hosts, pt.BufferBytes = flows, names, buf
-		pt.LinkGbps = rnicGbps(lab, names[0])
-	case PatternWorkload:
-		if err := planWorkload(pt, t, lab, msg, tool); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("unknown pattern %q", t.Pattern)
+		eps = append(eps, e)
 	}
-	return pt, nil
+	return eps, nil
+}
+
+// hosts is host_list, or the lab's first n hosts (all when n is 0), by
+// name and as endpoints.
+func (pc *planCtx) hosts(t Traffic, n int) ([]string, []perftest.Endpoint, error) {
+	var names []string
+	switch {
+	case len(t.HostList) > 0:
+		names = append(names, t.HostList...) // never into the caller's host_list
+	case n > len(pc.lab.Hosts):
+		return nil, nil, fmt.Errorf("%s wants %d hosts but lab %s has %d", t.Pattern, n, pc.lab.Name, len(pc.lab.Hosts))
+	default:
+		for _, h := range pc.lab.Hosts {
+			if n == 0 || len(names) < n {
+				names = append(names, h.Name)
+			}
+		}
+	}
+	eps, err := pc.endpoints(names)
+	return names, eps, err
+}
+
+func planIncast(pc *planCtx, t Traffic, pt *Point) error {
+	msg, qps, tool := common(t)
+	lab := pc.lab
+	recvName := t.Receiver
+	if recvName == "" && len(lab.Hosts) > 0 {
+		recvName = lab.Hosts[0].Name
+	}
+	recv, err := endpoint(lab, recvName)
+	if err != nil {
+		return err
+	}
+	names := append([]string(nil), t.HostList...)
+	if len(names) == 0 {
+		names = otherHosts(lab, recvName, t.Senders)
+	}
+	if t.Senders > 0 && len(names) < t.Senders {
+		return fmt.Errorf("incast wants %d senders but lab %s has only %d other hosts", t.Senders, lab.Name, len(names))
+	}
+	senders, err := pc.endpoints(names)
+	if err != nil {
+		return err
+	}
+	bytes, _ := ParseBytes(t.Bytes)
+	flows, err := perftest.Incast(perftest.IncastParams{
+		Senders: senders, Receiver: recv, Bytes: bytes, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name,
+	})
+	if err != nil {
+		return err
+	}
+	pt.Flows, pt.Hosts = flows, append(names, recvName)
+	pt.LinkGbps = rnicGbps(lab, recvName)
+	return nil
+}
+
+func planAllReduce(pc *planCtx, t Traffic, pt *Point) error {
+	msg, qps, tool := common(t)
+	names := append([]string(nil), t.HostList...)
+	if len(names) == 0 {
+		if len(pc.lab.Hosts) < t.Hosts {
+			return fmt.Errorf("all-reduce wants %d hosts but lab %s has %d", t.Hosts, pc.lab.Name, len(pc.lab.Hosts))
+		}
+		names = ringHosts(pc.lab, t.Hosts)
+	}
+	eps, err := pc.endpoints(names)
+	if err != nil {
+		return err
+	}
+	buf, _ := ParseBytes(t.Buffer)
+	flows, err := perftest.RingAllReduce(perftest.AllReduceParams{
+		Hosts: eps, BufferBytes: buf, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name,
+	})
+	if err != nil {
+		return err
+	}
+	pt.Flows, pt.Hosts, pt.BufferBytes = flows, names, buf
+	pt.LinkGbps = rnicGbps(pc.lab, names[0])
+	return nil
 }
 
 func endpoint(lab *inventory.Lab, name string) (perftest.Endpoint, error) {
@@ -208,40 +332,99 @@ func rnicGbps(lab *inventory.Lab, host string) float64 {
 	return 0
 }
 
-func planWorkload(pt *Point, t Traffic, lab *inventory.Lab, msg int64, tool string) error {
-	names := t.HostList
-	if len(names) == 0 {
-		for _, h := range lab.Hosts {
-			if t.Hosts == 0 || len(names) < t.Hosts {
-				names = append(names, h.Name)
-			}
-		}
+func planWorkload(pc *planCtx, t Traffic, pt *Point) error {
+	msg, _, tool := common(t)
+	names, eps, err := pc.hosts(t, t.Hosts)
+	if err != nil {
+		return err
 	}
-	var eps []perftest.Endpoint
-	for _, n := range names {
-		e, err := endpoint(lab, n)
-		if err != nil {
-			return err
-		}
-		eps = append(eps, e)
-	}
-	cdf, err := perftest.CDFByName(t.CDF)
+	cdf, err := pc.s.cdf(t.CDF)
 	if err != nil {
 		return err
 	}
 	dur, _ := time.ParseDuration(t.Duration) // validated at load
-	gbps := rnicGbps(lab, names[0])
+	gbps := rnicGbps(pc.lab, names[0])
 	flows, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: t.Load, LinkGbps: gbps,
-		Duration: dur, Seed: t.Seed, MsgSize: msg, Tool: tool, Group: pt.Name})
+		Duration: dur, Seed: pc.seed, Pairing: t.Pairing, Racks: pc.racks, IntraRack: t.IntraRack, Tolerance: perftest.DefaultLoadTolerance,
+		MsgSize: msg, Tool: tool, Group: pt.Name})
 	if err != nil {
 		return err
 	}
-	var bytes float64
-	for _, f := range flows {
-		bytes += float64(f.Bytes)
-	}
 	pt.Flows, pt.Hosts, pt.LinkGbps = flows, names, gbps
-	pt.RequestedLoad = t.Load
-	pt.OfferedLoad = bytes * 8 / (float64(len(names)) * gbps * float64(dur.Nanoseconds()))
+	pt.WindowNs, pt.RequestedLoad = dur.Nanoseconds(), t.Load
+	pt.OfferedLoad = perftest.OfferedLoad(flows, len(names), gbps, dur)
 	return nil
+}
+
+func planPermutation(pc *planCtx, t Traffic, pt *Point) error {
+	msg, qps, tool := common(t)
+	names, eps, err := pc.hosts(t, t.Hosts)
+	if err != nil {
+		return err
+	}
+	p := perftest.PermutationParams{Hosts: eps, Seed: pc.seed, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name}
+	if t.CDF != "" {
+		if p.CDF, err = pc.s.cdf(t.CDF); err != nil {
+			return err
+		}
+	} else {
+		p.Bytes, _ = ParseBytes(t.Bytes)
+	}
+	flows, err := perftest.Permutation(p)
+	if err != nil {
+		return err
+	}
+	pt.Flows, pt.Hosts, pt.LinkGbps = flows, names, rnicGbps(pc.lab, names[0])
+	return nil
+}
+
+func planBurst(pc *planCtx, t Traffic, pt *Point) error {
+	msg, qps, tool := common(t)
+	names, eps, err := pc.hosts(t, 0)
+	if err != nil {
+		return err
+	}
+	p := perftest.BurstParams{Hosts: eps, Racks: pc.racks, Receiver: t.Receiver, Background: t.Background,
+		Senders: t.Senders, Bursts: t.Bursts, Start: perftest.DefaultBurstStart,
+		MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name}
+	p.BurstBytes, _ = ParseBytes(t.Bytes)                // "" -> 0: the default
+	p.BackgroundBytes, _ = ParseBytes(t.BackgroundBytes) // likewise
+	p.Interval, _ = time.ParseDuration(t.Interval)
+	if t.Start != "" {
+		p.Start, _ = time.ParseDuration(t.Start)
+	}
+	p.LinkGbps = rnicGbps(pc.lab, names[0])
+	flows, err := perftest.Burst(p)
+	if err != nil {
+		return err
+	}
+	pt.Flows, pt.Hosts, pt.LinkGbps = flows, usedHosts(flows), p.LinkGbps
+	return nil
+}
+
+// usedHosts are the hosts flows send from or to, in first-use order: the
+// hosts that must run an agent.
+func usedHosts(flows []perftest.Flow) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range flows {
+		for _, h := range []string{f.Src, f.Dst} {
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// rackMap maps every host to its rack: the switch its first link goes to.
+func rackMap(lab *inventory.Lab) map[string]string {
+	m := make(map[string]string, len(lab.Hosts))
+	for _, h := range lab.Hosts {
+		if leaf := leafOf(lab, h.Name); leaf != "" {
+			m[h.Name] = leaf
+		}
+	}
+	return m
 }

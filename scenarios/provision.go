@@ -12,22 +12,18 @@ import (
 	"github.com/labctl/labctl/provision"
 )
 
-// provisionLab makes the lab match the scenario's image and profiles
-// before traffic, recording the plan, what each device did, and the
-// read-back under provision/ in the archive. Any failure or remaining drift
-// stops the run; an image that fails to activate stops it before the
-// profiles are applied.
-func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) error {
-	p := s.Provision
-	if !p.Any() {
-		return nil
-	}
-	pdir := filepath.Join(dir, "provision")
+// provisionLab makes the session's lab match the image and profiles before
+// traffic, recording the plan, what each device did, and the read-back in
+// pdir (the archive's provision/). The image goes first: one that fails to
+// activate stops it before the profiles. Any failure or remaining drift is
+// an error: the points it was for send nothing.
+func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, pdir string) error {
+	ssh, lab := sess.ssh, sess.lab
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return err
 	}
 	if p.Image != "" {
-		if err := r.provisionImage(ctx, p.Image, pdir); err != nil {
+		if err := provisionImage(ctx, sess, p.Image, pdir); err != nil {
 			return err
 		}
 	}
@@ -37,19 +33,19 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 		if err != nil {
 			return err
 		}
-		plan, err := provision.PlanQoS(ctx, r.SSH, r.Lab, prof)
+		plan, err := provision.PlanQoS(ctx, ssh, lab, prof)
 		if err != nil {
 			return fmt.Errorf("switch plan: %w", err)
 		}
 		_ = writeJSON(filepath.Join(pdir, "switch-plan.json"), plan)
 		if len(plan) > 0 {
-			res, err := provision.ApplyQoS(ctx, r.SSH, r.Lab, prof, p.Atomic)
+			res, err := provision.ApplyQoS(ctx, ssh, lab, prof, p.Atomic)
 			_ = writeJSON(filepath.Join(pdir, "switch-apply.json"), res)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("switch apply: %w", err))
 			}
 		}
-		drift, err := provision.PlanQoS(ctx, r.SSH, r.Lab, prof)
+		drift, err := provision.PlanQoS(ctx, ssh, lab, prof)
 		_ = writeJSON(filepath.Join(pdir, "switch-readback.json"), drift)
 		switch {
 		case err != nil:
@@ -63,17 +59,17 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 		if err != nil {
 			return err
 		}
-		plan, err := provision.PlanRNIC(ctx, r.SSH, r.Lab, prof, nil)
+		plan, err := provision.PlanRNIC(ctx, ssh, lab, prof, nil)
 		if err != nil {
 			return fmt.Errorf("rnic plan: %w", err)
 		}
 		_ = writeJSON(filepath.Join(pdir, "rnic-plan.json"), plan)
-		applied, err := provision.ApplyRNIC(ctx, r.SSH, r.Lab, plan, nil)
+		applied, err := provision.ApplyRNIC(ctx, ssh, lab, plan, nil)
 		_ = writeJSON(filepath.Join(pdir, "rnic-apply.json"), applied)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rnic apply: %w", err))
 		}
-		drift, err := provision.VerifyRNIC(ctx, r.SSH, r.Lab, prof, nil)
+		drift, err := provision.VerifyRNIC(ctx, ssh, lab, prof, nil)
 		_ = writeJSON(filepath.Join(pdir, "rnic-readback.json"), drift)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rnic read-back: %w", err))
@@ -84,7 +80,7 @@ func (r *Runner) provisionLab(ctx context.Context, s *Scenario, dir string) erro
 
 // provisionImage activates the image bundle on every switch, archiving
 // image-plan.json, image-apply.json and image-readback.json.
-func (r *Runner) provisionImage(ctx context.Context, bundle, pdir string) error {
+func provisionImage(ctx context.Context, sess *session, bundle, pdir string) error {
 	b, err := tofino.OpenBundle(bundle)
 	if err != nil {
 		return err
@@ -93,20 +89,20 @@ func (r *Runner) provisionImage(ctx context.Context, bundle, pdir string) error 
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("image %s is not valid:\n%w", bundle, err)
 	}
-	d := tofino.NewDriver(r.SSH, r.Lab)
-	plan, err := provision.PlanImage(ctx, d, r.Lab, b, nil)
+	d := tofino.NewDriver(sess.ssh, sess.lab)
+	plan, err := provision.PlanImage(ctx, d, sess.lab, b, nil)
 	_ = writeJSON(filepath.Join(pdir, "image-plan.json"), plan)
 	if err != nil {
 		return fmt.Errorf("image plan: %w", err)
 	}
 	if len(plan) > 0 {
-		res, err := provision.ApplyImage(ctx, d, r.Lab, b, nil)
+		res, err := provision.ApplyImage(ctx, d, sess.lab, b, nil)
 		_ = writeJSON(filepath.Join(pdir, "image-apply.json"), res)
 		if err != nil {
 			return fmt.Errorf("image apply: %w", err)
 		}
 	}
-	ts, err := tofino.Targets(r.Lab, nil)
+	ts, err := tofino.Targets(sess.lab, nil)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,10 +20,15 @@ import (
 	"github.com/labctl/labctl/reports"
 )
 
-// Runner executes scenarios on one lab, real or emulated: it cannot tell.
+// Runner executes scenarios, on a lab real or emulated: it cannot tell.
 type Runner struct {
+	// Lab and SSH are the lab every point runs on when Labs is nil.
 	Lab *inventory.Lab
 	SSH *sshdrv.Pool
+	// Labs, when set, opens the lab of each variant of a matrix instead
+	// (the lab: and emulation: it names), reusing an open one while
+	// consecutive variants share them.
+	Labs LabSource
 	// OutDir is the parent of run archives (default "runs").
 	OutDir string
 	// Influx, when set, receives telemetry besides the archive.
@@ -38,26 +44,72 @@ type Runner struct {
 	Progress     Progress
 	Logger       *slog.Logger
 	Version      string
-
-	interval time.Duration // telemetry sample interval of the current run
 }
+
+// Run outcomes, as manifest.json and Outcome say them.
+const (
+	OutcomeOK = "ok"
+	// OutcomePartial: some points failed (each recorded with its error in
+	// the manifest), the others ran; the report covers them.
+	OutcomePartial = "partial"
+	// OutcomeFailed: no point ran to the end, or a run-wide stage failed;
+	// the manifest's stage says where it stopped.
+	OutcomeFailed = "failed"
+)
+
+// ErrPartial is wrapped by Run's error when some points failed and the
+// others ran: the archive and report are complete for those.
+var ErrPartial = errors.New("partial run")
 
 // Outcome is where a run's results are.
 type Outcome struct {
-	RunID   string           `json:"run_id"`
-	Dir     string           `json:"run_dir"`
-	Report  string           `json:"report"`
+	RunID   string `json:"run_id"`
+	Dir     string `json:"run_dir"`
+	Report  string `json:"report,omitempty"`
+	Outcome string `json:"outcome"`
+	// Failed names the points that failed.
+	Failed  []string         `json:"failed_points,omitempty"`
 	Summary *reports.Summary `json:"-"`
 	// Warnings are problems that did not stop the run, e.g. telemetry that
-	// could not be written to InfluxDB (it is in the archive).
+	// could not be written to InfluxDB (it is in the archive), or hosts
+	// that started flows late.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Run executes every point of s and writes the archive. A run that fails
-// part-way still leaves an archive whose manifest says where it stopped.
+// runState is one Run's bookkeeping.
+type runState struct {
+	r        *Runner
+	s        *Scenario
+	runID    string
+	dir      string
+	m        *reports.Manifest
+	plan     *Plan
+	out      *Outcome
+	flowsCSV *os.File
+	fixedKey string // the lab key Runner.Lab serves (without Labs)
+	failures []failure
+	// progress
+	total, done int
+	started     time.Time
+}
+
+type failure struct {
+	stage, point string
+	err          error
+}
+
+// Run executes every point of every variant of s, in order, into one
+// archive. A point that fails (traffic, timeout, its variant's lab,
+// planning or provisioning) is recorded as failed and the run goes on; the
+// run is then "partial" and Run's error wraps ErrPartial. A run that ends
+// early (interrupted, or no point succeeded) still leaves an archive whose
+// manifest says where it stopped.
 func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	r.defaults()
-	r.interval = s.Interval(r.Lab.Emulated)
+	variants, err := s.Variants()
+	if err != nil {
+		return nil, err
+	}
 	runID := newRunID(s.Name)
 	dir := filepath.Join(r.OutDir, runID)
 	for _, d := range []string{"raw", "telemetry"} {
@@ -65,92 +117,248 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 			return nil, fmt.Errorf("run archive: %w", err)
 		}
 	}
-	out := &Outcome{RunID: runID, Dir: dir}
-	m := &reports.Manifest{
-		RunID: runID, Scenario: s.Name, ScenarioFile: s.File, Lab: labSnapshot(r.Lab),
-		Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan",
-	}
-	save := func() {
-		if err := writeJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
-			r.Logger.Error("write manifest", "err", err)
+	st := &runState{r: r, s: s, runID: runID, dir: dir, out: &Outcome{RunID: runID, Dir: dir},
+		plan: &Plan{Scenario: s.Name}, started: time.Now(),
+		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
+			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
+	st.total = len(variants) * max(s.Repetitions, 1) * len(s.Traffic)
+	st.save()
+	defer func() {
+		if st.flowsCSV != nil {
+			st.flowsCSV.Close()
 		}
-	}
-	fail := func(stage string, err error) (*Outcome, error) {
-		m.Stage, m.Outcome, m.Error, m.Ended = stage, "failed", err.Error(), time.Now().UTC()
-		save()
-		return out, fmt.Errorf("run %s: %s: %w", runID, stage, err)
-	}
-	save()
+	}()
 
-	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", s.Name, r.Lab.Name))
-	plan, err := MakePlan(s, r.Lab)
-	if err != nil {
-		return fail("plan", err)
-	}
-	if err := writeJSON(filepath.Join(dir, "plan.json"), plan); err != nil {
-		return fail("plan", err)
-	}
-
-	if s.Provision.Any() {
-		m.Stage = "provision"
-		save()
-		r.Progress.Stage("provision", "switch image and profiles")
-		if err := r.provisionLab(ctx, s, dir); err != nil {
-			return fail("provision", err) // no traffic on a lab that is not as intended
+	var sess *session
+	for vi, v := range variants {
+		if ctx.Err() != nil {
+			break
 		}
+		sess = st.runVariant(ctx, sess, v, vi)
 	}
+	r.Progress.Stage("gather", "stopping collectors")
+	st.closeSession(ctx, sess)
+	return st.finish(ctx)
+}
 
-	r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(r.Lab.Switches)))
-	col, err := r.startCollectors(ctx, s, runID, dir)
-	if err != nil {
-		return fail("collect", err)
+// runVariant runs one variant's points on its lab and returns the session
+// it used (nil when its lab could not be opened).
+func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi int) *session {
+	r, s := st.r, v.Scenario
+	stage := func(name string) string {
+		if v.Label == "" {
+			return name
+		}
+		return name + ":" + v.Label
 	}
-	defer col.stop(context.Background())
+	sess, err := st.session(ctx, cur, s, vi == 0)
+	if err != nil {
+		st.failVariant(v, vi, stage("lab"), err)
+		return nil
+	}
+	if st.m.Lab == nil {
+		st.m.Lab = labSnapshot(sess.lab)
+		st.plan.Lab = sess.lab.Name
+	}
+	st.m.Stage = stage("plan")
+	st.save()
+	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", firstNonEmpty(v.Label, s.Name), sess.lab.Name))
+	pts, err := planVariant(v, vi, sess.lab)
+	if err == nil {
+		st.plan.Points = append(st.plan.Points, pts...)
+		err = writeJSON(filepath.Join(st.dir, "plan.json"), st.plan)
+	}
+	if err != nil {
+		st.failVariant(v, vi, stage("plan"), err)
+		return sess
+	}
+	if err := st.provision(ctx, sess, v); err != nil {
+		for i := range pts {
+			st.failPoint(&pts[i], stage("provision"), err)
+		}
+		return sess
+	}
+	for i := range pts {
+		if ctx.Err() != nil {
+			break
+		}
+		st.point(ctx, sess, &pts[i])
+	}
+	return sess
+}
 
-	r.Progress.Stage("traffic", "shipping agent")
-	if err := r.shipAgents(ctx, plan); err != nil {
-		return fail("traffic", err)
+// provision makes the lab match the variant's image and profiles, unless
+// the session already did for the same ones. A variant without any keeps
+// whatever the lab has.
+func (st *runState) provision(ctx context.Context, sess *session, v Variant) error {
+	p := v.Scenario.Provision
+	if !p.Any() {
+		return nil
 	}
-	flowsCSV, err := os.Create(filepath.Join(dir, "flows.csv"))
-	if err != nil {
-		return fail("traffic", err)
+	for _, f := range []*string{&p.Image, &p.SwitchProfile, &p.RNICProfile} {
+		*f = v.Scenario.resolve(*f)
 	}
-	defer flowsCSV.Close()
-	if err := reports.WriteFlowsHeader(flowsCSV); err != nil {
-		return fail("traffic", err)
+	b, _ := json.Marshal(p)
+	if sess.provKey == string(b) {
+		return nil
 	}
-	for i := range plan.Points {
-		pt := &plan.Points[i]
-		m.Stage = "traffic:" + pt.Name
-		save()
-		meta, err := r.runPoint(ctx, runID, dir, pt, flowsCSV, col)
-		if meta != nil {
-			m.Points = append(m.Points, *meta)
+	sess.provKey = "" // unknown until it succeeds
+	st.m.Stage = "provision"
+	pdir := filepath.Join(st.dir, "provision")
+	if v.Label != "" {
+		st.m.Stage += ":" + v.Label
+		pdir = filepath.Join(pdir, safeName(v.Label))
+	}
+	st.save()
+	st.r.Progress.Stage("provision", "switch image and profiles")
+	if err := st.r.provisionLab(ctx, sess, p, pdir); err != nil {
+		return err // no traffic on a lab that is not as intended
+	}
+	sess.provKey = string(b)
+	return nil
+}
+
+// point runs one point and records it, whatever happens.
+func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
+	r := st.r
+	st.m.Stage = "traffic:" + pt.Name
+	st.save()
+	r.Progress.Point(st.progress(pt.Name, false))
+	fail := func(stage string, err error) { st.failPoint(pt, stage, err) }
+	if sess.col == nil {
+		r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(sess.lab.Switches)))
+		col, err := r.startCollectors(ctx, st.s, st.runID, st.dir, sess)
+		if err != nil {
+			fail("collect", err)
+			return
+		}
+		sess.col = col
+	}
+	if err := st.shipAgents(ctx, sess, pt.Hosts); err != nil {
+		fail("traffic:"+pt.Name, err)
+		return
+	}
+	if st.flowsCSV == nil {
+		f, err := os.Create(filepath.Join(st.dir, "flows.csv"))
+		if err == nil {
+			err = reports.WriteFlowsHeader(f)
 		}
 		if err != nil {
-			return fail("traffic:"+pt.Name, err)
+			fail("traffic:"+pt.Name, err)
+			return
+		}
+		st.flowsCSV = f
+	}
+	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, pt, st.flowsCSV)
+	st.out.Warnings = append(st.out.Warnings, warn...)
+	if err != nil {
+		st.failures = append(st.failures, failure{"traffic:" + pt.Name, pt.Name, err})
+		meta.Status, meta.Error = pointFailed, err.Error()
+		r.Logger.Info("point failed", "point", pt.Name, "err", err)
+	}
+	st.record(*meta)
+}
+
+// failVariant records every point of a variant that could not be planned.
+func (st *runState) failVariant(v Variant, vi int, stage string, err error) {
+	reps := max(v.Scenario.Repetitions, 1)
+	for r := 0; r < reps; r++ {
+		for i, t := range v.Scenario.Traffic {
+			pt := &Point{Name: pointName(v, t, i, r, reps), Pattern: t.Pattern, Lab: v.Scenario.Lab, Variant: vi,
+				Params: pointParams(v, t, seedFor(t, i, r), r, reps)}
+			st.failPoint(pt, stage, err)
 		}
 	}
+}
 
-	r.Progress.Stage("gather", "stopping collectors")
-	m.Telemetry = col.stop(ctx)
-	out.Warnings = append(out.Warnings, m.Telemetry.Errors...)
+func (st *runState) failPoint(pt *Point, stage string, err error) {
+	st.r.Logger.Info("point failed", "point", pt.Name, "stage", stage, "err", err)
+	st.failures = append(st.failures, failure{stage, pt.Name, err})
+	m := pointMeta(pt, nil)
+	m.Status, m.Error = pointFailed, fmt.Sprintf("%s: %v", stage, err)
+	st.record(*m)
+}
+
+func (st *runState) record(m reports.PointMeta) {
+	if m.Status == "" {
+		m.Status = pointOK
+	}
+	st.m.Points = append(st.m.Points, m)
+	st.save()
+	st.done++
+	pp := st.progress(m.Name, true)
+	pp.Error = m.Error
+	st.r.Progress.Point(pp)
+}
+
+// progress says where the run is; the ETA is the mean time of the points
+// done so far times the points left.
+func (st *runState) progress(point string, finished bool) PointProgress {
+	p := PointProgress{Point: point, Index: st.done + 1, Total: st.total, Done: st.done, Failed: len(st.failures),
+		Finished: finished, Elapsed: time.Since(st.started)}
+	if finished {
+		p.Index = st.done
+	}
+	if st.done > 0 {
+		p.ETA = p.Elapsed / time.Duration(st.done) * time.Duration(st.total-st.done)
+	}
+	return p
+}
+
+// finish analyses what ran and sets the run's outcome.
+func (st *runState) finish(ctx context.Context) (*Outcome, error) {
+	m, out := st.m, st.out
+	m.Ended = time.Now().UTC()
+	if m.Telemetry != nil {
+		out.Warnings = append(out.Warnings, m.Telemetry.Errors...)
+	}
 	for _, p := range m.Points {
 		if len(p.TelemetryLag) > 0 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("point %s: telemetry from %v did not reach the end of the traffic", p.Name, p.TelemetryLag))
 		}
 	}
-	save()
-
-	r.Progress.Stage("analyse", "")
-	sum, err := reports.WriteRunReports(dir)
-	if err != nil {
-		return fail("analyse", err)
+	for _, f := range st.failures {
+		out.Failed = append(out.Failed, f.point)
 	}
-	m.Stage, m.Outcome, m.Ended = "done", "ok", time.Now().UTC()
-	save()
-	out.Summary, out.Report = sum, filepath.Join(dir, "report.html")
+	stop := func(stage string, err error) (*Outcome, error) {
+		m.Stage, m.Outcome, m.Error, out.Outcome = stage, OutcomeFailed, err.Error(), OutcomeFailed
+		st.save()
+		return out, fmt.Errorf("run %s: %s: %w", st.runID, stage, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return stop(m.Stage, fmt.Errorf("interrupted: %w", err))
+	}
+	if len(st.failures) == len(m.Points) && len(st.failures) > 0 {
+		f := st.failures[0]
+		err := f.err
+		if n := len(st.failures); n > 1 {
+			err = fmt.Errorf("%w (and the %d other points failed too)", err, n-1)
+		}
+		return stop(f.stage, err)
+	}
+	st.r.Progress.Stage("analyse", "")
+	m.Stage = "analyse"
+	st.save()
+	sum, err := reports.WriteRunReports(st.dir)
+	if err != nil {
+		return stop("analyse", err)
+	}
+	out.Summary, out.Report = sum, filepath.Join(st.dir, "report.html")
+	m.Stage, m.Outcome, out.Outcome = "done", OutcomeOK, OutcomeOK
+	if len(st.failures) > 0 {
+		m.Outcome, out.Outcome = OutcomePartial, OutcomePartial
+		m.Error = fmt.Sprintf("%d of %d points failed: %s", len(st.failures), len(m.Points), strings.Join(out.Failed, ", "))
+		st.save()
+		return out, fmt.Errorf("run %s: %w: %s", st.runID, ErrPartial, m.Error)
+	}
+	st.save()
 	return out, nil
+}
+
+func (st *runState) save() {
+	if err := writeJSON(filepath.Join(st.dir, "manifest.json"), st.m); err != nil {
+		st.r.Logger.Error("write manifest", "err", err)
+	}
 }
 
 func (r *Runner) defaults() {
@@ -166,32 +374,14 @@ func (r *Runner) defaults() {
 	if r.PointTimeout == 0 {
 		r.PointTimeout = 10 * time.Minute
 	}
-	if r.EpochLead == 0 {
-		r.EpochLead = 2 * time.Second
-		if r.Lab.Emulated {
-			r.EpochLead = 300 * time.Millisecond
-		}
-	}
 }
 
-func (r *Runner) target(name string) (sshdrv.Target, error) {
-	addr := ""
-	if h, ok := r.Lab.Host(name); ok {
-		addr = h.Mgmt.SSH
-	} else if sw, ok := r.Lab.Switch(name); ok {
-		addr = sw.Mgmt.SSH
-	}
-	if addr == "" {
-		return sshdrv.Target{}, fmt.Errorf("device %s has no ssh management address in lab %s", name, r.Lab.Name)
-	}
-	cred, ok := r.Lab.CredentialFor(name)
-	if !ok {
-		return sshdrv.Target{}, fmt.Errorf("device %s has no credential in lab %s", name, r.Lab.Name)
-	}
-	return sshdrv.Target{Name: name, Addr: addr, Cred: cred}, nil
-}
+func safeName(s string) string { return strings.ReplaceAll(s, "/", "_") }
 
-func (r *Runner) shipAgents(ctx context.Context, plan *Plan) error {
+// shipAgents gives every host of hosts that lacks it in this session the
+// agent binary.
+func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []string) error {
+	r := st.r
 	if r.AgentPath == "" {
 		p, err := os.Executable()
 		if err != nil {
@@ -199,27 +389,34 @@ func (r *Runner) shipAgents(ctx context.Context, plan *Plan) error {
 		}
 		r.AgentPath = p
 	}
+	var targets []sshdrv.Target
+	for _, h := range hosts {
+		if !sess.shipped[h] {
+			t, err := sess.target(h)
+			if err != nil {
+				return err
+			}
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
 	sum, err := fileSHA256(r.AgentPath)
 	if err != nil {
 		return fmt.Errorf("agent binary: %w", err)
 	}
-	seen := map[string]bool{}
-	var targets []sshdrv.Target
-	for _, p := range plan.Points {
-		for _, h := range p.Hosts {
-			if !seen[h] {
-				seen[h] = true
-				t, err := r.target(h)
-				if err != nil {
-					return err
-				}
-				targets = append(targets, t)
-			}
-		}
-	}
-	return r.SSH.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		return shipAgent(ctx, r.SSH, t, r.AgentPath, sum)
+	r.Progress.Stage("traffic", fmt.Sprintf("shipping agent to %d hosts", len(targets)))
+	err = sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
+		return shipAgent(ctx, sess.ssh, t, r.AgentPath, sum)
 	})
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		sess.shipped[t.Name] = true
+	}
+	return nil
 }
 
 func newRunID(scenario string) string {
@@ -255,7 +452,8 @@ type collectorSet struct {
 	stopped *reports.TelemetryMeta
 }
 
-func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string) (*collectorSet, error) {
+func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
+	lab := sess.lab
 	archive, err := collectors.NewArchiveSink(filepath.Join(dir, "telemetry"))
 	if err != nil {
 		return nil, err
@@ -278,10 +476,10 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		return cs, nil
 	}
 	opt := collectors.GNMIOptions{
-		Interval: s.Interval(r.Lab.Emulated), Paths: s.Telemetry.Paths,
-		Lab: r.Lab.Name, Run: runID, Logger: r.Logger,
+		Interval: sess.interval, Paths: s.Telemetry.Paths,
+		Lab: lab.Name, Run: runID, Logger: r.Logger,
 	}
-	for _, sw := range r.Lab.Switches {
+	for _, sw := range lab.Switches {
 		if sw.Mgmt.GNMI == "" {
 			continue
 		}
@@ -291,13 +489,23 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		go func() {
 			defer cs.wg.Done()
 			if err := collectors.Collect(cctx, t, opt, cs.sink); err != nil && !errors.Is(err, context.Canceled) {
-				cs.mu.Lock()
-				cs.errs = append(cs.errs, fmt.Errorf("switch %s: %w", t.Device, err))
-				cs.mu.Unlock()
+				cs.addError(fmt.Errorf("switch %s: %w", t.Device, err))
 			}
 		}()
 	}
 	return cs, nil
+}
+
+// addError records a collection problem once, however often it recurs.
+func (cs *collectorSet) addError(err error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, e := range cs.errs {
+		if e.Error() == err.Error() {
+			return
+		}
+	}
+	cs.errs = append(cs.errs, err)
 }
 
 // stop ends collection once and reports what was collected.

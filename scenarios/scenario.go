@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/labctl/labctl/internal/yamlpos"
+	"github.com/labctl/labctl/perftest"
 )
 
 // DefaultLab is the emulated leaf-spine a scenario runs on when it names no
@@ -33,7 +35,12 @@ type Scenario struct {
 	// Provision names the profiles the lab must match before traffic.
 	Provision Provision `yaml:"provision,omitempty" json:"provision,omitempty"`
 	Traffic   []Traffic `yaml:"traffic" json:"traffic"`
-	File      string    `yaml:"-" json:"file,omitempty"`
+	// Matrix sweeps fields: the scenario runs once per combination of
+	// their values (the cross product, first sweep outermost).
+	Matrix []Sweep `yaml:"matrix,omitempty" json:"matrix,omitempty"`
+	File   string  `yaml:"-" json:"file,omitempty"`
+
+	ix *yamlpos.Index // where each field was written, for variants' errors
 }
 
 // Telemetry says what to stream from the switches and how often.
@@ -67,37 +74,44 @@ type Provision struct {
 // Any says whether anything is to be provisioned.
 func (p Provision) Any() bool { return p.Image != "" || p.SwitchProfile != "" || p.RNICProfile != "" }
 
-// Traffic is one pattern instance; every field not used by its pattern
-// must be left out.
+// Traffic is one pattern instance. Which fields a pattern takes is in its
+// registry entry (patterns.go); every other field must be left out.
 type Traffic struct {
 	Name    string `yaml:"name,omitempty" json:"name,omitempty"`
-	Pattern string `yaml:"pattern" json:"pattern"` // incast | allreduce
+	Pattern string `yaml:"pattern" json:"pattern"`
 	Tool    string `yaml:"tool,omitempty" json:"tool,omitempty"`
 	MsgSize string `yaml:"msg_size,omitempty" json:"msg_size,omitempty"`
 	QPs     int    `yaml:"qps,omitempty" json:"qps,omitempty"`
-	// incast
+	// Explicit host names; default: the lab's hosts in order.
+	HostList []string `yaml:"host_list,omitempty" json:"host_list,omitempty"`
+	// incast, burst
 	Senders  int    `yaml:"senders,omitempty" json:"senders,omitempty"`
 	Receiver string `yaml:"receiver,omitempty" json:"receiver,omitempty"`
-	Bytes    string `yaml:"bytes,omitempty" json:"bytes,omitempty"`
-	// allreduce (and workload: how many hosts take part; default all)
+	// incast, permutation, burst: bytes per flow
+	Bytes string `yaml:"bytes,omitempty" json:"bytes,omitempty"`
+	// allreduce, workload, permutation: how many hosts take part
 	Hosts  int    `yaml:"hosts,omitempty" json:"hosts,omitempty"`
 	Buffer string `yaml:"buffer,omitempty" json:"buffer,omitempty"`
-	// workload: sizes from a CDF (shipped name or file), Poisson arrivals
-	// at Load (fraction of each host's link rate) for Duration, seeded.
-	CDF      string  `yaml:"cdf,omitempty" json:"cdf,omitempty"`
-	Load     float64 `yaml:"load,omitempty" json:"load,omitempty"`
-	Duration string  `yaml:"duration,omitempty" json:"duration,omitempty"`
-	Seed     int64   `yaml:"seed,omitempty" json:"seed,omitempty"`
-	// Explicit host names (either pattern); default: the lab's hosts in order.
-	HostList []string `yaml:"host_list,omitempty" json:"host_list,omitempty"`
+	// workload, permutation: flow sizes from a CDF (a shipped name or a
+	// file, relative to the scenario file)
+	CDF string `yaml:"cdf,omitempty" json:"cdf,omitempty"`
+	// workload: Poisson arrivals at Load (fraction of each host's link
+	// rate) within Duration, destinations by Pairing and IntraRack.
+	Load      float64  `yaml:"load,omitempty" json:"load,omitempty"`
+	Duration  string   `yaml:"duration,omitempty" json:"duration,omitempty"`
+	Pairing   string   `yaml:"pairing,omitempty" json:"pairing,omitempty"`
+	IntraRack *float64 `yaml:"intra_rack,omitempty" json:"intra_rack,omitempty"`
+	// Seed pins the random draw (workload, permutation); unset, every
+	// repetition gets its own (see seedFor).
+	Seed *int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// burst: Background long flows of BackgroundBytes, then Bursts bursts
+	// Interval apart from Start.
+	Background      int    `yaml:"background,omitempty" json:"background,omitempty"`
+	BackgroundBytes string `yaml:"background_bytes,omitempty" json:"background_bytes,omitempty"`
+	Bursts          int    `yaml:"bursts,omitempty" json:"bursts,omitempty"`
+	Interval        string `yaml:"interval,omitempty" json:"interval,omitempty"`
+	Start           string `yaml:"start,omitempty" json:"start,omitempty"`
 }
-
-// Patterns.
-const (
-	PatternIncast    = "incast"
-	PatternAllReduce = "allreduce"
-	PatternWorkload  = "workload"
-)
 
 //go:embed *.yaml
 var library embed.FS
@@ -133,16 +147,26 @@ func Load(nameOrPath string) (*Scenario, error) {
 	}
 	if !strings.HasPrefix(file, "builtin:") {
 		s.File, _ = filepath.Abs(file)
-		dir := filepath.Dir(s.File)
-		for _, p := range []*string{&s.Provision.Image, &s.Provision.SwitchProfile, &s.Provision.RNICProfile} {
-			if *p != "" && !filepath.IsAbs(*p) {
-				*p = filepath.Join(dir, *p)
-			}
-		}
-	} else {
-		s.File = file
 	}
 	return s, nil
+}
+
+// cdf loads a traffic entry's flow-size distribution: a shipped one by
+// name, else a file relative to the scenario.
+func (s *Scenario) cdf(name string) (*perftest.CDF, error) {
+	if slices.Contains(perftest.ShippedCDFs(), name) {
+		return perftest.CDFByName(name)
+	}
+	return perftest.CDFByName(s.resolve(name))
+}
+
+// resolve makes a file named in the scenario (a profile, a CDF) relative
+// to the scenario file; absolute paths and built-in scenarios' names stay.
+func (s *Scenario) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || s.File == "" || strings.HasPrefix(s.File, "builtin:") {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.File), p)
 }
 
 // Parse decodes and validates a scenario; errors carry file:line: field.
@@ -153,18 +177,25 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var s Scenario
+	s := Scenario{File: file}
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	ix := yamlpos.New(file, &root)
-	if err := s.validate(ix); err != nil {
+	s.ix = yamlpos.New(file, &root)
+	if len(s.Matrix) == 0 {
+		if err := s.validate(s.ix).Err(); err != nil {
+			return nil, err
+		}
+		return &s, nil
+	}
+	if _, err := s.Variants(); err != nil { // validates every variant
 		return nil, err
 	}
 	return &s, nil
 }
 
-func (s *Scenario) validate(ix *yamlpos.Index) error {
+// validate checks s and returns what is wrong, placed by ix.
+func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	var ps yamlpos.Problems
 	if s.Name == "" {
 		ix.Add(&ps, "name", "a scenario needs a name")
@@ -201,63 +232,9 @@ func (s *Scenario) validate(ix *yamlpos.Index) error {
 		} else {
 			names[n] = true
 		}
-		checkSize := func(field, v string, required bool) {
-			if v == "" {
-				if required {
-					ix.Add(&ps, p+"."+field, "required for pattern %s", t.Pattern)
-				}
-				return
-			}
-			if n, err := ParseBytes(v); err != nil || n <= 0 {
-				ix.Add(&ps, p+"."+field, "bad size %q (e.g. 4096, 64KiB, 1MiB)", v)
-			}
-		}
-		checkSize("msg_size", t.MsgSize, false)
-		if t.QPs < 0 || t.QPs > 16384 {
-			ix.Add(&ps, p+".qps", "must be between 1 and 16384")
-		}
-		switch t.Tool {
-		case "", "ib_write_bw", "ib_read_bw", "ib_send_bw":
-		default:
-			ix.Add(&ps, p+".tool", "unknown tool %q (ib_write_bw, ib_read_bw, ib_send_bw)", t.Tool)
-		}
-		switch t.Pattern {
-		case PatternIncast:
-			checkSize("bytes", t.Bytes, true)
-			if t.Senders < 1 && len(t.HostList) == 0 {
-				ix.Add(&ps, p+".senders", "an incast needs senders >= 1 (or host_list)")
-			}
-			if t.Hosts != 0 || t.Buffer != "" {
-				ix.Add(&ps, p, "hosts and buffer belong to allreduce, not incast")
-			}
-		case PatternAllReduce:
-			checkSize("buffer", t.Buffer, true)
-			if t.Hosts < 2 && len(t.HostList) < 2 {
-				ix.Add(&ps, p+".hosts", "an all-reduce ring needs hosts >= 2")
-			}
-			if t.Senders != 0 || t.Bytes != "" || t.Receiver != "" {
-				ix.Add(&ps, p, "senders, receiver and bytes belong to incast, not allreduce")
-			}
-		case PatternWorkload:
-			if t.CDF == "" {
-				ix.Add(&ps, p+".cdf", "required: a shipped distribution (e.g. websearch, alistorage2019) or a CDF file")
-			}
-			if t.Load <= 0 || t.Load > 1 {
-				ix.Add(&ps, p+".load", "must be in (0, 1]: the fraction of each host's link rate")
-			}
-			if d, err := time.ParseDuration(t.Duration); err != nil || d <= 0 {
-				ix.Add(&ps, p+".duration", "bad duration %q (e.g. 2ms)", t.Duration)
-			}
-			if t.Senders != 0 || t.Bytes != "" || t.Receiver != "" || t.Buffer != "" {
-				ix.Add(&ps, p, "senders, receiver, bytes and buffer do not apply to workload")
-			}
-		case "":
-			ix.Add(&ps, p+".pattern", "required (incast, allreduce or workload)")
-		default:
-			ix.Add(&ps, p+".pattern", "unknown pattern %q (incast, allreduce or workload)", t.Pattern)
-		}
+		checkTraffic(&checker{ix: ix, ps: &ps, path: p, s: s}, t)
 	}
-	return ps.Err()
+	return ps
 }
 
 // PointName is the traffic entry's name, defaulting to pattern-index.

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -266,11 +265,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // imageProv is --image on 'provision plan|apply|verify'.

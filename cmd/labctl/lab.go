@@ -66,6 +66,15 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
 }
 
+// labOpener opens the labs of a run's matrix variants with openLab: a
+// running or hardware lab as it is, an emulated one started with the
+// variant's emulation section (and stopped by release).
+type labOpener struct{ log *slog.Logger }
+
+func (o labOpener) Open(ctx context.Context, name string, em scenarios.Emulation) (*inventory.Lab, func(), error) {
+	return openLab(ctx, name, em, o.log)
+}
+
 func labCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lab",

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labctl/labctl/collectors"
-	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/scenarios"
 )
 
@@ -20,22 +19,36 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run a scenario and write its run archive and report",
 		ArgsUsage: "SCENARIO",
-		Description: `SCENARIO is a scenario YAML file or a built-in name (incast, allreduce).
+		Description: `SCENARIO is a scenario YAML file or a built-in name (` + strings.Join(scenarios.Builtin(), ", ") + `).
 
 The lab is, in order: --lab, the scenario's lab:, or the built-in emulated
 leaf-spine (` + scenarios.DefaultLab + `). LAB is a lab file, a generated
 topology (leafspine:SxL:H[@gbps]) or the name of a lab started with
 'labctl lab up'. An emulated lab that is not already up is started for the
-run and stopped after it.
+run (with the scenario's emulation: section) and stopped after it.
 
-The run goes plan -> collect -> traffic -> gather -> analyse and writes
-OUT/<run-id>/: manifest.json, plan.json, raw/, flows.csv, telemetry/*.lp,
-summary.json, report.html. On a terminal it shows progress; otherwise it
-prints one JSON line {"run_id","run_dir","report"} on stdout.
+A scenario with a matrix: runs once per combination of the swept values
+(e.g. emulation.lb x traffic[0].load x traffic[0].cdf), all into one
+archive; variants that change lab: or emulation: get their own lab, the
+others share one. A point that fails is recorded and the run goes on.
+
+Traffic patterns (fields in the scenario's traffic: entries):
+` + scenarios.PatternHelp() + `
+The run goes plan -> provision -> collect -> traffic -> gather -> analyse and
+writes OUT/<run-id>/: manifest.json, plan.json, raw/, flows.csv,
+telemetry/*.lp (switch port/queue counters, RNIC hw counters), summary.json,
+report.html. On a terminal it shows progress (point i/n with an ETA);
+otherwise it prints one JSON line {"run_id","run_dir","report","outcome",...}
+on stdout.
+
+Exit status: 0 when every point ran; 1 when the run failed or some points
+failed (outcome "partial": the report covers the others; the manifest has
+each failed point's error); 2 for usage errors.
 
 Examples:
    labctl run incast
    labctl run allreduce --lab leafspine:2x4:4@100
+   labctl run workload-matrix          # ECMP x 3 loads x 2 workloads
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name"},
@@ -46,7 +59,7 @@ Examples:
 			&cli.StringFlag{Name: "influx-token", Usage: "InfluxDB token; prefer --influx-token-env or --influx-token-file so it stays out of shell history", EnvVars: []string{"LABCTL_INFLUX_TOKEN"}},
 			&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the InfluxDB token"},
 			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
-			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed)"},
+			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed; the run goes on)"},
 			engineFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
@@ -58,44 +71,45 @@ Examples:
 			if err != nil {
 				return err
 			}
-			logger := newLogger(c.Bool("verbose"))
-			labName := firstNonEmpty(c.String("lab"), s.Lab, scenarios.DefaultLab)
-			em := s.Emulation
+			if c.IsSet("lab") {
+				if s.Sweeps("lab") {
+					return exitError{2, fmt.Errorf("--lab: scenario %s sweeps lab in its matrix; drop one of them", s.Name)}
+				}
+				s.Lab = c.String("lab")
+			}
 			if c.IsSet("engine") {
-				em.Engine = c.String("engine")
+				s.Emulation.Engine = c.String("engine")
 			}
-			lab, closeLab, err := openLab(c.Context, labName, em, logger)
-			if err != nil {
-				return err
-			}
-			defer closeLab()
+			logger := newLogger(c.Bool("verbose"))
 			influx, err := influxConfig(c)
 			if err != nil {
 				return err
 			}
-			pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
-			defer pool.Close()
-			r := &scenarios.Runner{Lab: lab, SSH: pool, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
+			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout")}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
 			}
 			out, err := r.Run(c.Context, s)
-			if err != nil {
-				if out != nil {
-					fmt.Fprintf(os.Stderr, "run archive (incomplete): %s\n", out.Dir)
-				}
+			if out == nil {
 				return err
 			}
 			for _, w := range out.Warnings {
 				fmt.Fprintln(os.Stderr, "warning:", w)
 			}
-			if tty {
-				fmt.Fprintf(os.Stderr, "run %s done\nreport: %s\n", out.RunID, out.Report)
-				return nil
+			if out.Report == "" {
+				fmt.Fprintf(os.Stderr, "run archive (incomplete): %s\n", out.Dir)
 			}
-			return json.NewEncoder(os.Stdout).Encode(out)
+			switch {
+			case !tty:
+				if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil && err == nil {
+					err = jerr
+				}
+			case out.Report != "":
+				fmt.Fprintf(os.Stderr, "run %s %s\nreport: %s\n", out.RunID, out.Outcome, out.Report)
+			}
+			return err
 		},
 	}
 }
@@ -131,13 +145,4 @@ func newLogger(verbose bool) *slog.Logger {
 		lvl = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

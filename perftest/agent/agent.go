@@ -35,9 +35,20 @@ type Options struct {
 	// this host's own clients are done (default 60s): a sender that was
 	// skipped on another host never comes, and no process may linger.
 	ServerGrace time.Duration
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// MaxConcurrent bounds the perftest clients running at once (0: no
+	// bound). A flow whose offset comes while every slot is taken starts
+	// when one frees, late.
+	MaxConcurrent int
+	// LateTolerance is how far after epoch+offset a client may start and
+	// still count as on time (default DefaultLateTolerance); see Result.Late.
+	LateTolerance time.Duration
+	Logger        *slog.Logger
+	Now           func() time.Time
 }
+
+// DefaultLateTolerance is Options.LateTolerance unless set: about what
+// starting a perftest process costs.
+const DefaultLateTolerance = time.Millisecond
 
 // Result is what an agent reports.
 type Result struct {
@@ -45,6 +56,28 @@ type Result struct {
 	ScheduleID string                `json:"schedule_id"`
 	Records    []perftest.FlowRecord `json:"records"` // flows this host sent
 	Servers    []ServerRun           `json:"servers"` // flows it received
+	// EpochNs is the time the flows' offsets count from (unix ns): the
+	// schedule's epoch, or where an emulated lab's twin put it.
+	EpochNs int64 `json:"epoch_ns"`
+	// Late counts the flows without dependencies whose client started more
+	// than LateToleranceNs after epoch+offset (each record's LagNs says by
+	// how much; MaxLagNs is the largest): the host could not start flows
+	// as fast as the schedule asked (process start cost, MaxConcurrent).
+	Late            int   `json:"late"`
+	MaxLagNs        int64 `json:"max_lag_ns"`
+	LateToleranceNs int64 `json:"late_tolerance_ns"`
+	MaxConcurrent   int   `json:"max_concurrent,omitempty"`
+}
+
+// Lateness fills Late and MaxLagNs from the records' LagNs.
+func (r *Result) Lateness(tolerance time.Duration) {
+	r.Late, r.MaxLagNs, r.LateToleranceNs = 0, 0, tolerance.Nanoseconds()
+	for _, rec := range r.Records {
+		r.MaxLagNs = max(r.MaxLagNs, rec.LagNs)
+		if rec.LagNs > r.LateToleranceNs {
+			r.Late++
+		}
+	}
 }
 
 // ServerRun is a server side's output.
@@ -67,6 +100,9 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.LateTolerance <= 0 {
+		o.LateTolerance = DefaultLateTolerance
 	}
 }
 
@@ -112,10 +148,10 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	ps := &procs{ctx: ctx, set: map[*exec.Cmd]bool{}}
 	defer ps.killAll()
 	go func() { <-ctx.Done(); ps.killAll() }()
-	res := &Result{Host: o.Self, ScheduleID: s.ID}
-	byID := map[int]perftest.Flow{}
-	for _, f := range s.Flows {
-		byID[f.ID] = f
+	res := &Result{Host: o.Self, ScheduleID: s.ID, EpochNs: s.Epoch.UnixNano(), MaxConcurrent: o.MaxConcurrent}
+	var slots chan struct{} // nil: unbounded
+	if o.MaxConcurrent > 0 {
+		slots = make(chan struct{}, o.MaxConcurrent)
 	}
 	// done[id] is closed when a flow this host can observe has finished;
 	// failed[id] says whether it failed.
@@ -173,7 +209,7 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 		go func() {
 			defer wg.Done()
 			defer clients.Done()
-			rec := runClient(ctx, o, ps, s.Epoch, f, byID, done, func(id int) bool {
+			rec := runClient(ctx, o, ps, slots, s.Epoch, f, done, func(id int) bool {
 				failedMu.Lock()
 				defer failedMu.Unlock()
 				return failed[id]
@@ -200,6 +236,7 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	}()
 	wg.Wait()
 	close(allDone)
+	res.Lateness(o.LateTolerance)
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("host %s: schedule %s: %w", o.Self, s.ID, err)
 	}
@@ -228,7 +265,7 @@ func exitCode(err error) int {
 	return -1
 }
 
-func runClient(ctx context.Context, o Options, ps *procs, epoch time.Time, f perftest.Flow, byID map[int]perftest.Flow,
+func runClient(ctx context.Context, o Options, ps *procs, slots chan struct{}, epoch time.Time, f perftest.Flow,
 	done map[int]chan struct{}, failed func(int) bool) perftest.FlowRecord {
 	rec := perftest.FlowRecord{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Tool: f.Tool, Group: f.Group, Step: f.Step}
 	// Wait for the dependencies this host can see (see perftest.RingAllReduce).
@@ -248,9 +285,19 @@ func runClient(ctx context.Context, o Options, ps *procs, epoch time.Time, f per
 			return rec
 		}
 	}
-	if wait := epoch.Add(f.Offset).Sub(o.Now()); wait > 0 {
+	planned := epoch.Add(f.Offset)
+	if wait := planned.Sub(o.Now()); wait > 0 {
 		select {
 		case <-time.After(wait):
+		case <-ctx.Done():
+			rec.Status, rec.Error = perftest.StatusFailed, ctx.Err().Error()
+			return rec
+		}
+	}
+	if slots != nil {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
 		case <-ctx.Done():
 			rec.Status, rec.Error = perftest.StatusFailed, ctx.Err().Error()
 			return rec
@@ -270,6 +317,9 @@ func runClient(ctx context.Context, o Options, ps *procs, epoch time.Time, f per
 		end := o.Now()
 		ps.done(cmd)
 		rec.StartNs, rec.EndNs, rec.Output = start.UnixNano(), end.UnixNano(), stdout.String()
+		if len(f.After) == 0 { // a dependent flow has no planned start to be late for
+			rec.LagNs = max(start.UnixNano()-planned.UnixNano(), 0) // on the records' (wall) clock
+		}
 		if err == nil {
 			rep, perr := perftest.ParseBW(stdout.String())
 			if perr != nil {

@@ -215,3 +215,65 @@ func serverPIDs(t *testing.T) []int {
 	}
 	return pids
 }
+
+// TestLateFlowsAreReported: a schedule asking for more concurrent clients
+// than the host may run (MaxConcurrent) starts flows late; the agent says
+// how many and by how much, the records carry the real start times, and
+// the load they achieved falls short of the load the schedule offered.
+func TestLateFlowsAreReported(t *testing.T) {
+	const n, gap = 12, time.Millisecond
+	mk := func(id string, port int) *perftest.Schedule {
+		s := &perftest.Schedule{ID: id, Epoch: time.Now().Add(300 * time.Millisecond)}
+		for i := 0; i < n; i++ {
+			f := flow(i, "a", "r", port+i)
+			f.Bytes = 1 << 20 // the fake takes ~6 ms per flow
+			f.Offset = time.Duration(i) * gap
+			s.Flows = append(s.Flows, f)
+		}
+		return s
+	}
+	run := func(s *perftest.Schedule, maxConc int) *Result {
+		var recv *Result
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			recv, _ = Run(context.Background(), s, Options{Self: "r"})
+		}()
+		res, err := Run(context.Background(), s, Options{Self: "a", MaxConcurrent: maxConc, LateTolerance: 40 * time.Millisecond})
+		<-done
+		if err != nil || len(res.Records) != n || len(recv.Servers) != n {
+			t.Fatalf("run: %v, %d records, %d servers", err, len(res.Records), len(recv.Servers))
+		}
+		return res
+	}
+	window := n * gap
+	offered := perftest.OfferedLoad(mk("x", 0).Flows, 1, 100, window)
+
+	free := run(mk("t/free", 21100), 0)
+	if free.Late != 0 || free.EpochNs == 0 {
+		t.Errorf("unbounded clients: %d late (max lag %v), epoch %d", free.Late, time.Duration(free.MaxLagNs), free.EpochNs)
+	}
+
+	s := mk("t/bounded", 21200)
+	res := run(s, 1) // one client at a time, each ~6 ms, asked for every 1 ms
+	if res.Late == 0 || res.MaxLagNs < int64(40*time.Millisecond) || res.MaxConcurrent != 1 || res.LateToleranceNs != int64(40*time.Millisecond) {
+		t.Fatalf("want late flows reported, got late %d max lag %v", res.Late, time.Duration(res.MaxLagNs))
+	}
+	late := 0
+	for _, rec := range res.Records {
+		planned := s.Epoch.Add(s.Flows[rec.FlowID].Offset).UnixNano()
+		if got := rec.StartNs - planned; got != rec.LagNs || got < 0 {
+			t.Errorf("flow %d: lag %v, but started %v after its offset", rec.FlowID, time.Duration(rec.LagNs), time.Duration(got))
+		}
+		if rec.LagNs > res.LateToleranceNs {
+			late++
+		}
+	}
+	if late != res.Late {
+		t.Errorf("Late %d, but %d records lag beyond the tolerance", res.Late, late)
+	}
+	achieved := perftest.AchievedLoad(res.Records, time.Unix(0, res.EpochNs), 1, 100, window)
+	if achieved >= offered*0.5 {
+		t.Errorf("achieved load %.4f should fall far below the offered %.4f: most flows started after the window", achieved, offered)
+	}
+}

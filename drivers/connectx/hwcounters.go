@@ -1,0 +1,99 @@
+package connectx
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// The mlx5 RDMA hardware counters (hardware-surfaces reference, section
+// 2.8): one file per counter under
+// /sys/class/infiniband/<dev>/ports/1/hw_counters, content "%llu\n",
+// cumulative. Which files exist depends on the firmware's capability
+// bits, so a reader must expect some to be absent. In the driver's group
+// order:
+func hwCounterNames() []string {
+	return []string{
+		// basic
+		"rx_write_requests", "rx_read_requests", "rx_atomic_requests", "out_of_buffer",
+		"out_of_sequence",
+		// retransmission
+		"duplicate_request", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+		// extended errors
+		"resp_local_length_error", "resp_cqe_error", "req_cqe_error", "req_remote_invalid_request",
+		"req_remote_access_errors", "resp_remote_access_errors", "resp_cqe_flush_error", "req_cqe_flush_error",
+		// RoCE acceleration
+		"roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart", "roce_slow_restart_cnps", "roce_slow_restart_trans",
+		// congestion (port level)
+		"rp_cnp_ignored", "rp_cnp_handled", "np_ecn_marked_roce_packets", "np_cnp_sent",
+		"rx_icrc_encapsulated",
+	}
+}
+
+// HWCounterNames lists the counters labctl reads, in the driver's order.
+func HWCounterNames() []string { return hwCounterNames() }
+
+// HWCountersDir is the hw_counters directory of an RNIC's port 1.
+func HWCountersDir(dev string) string { return "/sys/class/infiniband/" + dev + "/ports/1/hw_counters" }
+
+// HWCounterFiles are the files of HWCounterNames, in order.
+func HWCounterFiles(dev string) []string {
+	names := hwCounterNames()
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = path.Join(HWCountersDir(dev), n)
+	}
+	return out
+}
+
+// HWCountersCommand reads every counter with one cat. cat goes on past an
+// absent file (naming it on stderr and exiting 1), so one command serves
+// any firmware; ParseHWCounters sorts the output out.
+func HWCountersCommand(dev string) string { return "cat " + strings.Join(HWCounterFiles(dev), " ") }
+
+// FormatHWCounter is a counter file's content.
+func FormatHWCounter(v uint64) string { return strconv.FormatUint(v, 10) + "\n" }
+
+// ParseHWCounters reads the output of HWCountersCommand: stdout holds one
+// value per file that exists, in order; stderr names each absent file as
+// cat does ("cat: <file>: No such file or directory"). The result maps
+// counter names (the file names) to values; absent counters are left out.
+// Any other complaint on stderr (permission denied: not root on a kernel
+// that restricts the files) is an error naming the device.
+func ParseHWCounters(dev, stdout, stderr string) (map[string]uint64, error) {
+	files := HWCounterFiles(dev)
+	absent := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if line == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "cat: ")
+		file, ok2 := strings.CutSuffix(rest, ": No such file or directory")
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("hw_counters of %s: cat said %q", dev, line)
+		}
+		absent[file] = true
+	}
+	values := strings.Fields(stdout)
+	out := make(map[string]uint64, len(files))
+	i := 0
+	for _, f := range files {
+		if absent[f] {
+			continue
+		}
+		if i >= len(values) {
+			return nil, fmt.Errorf("hw_counters of %s: %d values for %d files present", dev, len(values), len(files)-len(absent))
+		}
+		v, err := strconv.ParseUint(values[i], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("hw_counters of %s: %s: %q is not a counter", dev, path.Base(f), values[i])
+		}
+		out[path.Base(f)] = v
+		i++
+	}
+	if i != len(values) {
+		return nil, fmt.Errorf("hw_counters of %s: %d values for %d files present", dev, len(values), i)
+	}
+	return out, nil
+}

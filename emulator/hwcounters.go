@@ -1,0 +1,55 @@
+package emulator
+
+import (
+	"path"
+	"strings"
+
+	"github.com/labctl/labctl/drivers/connectx"
+	"github.com/labctl/labctl/emulator/fabric"
+)
+
+// An emulated host serves its RNICs' RDMA hw_counters
+// (/sys/class/infiniband/<dev>/ports/1/hw_counters/<name>) from the twin's
+// counters of its port, through the connectx format, when they are read.
+//
+// A counter is served only when the twin can say its value truthfully:
+//   - from a twin counter of the same meaning (twinHWCounters), or
+//   - as 0 when the twin never produces the event (atomics, RNR NAKs,
+//     completion errors, ICRC, slow restart: nothing in the twin causes
+//     them).
+//
+// Counters of events the twin does produce but does not count (requests
+// received, NAKs, ack timeouts, duplicate requests, ECN-marked arrivals,
+// ignored CNPs) are absent, as on firmware without the capability, so no
+// report mistakes a zero for a measurement.
+func twinHWCounters(pc fabric.PortCounters) map[string]uint64 {
+	return map[string]uint64{
+		"out_of_sequence":    pc.OutOfSequence, // data packets that arrived out of order
+		"np_cnp_sent":        pc.CNPSent,       // notification point: CNPs this RNIC sent
+		"rp_cnp_handled":     pc.CNPHandled,    // reaction point: CNPs that cut this RNIC's rate
+		"rx_atomic_requests": 0, "rnr_nak_retry_err": 0, "out_of_buffer": 0,
+		"resp_local_length_error": 0, "resp_cqe_error": 0, "req_cqe_error": 0, "req_remote_invalid_request": 0,
+		"req_remote_access_errors": 0, "resp_remote_access_errors": 0, "resp_cqe_flush_error": 0, "req_cqe_flush_error": 0,
+		"roce_slow_restart": 0, "roce_slow_restart_cnps": 0, "roce_slow_restart_trans": 0, "rx_icrc_encapsulated": 0,
+	}
+}
+
+// hwCounter returns the content of a hw_counters file of one of the host's
+// RNICs, or false when p is no such file (or the counter is absent).
+func (h *host) hwCounter(p string) ([]byte, bool) {
+	p = path.Clean("/" + p)
+	dir, name := path.Split(p)
+	dev, ok := strings.CutPrefix(strings.TrimSuffix(dir, "/"), "/sys/class/infiniband/")
+	if !ok {
+		return nil, false
+	}
+	dev, ok = strings.CutSuffix(dev, "/ports/1/hw_counters")
+	if r, found := h.rnic(dev); !ok || !found || r.Device != dev {
+		return nil, false
+	}
+	v, ok := twinHWCounters(h.lab.twin.HostCounters(h.inv.Name, dev))[name]
+	if !ok {
+		return nil, false
+	}
+	return []byte(connectx.FormatHWCounter(v)), true
+}

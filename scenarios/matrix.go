@@ -1,0 +1,441 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/labctl/labctl/internal/yamlpos"
+	"github.com/labctl/labctl/reports"
+)
+
+// Sweep is one entry of a scenario's matrix: a field, by its path in the
+// scenario ("emulation.lb", "traffic[0].load", "provision.switch_profile",
+// "lab"), and the values it takes. Name is the parameter's name in point
+// names and PointMeta.Params; by default the last path element, with the
+// comparison axes given their well-known names (lb and image -> scheme,
+// load -> load, cdf -> workload).
+type Sweep struct {
+	Path   string      `yaml:"path" json:"path"`
+	Name   string      `yaml:"name,omitempty" json:"name,omitempty"`
+	Values []yaml.Node `yaml:"values" json:"-"`
+}
+
+// maxVariants bounds a matrix's cross product.
+const maxVariants = 10000
+
+// Variant is one combination of a matrix's values: the scenario with them
+// set, and the values by sweep name.
+type Variant struct {
+	Scenario *Scenario
+	// Params are the swept values by name, in Names order.
+	Params map[string]any
+	Names  []string
+	// Label is "name=value/..." in sweep order ("" without a matrix);
+	// point names end with it.
+	Label string
+}
+
+// ParamName is a sweep's name (see Sweep).
+func (w Sweep) ParamName() string {
+	if w.Name != "" {
+		return w.Name
+	}
+	steps, err := parsePath(w.Path)
+	if err != nil || len(steps) == 0 {
+		return w.Path
+	}
+	switch last := steps[len(steps)-1].key; last {
+	case "lb", "image":
+		return reports.ParamScheme
+	case "cdf":
+		return reports.ParamWorkload
+	case "load":
+		return reports.ParamLoad
+	case "":
+		return w.Path
+	default:
+		return last
+	}
+}
+
+// Variants expands the matrix: the cross product of the sweeps' values in
+// the order given (the first sweep varies slowest), each a validated copy
+// of s. A scenario without a matrix is its own single variant. Problems
+// caused by a swept value are reported at the value in the matrix
+// ("file:line: matrix[i].values[j]: path = value: message").
+func (s *Scenario) Variants() ([]Variant, error) {
+	if len(s.Matrix) == 0 {
+		return []Variant{{Scenario: s, Params: map[string]any{}}}, nil
+	}
+	var ps yamlpos.Problems
+	if s.checkSweeps(&ps); len(ps) > 0 {
+		return nil, ps.Err()
+	}
+	n := 1
+	for _, w := range s.Matrix {
+		n *= len(w.Values)
+	}
+	out := make([]Variant, 0, n)
+	seen := map[string][]string{} // problem -> variants that have it
+	var order []yamlpos.Problem
+	for k := 0; k < n; k++ {
+		v, idx, err := s.variant(k)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range v.Scenario.validate(s.ix) {
+			p = s.placeInMatrix(p, idx)
+			key := p.String()
+			if _, ok := seen[key]; !ok {
+				order = append(order, p)
+			}
+			seen[key] = append(seen[key], v.Label)
+		}
+		out = append(out, v)
+	}
+	for _, p := range order {
+		// A problem only some variants have is a combination: name one.
+		if labels := seen[p.String()]; len(labels) < n && !strings.HasPrefix(p.Field, "matrix[") {
+			p.Msg += " (in variant " + labels[0] + ")"
+		}
+		ps = append(ps, p)
+	}
+	if len(ps) > 0 {
+		return nil, ps.Err()
+	}
+	return out, nil
+}
+
+// checkSweeps checks the matrix itself: paths, names, value types.
+func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
+	names := map[string]bool{}
+	n := 1
+	for i, w := range s.Matrix {
+		at := fmt.Sprintf("matrix[%d]", i)
+		steps, err := parsePath(w.Path)
+		var typ reflect.Type
+		if err == nil {
+			typ, err = fieldType(reflect.TypeOf(Scenario{}), steps)
+		}
+		if err == nil { // the indexes must exist
+			err = setPath(reflect.ValueOf(s.clone()).Elem(), steps, nil)
+		}
+		if err != nil {
+			s.ix.Add(ps, at+".path", "%v", err)
+			continue
+		}
+		if len(w.Values) == 0 {
+			s.ix.Add(ps, at+".values", "a sweep needs at least one value")
+			continue
+		}
+		if name := w.ParamName(); names[name] {
+			s.ix.Add(ps, at+".name", "two sweeps are named %q: give one a name", name)
+		} else {
+			names[name] = true
+		}
+		for j := range w.Values {
+			err := unknownKeys(&w.Values[j], typ)
+			if err == nil {
+				err = setPath(reflect.ValueOf(s.clone()).Elem(), steps, &w.Values[j])
+			}
+			if err != nil {
+				s.ix.Add(ps, fmt.Sprintf("%s.values[%d]", at, j), "%s: %v", w.Path, err)
+			}
+		}
+		n *= len(w.Values)
+	}
+	if n > maxVariants {
+		s.ix.Add(ps, "matrix", "%d combinations; at most %d are allowed", n, maxVariants)
+	}
+}
+
+// unknownKeys refuses mapping keys a struct-typed value does not have, as
+// the scenario's own decoding does (a node's Decode would drop them).
+func unknownKeys(n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		f, ok := fieldByYAML(t, n.Content[i].Value)
+		if !ok {
+			return fmt.Errorf("line %d: field %s not found in type %s", n.Content[i].Line, n.Content[i].Value, t.Name())
+		}
+		if err := unknownKeys(n.Content[i+1], f.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// variant builds the k-th combination (mixed radix over the sweeps, the
+// last sweep varying fastest) and returns the value index per sweep.
+func (s *Scenario) variant(k int) (Variant, []int, error) {
+	c := s.clone()
+	idx := make([]int, len(s.Matrix))
+	for i := len(s.Matrix) - 1; i >= 0; i-- {
+		idx[i] = k % len(s.Matrix[i].Values)
+		k /= len(s.Matrix[i].Values)
+	}
+	v := Variant{Scenario: c, Params: map[string]any{}}
+	var label []string
+	for i, w := range s.Matrix {
+		steps, _ := parsePath(w.Path) // checked by checkSweeps
+		node := &w.Values[idx[i]]
+		if err := setPath(reflect.ValueOf(c).Elem(), steps, node); err != nil {
+			return v, nil, err
+		}
+		// The parameter's value has the field's type (a load is a float64
+		// even when written as 1).
+		typ, _ := fieldType(reflect.TypeOf(Scenario{}), steps)
+		pv := reflect.New(typ)
+		if err := node.Decode(pv.Interface()); err != nil {
+			return v, nil, err
+		}
+		val := pv.Elem().Interface()
+		for e := pv.Elem(); e.Kind() == reflect.Pointer && !e.IsNil(); e = e.Elem() {
+			val = e.Elem().Interface()
+		}
+		name := w.ParamName()
+		if name == reports.ParamWorkload {
+			val = labelValue(val) // a CDF file is named like a shipped one
+		}
+		v.Params[name], v.Names = val, append(v.Names, name)
+		label = append(label, name+"="+labelValue(val))
+	}
+	v.Label = strings.Join(label, "/")
+	return v, idx, nil
+}
+
+// placeInMatrix moves a problem about a swept field to the value in the
+// matrix that caused it.
+func (s *Scenario) placeInMatrix(p yamlpos.Problem, idx []int) yamlpos.Problem {
+	for i, w := range s.Matrix {
+		if p.Field == w.Path || strings.HasPrefix(p.Field, w.Path+".") || strings.HasPrefix(p.Field, w.Path+"[") {
+			node := &w.Values[idx[i]]
+			p.Line = node.Line
+			val := node.Value
+			if node.Kind != yaml.ScalarNode {
+				val = "(" + node.Tag + ")"
+			}
+			p.Msg = fmt.Sprintf("%s = %s: %s", p.Field, val, p.Msg)
+			p.Field = fmt.Sprintf("matrix[%d].values[%d]", i, idx[i])
+			return p
+		}
+	}
+	return p
+}
+
+// labelValue is a value as it appears in point names: files by their base
+// name without extension, no slashes or spaces.
+func labelValue(v any) string {
+	s := fmt.Sprint(v)
+	if strings.ContainsAny(s, `/\`) || strings.HasSuffix(s, ".yaml") || strings.HasSuffix(s, ".cdf") {
+		s = strings.TrimSuffix(filepath.Base(s), filepath.Ext(s))
+	}
+	return strings.NewReplacer("/", "_", " ", "_").Replace(s)
+}
+
+// clone deep-copies s through YAML (every schema field has a YAML name),
+// all but the matrix, which variants do not carry.
+func (s *Scenario) clone() *Scenario {
+	noMatrix := *s
+	noMatrix.Matrix = nil
+	b, err := yaml.Marshal(&noMatrix)
+	if err != nil {
+		panic(fmt.Sprintf("scenario %s: clone: %v", s.Name, err)) // the schema always marshals
+	}
+	c := &Scenario{}
+	if err := yaml.Unmarshal(b, c); err != nil {
+		panic(fmt.Sprintf("scenario %s: clone: %v", s.Name, err))
+	}
+	c.File, c.ix = s.File, s.ix
+	return c
+}
+
+// step is one element of a field path: a key or an index.
+type step struct {
+	key   string
+	index int // when key == ""
+}
+
+// parsePath splits "traffic[0].load" into traffic, [0], load.
+func parsePath(p string) ([]step, error) {
+	if p == "" {
+		return nil, errors.New("a sweep needs a path, e.g. emulation.lb or traffic[0].load")
+	}
+	var out []step
+	for _, part := range strings.Split(p, ".") {
+		key, rest, _ := strings.Cut(part, "[")
+		if key == "" && (len(out) == 0 || rest == "") {
+			return nil, fmt.Errorf("bad path %q", p)
+		}
+		if key != "" {
+			out = append(out, step{key: key})
+		}
+		for rest != "" {
+			num, after, ok := strings.Cut(rest, "]")
+			i, err := strconv.Atoi(num)
+			if !ok || err != nil || i < 0 {
+				return nil, fmt.Errorf("bad index in path %q", p)
+			}
+			out = append(out, step{index: i})
+			if after == "" {
+				break
+			}
+			rest, ok = strings.CutPrefix(after, "[")
+			if !ok {
+				return nil, fmt.Errorf("bad path %q", p)
+			}
+		}
+	}
+	switch out[0].key {
+	case "name", "matrix", "repetitions":
+		return nil, fmt.Errorf("%s cannot be swept", out[0].key)
+	}
+	return out, nil
+}
+
+// fieldType follows steps through the schema's types by YAML name.
+func fieldType(t reflect.Type, steps []step) (reflect.Type, error) {
+	for i, st := range steps {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case st.key == "" && t.Kind() == reflect.Slice:
+			t = t.Elem()
+		case st.key != "" && t.Kind() == reflect.Map:
+			t = t.Elem()
+		case st.key != "" && t.Kind() == reflect.Struct:
+			f, ok := fieldByYAML(t, st.key)
+			if !ok {
+				return nil, fmt.Errorf("no field %q at %s (it has %s)", st.key, pathString(steps[:i]), strings.Join(yamlNames(t), ", "))
+			}
+			t = f.Type
+		default:
+			return nil, fmt.Errorf("%s cannot be indexed by %s", pathString(steps[:i]), pathString(steps[i:i+1]))
+		}
+	}
+	return t, nil
+}
+
+// setPath decodes node into the field steps lead to in v, creating maps
+// and pointers on the way; an index must exist.
+func setPath(v reflect.Value, steps []step, node *yaml.Node) error {
+	if len(steps) == 0 {
+		if node == nil { // only following the path
+			return nil
+		}
+		nv := reflect.New(v.Type())
+		if err := node.Decode(nv.Interface()); err != nil {
+			return typeError(err)
+		}
+		v.Set(nv.Elem())
+		return nil
+	}
+	st := steps[0]
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return setPath(v.Elem(), steps, node)
+	case reflect.Struct:
+		f, ok := fieldByYAML(v.Type(), st.key)
+		if !ok {
+			return fmt.Errorf("no field %q", st.key)
+		}
+		return setPath(v.FieldByIndex(f.Index), steps[1:], node)
+	case reflect.Slice:
+		if st.key != "" || st.index >= v.Len() {
+			return fmt.Errorf("index [%d] is past the %d entries the scenario has", st.index, v.Len())
+		}
+		return setPath(v.Index(st.index), steps[1:], node)
+	case reflect.Map:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		k := reflect.ValueOf(st.key)
+		e := reflect.New(v.Type().Elem()).Elem()
+		if old := v.MapIndex(k); old.IsValid() {
+			e.Set(old)
+		}
+		if err := setPath(e, steps[1:], node); err != nil {
+			return err
+		}
+		v.SetMapIndex(k, e)
+		return nil
+	}
+	return fmt.Errorf("cannot set %s", pathString(steps))
+}
+
+// typeError shortens yaml.v3's "line N: cannot unmarshal !!str `x` into
+// float64" to what a person needs; the line is the problem's own.
+func typeError(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "line ") {
+			msg = rest
+		}
+		return errors.New(msg)
+	}
+	return err
+}
+
+func fieldByYAML(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if n, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); n == name && f.IsExported() {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func yamlNames(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); n != "" && n != "-" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func pathString(steps []step) string {
+	var b strings.Builder
+	for _, st := range steps {
+		if st.key == "" {
+			fmt.Fprintf(&b, "[%d]", st.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(st.key)
+	}
+	if b.Len() == 0 {
+		return "the scenario"
+	}
+	return b.String()
+}
+
+// Sweeps says whether the matrix sets the field at path (or inside it).
+func (s *Scenario) Sweeps(path string) bool {
+	for _, w := range s.Matrix {
+		if w.Path == path || strings.HasPrefix(w.Path, path+".") || strings.HasPrefix(w.Path, path+"[") {
+			return true
+		}
+	}
+	return false
+}
