@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/regress"
 )
 
@@ -75,15 +76,15 @@ Examples:
 			if err != nil {
 				return exitError{2, err}
 			}
-			base, err := regress.ReadSummary(bdir)
+			base, err := reports.ReadSummary(bdir)
 			if err != nil {
 				return exitError{2, fmt.Errorf("baseline: %w", err)}
 			}
-			cand, err := regress.ReadSummary(c.String("candidate"))
+			cand, err := reports.ReadSummary(c.String("candidate"))
 			if err != nil {
 				return exitError{2, fmt.Errorf("candidate: %w", err)}
 			}
-			v := regress.Compare(regress.FromSummary(base), regress.FromSummary(cand), th)
+			v := regress.Compare(reports.Metrics(base), reports.Metrics(cand), th)
 			if f := c.String("junit"); f != "" {
 				if err := writeJUnit(f, v, regress.JUnitMeta{Baseline: base.RunID, Candidate: cand.RunID,
 					Started: started, Elapsed: time.Since(started)}); err != nil {

@@ -4,9 +4,8 @@
 // a noise allowance from repetitions), and writes the verdict as text and
 // as JUnit XML for CI systems.
 //
-// It works on Samples (one metric of one comparable group of points, one
-// value per repetition), so it does not depend on how a run archive is
-// laid out; reports turns a summary into Samples.
+// It works on reports.Metrics (one metric of one comparable group of
+// points, one value per repetition).
 //
 // It reads reports.Summary and must not import the emulator, drivers or
 // scenarios.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labctl/labctl/reports"
 )
 
 func f(v float64) *float64 { return &v }
@@ -20,27 +22,27 @@ func TestCompare(t *testing.T) {
 	g := "scheme=ecmp load=0.5"
 	tests := []struct {
 		name      string
-		base, can Sample
+		base, can reports.Metric
 		regressed bool
 		worse     float64
 	}{
-		{"within relative", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{109}}, false, 9},
-		{"beyond relative", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{111}}, true, 11},
-		{"better is never a regression", Sample{g, "fct.mean", "", "ns", []float64{100}}, Sample{g, "fct.mean", "", "ns", []float64{50}}, false, -50},
-		{"absolute floor wins over small relative", Sample{g, "fct.p99", "<100KB", "ns", []float64{100}}, Sample{g, "fct.p99", "<100KB", "ns", []float64{140}}, false, 40},
-		{"beyond absolute floor", Sample{g, "fct.p99", "<100KB", "ns", []float64{100}}, Sample{g, "fct.p99", "<100KB", "ns", []float64{151}}, true, 51},
-		{"higher is better: goodput drop", Sample{g, "goodput_gbps", "", "Gb/s", []float64{90}}, Sample{g, "goodput_gbps", "", "Gb/s", []float64{87}}, true, 3},
-		{"higher is better: goodput gain", Sample{g, "goodput_gbps", "", "Gb/s", []float64{90}}, Sample{g, "goodput_gbps", "", "Gb/s", []float64{95}}, false, -5},
-		{"any new drop", Sample{g, "drops", "", "", []float64{0}}, Sample{g, "drops", "", "", []float64{1}}, true, 1},
+		{"within relative", met(g, "fct.mean", "", "ns", 100), met(g, "fct.mean", "", "ns", 109), false, 9},
+		{"beyond relative", met(g, "fct.mean", "", "ns", 100), met(g, "fct.mean", "", "ns", 111), true, 11},
+		{"better is never a regression", met(g, "fct.mean", "", "ns", 100), met(g, "fct.mean", "", "ns", 50), false, -50},
+		{"absolute floor wins over small relative", met(g, "fct.p99", "<100KB", "ns", 100), met(g, "fct.p99", "<100KB", "ns", 140), false, 40},
+		{"beyond absolute floor", met(g, "fct.p99", "<100KB", "ns", 100), met(g, "fct.p99", "<100KB", "ns", 151), true, 51},
+		{"higher is better: goodput drop", met(g, "goodput_gbps", "", "Gb/s", 90), met(g, "goodput_gbps", "", "Gb/s", 87), true, 3},
+		{"higher is better: goodput gain", met(g, "goodput_gbps", "", "Gb/s", 90), met(g, "goodput_gbps", "", "Gb/s", 95), false, -5},
+		{"any new drop", met(g, "drops", "", "", 0), met(g, "drops", "", "", 1), true, 1},
 		// Repetitions 100±10 on both sides: standard error of the
 		// difference = sqrt(100/3+100/3) = 8.16, x2 = 16.3; with 10 %
 		// relative the allowance is 26.3.
-		{"noise absorbs a spread-out change", Sample{g, "fct.mean", "", "ns", []float64{90, 100, 110}}, Sample{g, "fct.mean", "", "ns", []float64{115, 125, 135}}, false, 25},
-		{"noise does not absorb a larger one", Sample{g, "fct.mean", "", "ns", []float64{90, 100, 110}}, Sample{g, "fct.mean", "", "ns", []float64{117, 127, 137}}, true, 27},
+		{"noise absorbs a spread-out change", met(g, "fct.mean", "", "ns", 90, 100, 110), met(g, "fct.mean", "", "ns", 115, 125, 135), false, 25},
+		{"noise does not absorb a larger one", met(g, "fct.mean", "", "ns", 90, 100, 110), met(g, "fct.mean", "", "ns", 117, 127, 137), true, 27},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Compare([]Sample{tc.base}, []Sample{tc.can}, rules)
+			v := Compare([]reports.Metric{tc.base}, []reports.Metric{tc.can}, rules)
 			if len(v.Checks) != 1 {
 				t.Fatalf("%d checks, want 1", len(v.Checks))
 			}
@@ -64,15 +66,15 @@ func abs(x float64) float64 {
 
 func TestCompareOnlyRuledMetricsMissingAndNew(t *testing.T) {
 	rules := &Thresholds{Rules: []Rule{{Metric: "fct.*", Relative: f(0.1)}}}
-	base := []Sample{
-		{Group: "a", Metric: "fct.mean", Values: []float64{1}},
-		{Group: "a", Metric: "fct.mean", Bucket: "<100KB", Values: []float64{1}}, // no bucket rule: not checked
-		{Group: "a", Metric: "ecn_marked", Values: []float64{5}},                 // no rule: not checked
-		{Group: "b", Metric: "fct.mean", Values: []float64{1}},
+	base := []reports.Metric{
+		{Group: "a", Name: "fct.mean", Values: []float64{1}},
+		{Group: "a", Name: "fct.mean", Bucket: "<100KB", Values: []float64{1}}, // no bucket rule: not checked
+		{Group: "a", Name: "ecn_marked", Values: []float64{5}},                 // no rule: not checked
+		{Group: "b", Name: "fct.mean", Values: []float64{1}},
 	}
-	cand := []Sample{
-		{Group: "a", Metric: "fct.mean", Values: []float64{1}},
-		{Group: "c", Metric: "fct.mean", Values: []float64{1}},
+	cand := []reports.Metric{
+		{Group: "a", Name: "fct.mean", Values: []float64{1}},
+		{Group: "c", Name: "fct.mean", Values: []float64{1}},
 	}
 	v := Compare(base, cand, rules)
 	if len(v.Checks) != 2 {
@@ -88,7 +90,7 @@ func TestCompareOnlyRuledMetricsMissingAndNew(t *testing.T) {
 
 func TestCompareRunAgainstItselfPasses(t *testing.T) {
 	rules := &Thresholds{NoiseSigma: f(0), Rules: []Rule{{Metric: "*", Bucket: "*"}}}
-	s := []Sample{{"g", "fct.mean", "", "ns", []float64{3, 4, 5}}, {"g", "goodput_gbps", "", "Gb/s", []float64{10}}, {"g", "fct.p99", ">1MB", "ns", []float64{7}}}
+	s := []reports.Metric{met("g", "fct.mean", "", "ns", 3, 4, 5), met("g", "goodput_gbps", "", "Gb/s", 10), met("g", "fct.p99", ">1MB", "ns", 7)}
 	if v := Compare(s, s, rules); !v.Passed() || len(v.Checks) != 3 {
 		t.Errorf("self comparison: %+v", v)
 	}
@@ -145,8 +147,8 @@ func TestRuleOrderFirstMatchWins(t *testing.T) {
 // and exactly one failure element per regression.
 func TestJUnitShape(t *testing.T) {
 	rules := &Thresholds{Rules: []Rule{{Metric: "*", Bucket: "*", Relative: f(0.1)}}}
-	base := []Sample{{"load=0.3", "fct.mean", "", "ns", []float64{100}}, {"load=0.3", "fct.p99", "<100KB", "ns", []float64{100}}, {"load=0.5", "fct.mean", "", "ns", []float64{100}}}
-	cand := []Sample{{"load=0.3", "fct.mean", "", "ns", []float64{150}}, {"load=0.3", "fct.p99", "<100KB", "ns", []float64{100}}}
+	base := []reports.Metric{met("load=0.3", "fct.mean", "", "ns", 100), met("load=0.3", "fct.p99", "<100KB", "ns", 100), met("load=0.5", "fct.mean", "", "ns", 100)}
+	cand := []reports.Metric{met("load=0.3", "fct.mean", "", "ns", 150), met("load=0.3", "fct.p99", "<100KB", "ns", 100)}
 	var buf bytes.Buffer
 	if err := WriteJUnit(&buf, Compare(base, cand, rules), JUnitMeta{Baseline: "b", Candidate: "c", Started: time.Unix(0, 0), Elapsed: time.Second}); err != nil {
 		t.Fatal(err)
@@ -214,7 +216,7 @@ func FuzzParseThresholds(f *testing.F) {
 			return
 		}
 		// Whatever parses must be usable.
-		Compare([]Sample{{Group: "g", Metric: "fct.mean", Values: []float64{1}}}, nil, th)
+		Compare([]reports.Metric{{Group: "g", Name: "fct.mean", Values: []float64{1}}}, nil, th)
 	})
 }
 
@@ -238,4 +240,9 @@ func TestNumScales(t *testing.T) {
 			t.Errorf("num(%v, %q) = %q, want %q", tc.v, tc.unit, got, tc.want)
 		}
 	}
+}
+
+// met is a metric with its values, for short tables.
+func met(group, name, bucket, unit string, vals ...float64) reports.Metric {
+	return reports.Metric{Group: group, Name: name, Bucket: bucket, Unit: unit, Values: vals}
 }

@@ -5,20 +5,11 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/labctl/labctl/reports"
 )
 
-// Sample is one metric of one group of comparable points (the same
-// parameters; repetitions differ only by seed), with one value per
-// repetition that produced it.
-type Sample struct {
-	Group  string    // e.g. "scheme=ecmp load=0.5 workload=websearch"
-	Metric string    // e.g. "fct.p99"
-	Bucket string    // "" for all flows, else a size bucket label
-	Unit   string    // for messages: "ns", "Gb/s", "" ...
-	Values []float64 // one per repetition
-}
-
-func (s Sample) key() string { return s.Group + "\x00" + s.Metric + "\x00" + s.Bucket }
+func key(m reports.Metric) string { return m.Group + "\x00" + m.Name + "\x00" + m.Bucket }
 
 // DefaultBetter says which way a metric improves when no rule says:
 // throughputs and bandwidths are better higher, everything else
@@ -125,31 +116,31 @@ func (v Verdict) Regressions() []Check {
 // Passed is true when nothing regressed.
 func (v Verdict) Passed() bool { return len(v.Regressions()) == 0 }
 
-// Compare checks every baseline sample a rule covers against the
-// candidate's sample of the same group, metric and bucket.
-func Compare(baseline, candidate []Sample, t *Thresholds) Verdict {
-	cand := map[string]Sample{}
+// Compare checks every baseline metric a rule covers against the
+// candidate's metric of the same group, name and bucket.
+func Compare(baseline, candidate []reports.Metric, t *Thresholds) Verdict {
+	cand := map[string]reports.Metric{}
 	candGroups := map[string]bool{}
 	for _, s := range candidate {
-		cand[s.key()] = s
+		cand[key(s)] = s
 		candGroups[s.Group] = true
 	}
 	baseGroups := map[string]bool{}
 	var v Verdict
 	for _, b := range baseline {
 		baseGroups[b.Group] = true
-		r, ok := t.rule(b.Metric, b.Bucket)
+		r, ok := t.rule(b.Name, b.Bucket)
 		if !ok || len(b.Values) == 0 {
 			continue
 		}
 		better := r.Better
 		if better == "" {
-			better = DefaultBetter(b.Metric)
+			better = DefaultBetter(b.Name)
 		}
 		bm, bsd := meanSD(b.Values)
-		c := Check{Group: b.Group, Metric: b.Metric, Bucket: b.Bucket, Unit: b.Unit, Better: better,
+		c := Check{Group: b.Group, Metric: b.Name, Bucket: b.Bucket, Unit: b.Unit, Better: better,
 			Baseline: bm, BaseN: len(b.Values)}
-		s, ok := cand[b.key()]
+		s, ok := cand[key(b)]
 		if !ok || len(s.Values) == 0 {
 			c.Missing, c.Regressed = true, true
 			v.Checks = append(v.Checks, c)

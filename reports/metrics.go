@@ -1,16 +1,26 @@
-package regress
+package reports
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/labctl/labctl/reports"
 )
 
-// The metrics a verdict can check, per group of points (Sample.Group is
-// reports.GroupKeys' key) and, for FCT and slowdown, per size bucket
+// Metric is one metric of one group of comparable points (the same
+// parameters; repetitions differ only by seed), with one value per
+// repetition that produced it. Regression verdicts and capacity searches
+// read runs through Metrics.
+type Metric struct {
+	Group  string    // GroupKeys' key, e.g. "scheme=ecmp load=0.5 workload=websearch"
+	Name   string    // e.g. "fct.p99"
+	Bucket string    // "" for all flows, else a size bucket label or a switch tier
+	Unit   string    // "ns", "Gb/s", "B", "/s" or "" (a count or ratio)
+	Values []float64 // one per repetition
+}
+
+// The metrics of a run, per group of points (Metric.Group is GroupKeys'
+// key) and, for FCT and slowdown, per size bucket
 // ("" for all flows, else the bucket label, e.g. "<100KB"):
 //
 //	fct.mean fct.p50 fct.p99 fct.p999        ns
@@ -22,30 +32,29 @@ import (
 //	peak_queue_bytes mean_queue_bytes
 //	out_of_order_packets                    only when the run has RNIC counters
 //
-// A failed point contributes nothing, so a metric its group had in the
-// baseline is Missing in the candidate.
+// A failed point contributes nothing: its group lacks the value.
 
-// FromSummary turns a run's summary into samples: one per group, metric
-// and bucket, with one value per repetition.
-func FromSummary(s *reports.Summary) []Sample {
+// Metrics lists a summary's metrics: one per group, metric and bucket,
+// with one value per repetition.
+func Metrics(s *Summary) []Metric {
 	idx := map[string]int{}
-	var out []Sample
+	var out []Metric
 	add := func(group, metric, bucket, unit string, v float64) {
 		k := group + "\x00" + metric + "\x00" + bucket
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, Sample{Group: group, Metric: metric, Bucket: bucket, Unit: unit})
+			out = append(out, Metric{Group: group, Name: metric, Bucket: bucket, Unit: unit})
 		}
 		out[i].Values = append(out[i].Values, v)
 	}
 	for _, p := range s.Points {
-		if p.Status == reports.StatusFailed {
+		if p.Status == StatusFailed {
 			continue
 		}
-		g, _ := reports.GroupKeys(p)
-		fct := func(bucket string, f reports.FCTSummary, sd reports.SlowdownSummary) {
+		g, _ := GroupKeys(p)
+		fct := func(bucket string, f FCTSummary, sd SlowdownSummary) {
 			if f.Count > 0 {
 				add(g, "fct.mean", bucket, "ns", f.Mean)
 				add(g, "fct.p50", bucket, "ns", float64(f.P50))
@@ -85,14 +94,14 @@ func FromSummary(s *reports.Summary) []Sample {
 	return out
 }
 
-// ReadSummary reads summary.json from a run archive or promoted baseline.
-func ReadSummary(dir string) (*reports.Summary, error) {
+// ReadSummary reads summary.json from a run archive (or a copy of one).
+func ReadSummary(dir string) (*Summary, error) {
 	p := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w (a run that did not reach its report has no summary)", err)
 	}
-	var s reports.Summary
+	var s Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}

@@ -1,31 +1,27 @@
-package regress
+package reports
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/labctl/labctl/reports"
-)
-
-func TestFromSummaryGroupsRepetitionsAndSkipsFailedPoints(t *testing.T) {
-	pt := func(name string, rep int, mean float64, status string) reports.PointSummary {
-		return reports.PointSummary{
+func TestMetricsGroupRepetitionsAndSkipFailedPoints(t *testing.T) {
+	pt := func(name string, rep int, mean float64, status string) PointSummary {
+		return PointSummary{
 			Name: name, Scheme: "ecmp", Status: status, Flows: 10,
-			Params:      map[string]any{"scheme": "ecmp", "load": 0.5, reports.ParamRepetition: rep},
-			FCT:         reports.FCTSummary{Count: 10, Mean: mean, P99: int64(2 * mean)},
-			BySize:      []reports.BucketSummary{{Bucket: "<100KB", Flows: 4, FCT: reports.FCTSummary{Count: 4, Mean: mean / 2}}},
+			Params:      map[string]any{"scheme": "ecmp", "load": 0.5, ParamRepetition: rep},
+			FCT:         FCTSummary{Count: 10, Mean: mean, P99: int64(2 * mean)},
+			BySize:      []BucketSummary{{Bucket: "<100KB", Flows: 4, FCT: FCTSummary{Count: 4, Mean: mean / 2}}},
 			GoodputGbps: 90, DurationNs: 1e9, PFCPauseFrames: 500,
-			PFCByTier: []reports.TierPFC{{Tier: "leaf", TxPerS: 400}, {Tier: "spine", TxPerS: 100}},
+			PFCByTier: []TierPFC{{Tier: "leaf", TxPerS: 400}, {Tier: "spine", TxPerS: 100}},
 		}
 	}
-	s := &reports.Summary{Points: []reports.PointSummary{
-		pt("w/rep0", 0, 100, reports.StatusOK),
-		pt("w/rep1", 1, 120, reports.StatusOK),
-		pt("w/rep2", 2, 999, reports.StatusFailed),
+	s := &Summary{Points: []PointSummary{
+		pt("w/rep0", 0, 100, StatusOK),
+		pt("w/rep1", 1, 120, StatusOK),
+		pt("w/rep2", 2, 999, StatusFailed),
 	}}
 	got := map[string][]float64{}
 	groups := map[string]bool{}
-	for _, x := range FromSummary(s) {
-		got[x.Metric+"|"+x.Bucket] = x.Values
+	for _, x := range Metrics(s) {
+		got[x.Name+"|"+x.Bucket] = x.Values
 		groups[x.Group] = true
 	}
 	if len(groups) != 1 {
