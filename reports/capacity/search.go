@@ -6,22 +6,32 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
-// SLO is met when the metric is at most Max (completion times and
-// slowdowns: lower is better).
+// SLO is a bound on one metric of reports.Metrics: "slowdown.p99 [<100KB]
+// <= 10" (completion times, slowdowns: lower is better) or
+// "goodput_gbps >= 90".
 type SLO struct {
 	Metric string  `json:"metric"`           // e.g. "slowdown.p99"
 	Bucket string  `json:"bucket,omitempty"` // e.g. "<100KB"; "" all flows
-	Max    float64 `json:"max"`
+	Op     string  `json:"op"`               // "<=" or ">="
+	Limit  float64 `json:"limit"`
 }
 
 func (s SLO) String() string {
-	m := s.Metric
-	if s.Bucket != "" {
-		m += " [" + s.Bucket + "]"
+	return s.metric() + s.Op + strconv.FormatFloat(s.Limit, 'g', -1, 64)
+}
+
+// Meets says whether a measured value satisfies the SLO.
+func (s SLO) Meets(v float64) bool {
+	if math.IsNaN(v) {
+		return false
 	}
-	return fmt.Sprintf("%s <= %g", m, s.Max)
+	if s.Op == ">=" {
+		return v >= s.Limit
+	}
+	return v <= s.Limit
 }
 
 // Measure runs the system at load and returns the SLO metric there; Ref is
@@ -75,7 +85,7 @@ func Search(ctx context.Context, m Measure, slo SLO, opt Options) (*Result, erro
 			return Step{}, err
 		}
 		v, ref, err := m(ctx, load)
-		s := Step{Load: load, Value: v, Ref: ref, Meets: err == nil && !math.IsNaN(v) && v <= slo.Max}
+		s := Step{Load: load, Value: v, Ref: ref, Meets: err == nil && slo.Meets(v)}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return s, err

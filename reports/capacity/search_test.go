@@ -3,7 +3,10 @@ package capacity
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/labctl/labctl/reports"
 )
 
 // knee is a metric that stays at 2 up to the knee and then grows fast,
@@ -18,7 +21,7 @@ func knee(at float64) Measure {
 }
 
 func TestBisectFindsTheKnee(t *testing.T) {
-	slo := SLO{Metric: "slowdown.p99", Max: 5} // met up to 0.63 + 0.03 = 0.66
+	slo := SLO{Metric: "slowdown.p99", Op: "<=", Limit: 5} // met up to 0.63 + 0.03 = 0.66
 	res, err := Search(context.Background(), knee(0.63), slo, Options{Lo: 0.1, Hi: 0.9, Tol: 0.01})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +40,7 @@ func TestBisectFindsTheKnee(t *testing.T) {
 }
 
 func TestBisectEdges(t *testing.T) {
-	slo := SLO{Metric: "m", Max: 5}
+	slo := SLO{Metric: "m", Op: "<=", Limit: 5}
 	res, _ := Search(context.Background(), knee(0.05), slo, Options{Lo: 0.1, Hi: 0.9})
 	if res.Found || len(res.Steps) != 1 {
 		t.Errorf("lowest load misses: found %v with %d steps", res.Found, len(res.Steps))
@@ -60,7 +63,7 @@ func TestGridFailedPointsAndNonMonotonic(t *testing.T) {
 		return vals[l], "", nil
 	}
 	var seen int
-	res, err := Search(context.Background(), m, SLO{Metric: "m", Max: 5}, Options{Grid: []float64{0.8, 0.2, 0.6, 0.4},
+	res, err := Search(context.Background(), m, SLO{Metric: "m", Op: "<=", Limit: 5}, Options{Grid: []float64{0.8, 0.2, 0.6, 0.4},
 		Progress: func(s Step, done, planned int) { seen = done; _ = planned }})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,65 @@ func TestSearchStopsWhenCancelled(t *testing.T) {
 		cancel()
 		return 0, "", ctx.Err()
 	}
-	if _, err := Search(ctx, m, SLO{Max: 1}, Options{Lo: 0.1, Hi: 0.9}); !errors.Is(err, context.Canceled) || n != 1 {
+	if _, err := Search(ctx, m, SLO{Op: "<=", Limit: 1}, Options{Lo: 0.1, Hi: 0.9}); !errors.Is(err, context.Canceled) || n != 1 {
 		t.Errorf("err %v after %d measurements", err, n)
 	}
+}
+
+func TestParseSLO(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want SLO
+	}{
+		{"slowdown.p99[<100KB]<=10", SLO{Metric: "slowdown.p99", Bucket: "<100KB", Op: "<=", Limit: 10}},
+		{" fct.p99 <= 2e6 ", SLO{Metric: "fct.p99", Op: "<=", Limit: 2e6}},
+		{"goodput_gbps>=90", SLO{Metric: "goodput_gbps", Op: ">=", Limit: 90}},
+		{"fct.mean[100KB-1MB]<=500000", SLO{Metric: "fct.mean", Bucket: "100KB-1MB", Op: "<=", Limit: 500000}},
+	} {
+		got, err := ParseSLO(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSLO(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+		if again, err := ParseSLO(got.String()); err != nil || again != got {
+			t.Errorf("String() %q does not parse back: %+v %v", got.String(), again, err)
+		}
+	}
+	for _, bad := range []string{"", "slowdown.p99", "slowdown.p99 < 10", "p99<=ten", "x<=NaN", "x[<=1"} {
+		if _, err := ParseSLO(bad); err == nil {
+			t.Errorf("ParseSLO(%q) accepted", bad)
+		}
+	}
+}
+
+func TestValueIsTheWorstRepetition(t *testing.T) {
+	ms := []reports.Metric{
+		{Group: "a", Name: "slowdown.p99", Bucket: "<100KB", Values: []float64{4, 9}},
+		{Group: "b", Name: "slowdown.p99", Bucket: "<100KB", Values: []float64{6}},
+		{Group: "a", Name: "slowdown.p99", Values: []float64{50}},
+		{Group: "a", Name: "goodput_gbps", Values: []float64{91, 88}},
+	}
+	if v, err := Value(ms, SLO{Metric: "slowdown.p99", Bucket: "<100KB", Op: "<=", Limit: 10}); err != nil || v != 9 {
+		t.Errorf("<=: %v %v, want the highest, 9", v, err)
+	}
+	if v, err := Value(ms, SLO{Metric: "goodput_gbps", Op: ">=", Limit: 90}); err != nil || v != 88 {
+		t.Errorf(">=: %v %v, want the lowest, 88", v, err)
+	}
+	if _, err := Value(ms, SLO{Metric: "slowdown.p99", Bucket: ">1MB", Op: "<=", Limit: 10}); err == nil || !strings.Contains(err.Error(), "slowdown.p99[>1MB]") {
+		t.Errorf("missing metric: %v", err)
+	}
+}
+
+func FuzzParseSLO(f *testing.F) {
+	for _, s := range []string{"slowdown.p99[<100KB]<=10", "goodput_gbps>=90", "x[]<=1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		slo, err := ParseSLO(s)
+		if err != nil {
+			return
+		}
+		if again, err := ParseSLO(slo.String()); err != nil || again != slo {
+			t.Fatalf("%q -> %+v -> %q -> %+v %v", s, slo, slo.String(), again, err)
+		}
+	})
 }
