@@ -137,7 +137,8 @@ func (e *PacketEngine) Counters() *Counters { return countersOf(e.ports) }
 func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
 	sorted := append([]Flow(nil), flows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e.now, e.qps, e.results, e.ev = 0, nil, make([]Result, len(sorted)), eventQueue{}
+	e.now, e.qps, e.results = 0, nil, make([]Result, len(sorted))
+	e.ev.reset()
 	e.waitOn, e.children, e.byID = map[int]int{}, map[int][]int{}, map[int]int{}
 	for i, f := range sorted {
 		if _, dup := e.byID[f.ID]; dup {

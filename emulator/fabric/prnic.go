@@ -26,7 +26,7 @@ type qp struct {
 	sndUna       int64
 	nextSend     int64 // ps
 	sendGen      uint32
-	rtoGen       uint32
+	rto          timer // retransmission timeout
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
 	irn          *irnState // nil: go-back-N
@@ -49,7 +49,7 @@ type qp struct {
 	decreasePending bool
 	bytesCount      int64
 	stage           int
-	rateGen         uint32
+	incr            timer // DCQCN rate-increase timer (RPG_TIME_RESET)
 	start, end      int64 // ps
 }
 
@@ -111,14 +111,49 @@ func (e *PacketEngine) trySend(q *qp) {
 	}
 }
 
+// timer is a QP timer that is re-armed far more often than it fires (the
+// RTO at every packet and ACK): it keeps one event in the queue at most, and
+// an event that finds the deadline moved later goes back in for it. Stale
+// timer events would otherwise be most of the queue.
+type timer struct {
+	at      int64 // ps; noTimer when disarmed
+	pending bool  // an event for this timer is in the queue
+}
+
+const noTimer = -1
+
+// set (re)arms t for time at (ps), pushing an event only if none is queued.
+func (e *PacketEngine) set(t *timer, at int64, ev event) {
+	t.at = at
+	if !t.pending {
+		t.pending = true
+		ev.t = at
+		e.ev.push(ev)
+	}
+}
+
+// due reports whether the timer's event ev fires now; if its deadline moved
+// later, the event is queued again for it.
+func (e *PacketEngine) due(t *timer, ev event) bool {
+	t.pending = false
+	switch {
+	case t.at == noTimer:
+		return false
+	case e.now < t.at:
+		e.set(t, t.at, ev)
+		return false
+	}
+	t.at = noTimer
+	return true
+}
+
 func (e *PacketEngine) armRTO(q *qp) {
-	q.rtoGen++
-	e.ev.push(event{t: e.now + e.cfg.RTONs*1000, kind: evRTO, qp: q.idx, gen: q.rtoGen})
+	e.set(&q.rto, e.now+e.cfg.RTONs*1000, event{kind: evRTO, qp: q.idx})
 }
 
 func (e *PacketEngine) onRTO(ev event) {
 	q := e.qps[ev.qp]
-	if ev.gen != q.rtoGen || q.senderDone {
+	if !e.due(&q.rto, ev) || q.senderDone {
 		return
 	}
 	if q.irn != nil {
@@ -183,7 +218,7 @@ func (e *PacketEngine) receive(p *packet) {
 		}
 		if q.sndUna >= q.npkts {
 			q.senderDone = true
-			q.rtoGen++ // cancel the timer
+			q.rto.at = noTimer // cancel the timer
 			return
 		}
 		if kind == pktNack && psn < q.sndNxt {
@@ -267,13 +302,12 @@ func (e *PacketEngine) onDCQCN(ev event) {
 		}
 		q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
 		q.stage, q.bytesCount = 0, 0
-		q.rateGen++
-		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
+		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, event{kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease})
 	case dcqcnIncrease:
-		if ev.gen != q.rateGen {
+		if !e.due(&q.incr, ev) {
 			return
 		}
-		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
+		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, ev)
 		e.increase(q)
 	}
 }

@@ -29,6 +29,7 @@ type plink struct {
 	inBytes  [8]int64
 	xoffSent [8]bool
 	waiting  []int32 // QPs waiting for this NIC port to take a packet
+	spare    []int32 // wake's second list
 	// deficit round robin among data priorities
 	deficit [8]int64
 	rr      int
@@ -164,7 +165,8 @@ func (e *PacketEngine) wake(li int32) {
 		return
 	}
 	w := l.waiting
-	l.waiting = nil
+	l.waiting = l.spare[:0]
+	defer func() { l.spare = w[:0] }() // the two lists swap: no allocation
 	for i, qi := range w {
 		q := e.qps[qi]
 		if l.q[q.prio].n > 0 || l.paused[q.prio] {
@@ -195,7 +197,7 @@ func (e *PacketEngine) onArrive(ev event) {
 	to.rxB += float64(p.wire)
 	to.rxP++
 	l := &e.links[ev.link]
-	if e.topo.isHost[l.to] {
+	if l.swTo < 0 { // a host
 		e.receive(p)
 		return
 	}
