@@ -26,7 +26,7 @@ type qp struct {
 	sndUna       int64
 	nextSend     int64 // ps
 	sendGen      uint32
-	rto          timer // retransmission timeout
+	rto          timer     // retransmission timeout
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
 	irn          *irnState // nil: go-back-N
