@@ -229,6 +229,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.startQP(e.qps[ev.qp])
 		case evQPSend:
 			if q := e.qps[ev.qp]; ev.gen == q.sendGen {
+				q.sendPending = false
 				e.trySend(q)
 			}
 		case evRTO:

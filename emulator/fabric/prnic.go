@@ -26,6 +26,8 @@ type qp struct {
 	sndUna       int64
 	nextSend     int64 // ps
 	sendGen      uint32
+	sendPending  bool      // a pacing event (generation sendGen) is queued
+	lastWire     int32     // bytes on the wire of the last packet sent
 	rto          timer     // retransmission timeout
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
@@ -75,8 +77,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		return
 	}
 	if e.now < q.nextSend {
-		q.sendGen++
-		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+		e.paceAt(q)
 		return
 	}
 	li := q.path[0]
@@ -104,10 +105,37 @@ func (e *PacketEngine) trySend(q *qp) {
 	if e.cfg.DCQCN.Enabled && q.rate < q.line {
 		e.countBytes(q, int64(p.payload))
 	}
+	q.lastWire = p.wire
 	q.nextSend = e.now + int64(float64(p.wire)*8000/q.rate)
 	if _, more := e.nextPSN(q); more {
-		q.sendGen++
-		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+		e.paceAt(q)
+	}
+}
+
+// paceAt (re)schedules the QP's pacing event at q.nextSend; an earlier one
+// still queued goes stale.
+func (e *PacketEngine) paceAt(q *qp) {
+	q.sendGen++
+	q.sendPending = true
+	e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+}
+
+// setRate changes a QP's sending rate and re-times the pacing gap after
+// the packet last sent at the new rate, as ConnectX applies a new rate to
+// the interval in progress (the papers' ns-3 code moves the QP's next
+// send time the same way). Without it a flow cut to a crawl just after a
+// packet waits out the crawl's gap (5.5 ms at 6 Mb/s) long after its rate
+// has recovered.
+func (e *PacketEngine) setRate(q *qp, r float64) {
+	old := q.rate
+	q.rate = r
+	if r == old || q.nextSend <= e.now || q.lastWire == 0 {
+		return
+	}
+	bits := float64(q.lastWire) * 8000
+	q.nextSend = max(q.nextSend+int64(bits/r)-int64(bits/old), e.now)
+	if q.sendPending {
+		e.paceAt(q)
 	}
 }
 
@@ -300,7 +328,7 @@ func (e *PacketEngine) onDCQCN(ev event) {
 		if d.ClampTargetRate || q.stage != 0 {
 			q.target = q.rate
 		}
-		q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
+		e.setRate(q, math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps))
 		q.stage, q.bytesCount = 0, 0
 		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, event{kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease})
 	case dcqcnIncrease:
@@ -336,5 +364,5 @@ func (e *PacketEngine) increase(q *qp) {
 	}
 	q.stage++
 	q.target = math.Min(q.target, q.line)
-	q.rate = math.Min((q.rate+q.target)/2, q.line)
+	e.setRate(q, math.Min((q.rate+q.target)/2, q.line))
 }
