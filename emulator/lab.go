@@ -24,9 +24,11 @@ type Options struct {
 	// lab file it exports. Required.
 	Dir  string
 	Seed int64
-	// Engine is the fabric twin's engine: "flow" (default) or "packet";
-	// the packet engine's switches forward with load-balancing module LB
-	// (default ecmp) and its RNICs use Transport (gbn or irn).
+	// Engine is the fabric twin's engine: "packet" (default: every packet,
+	// PAUSE frame, ACK and CNP simulated) or "flow" (max-min sharing, for
+	// labs too large to simulate packet by packet); the packet engine's
+	// switches forward with load-balancing module LB (default ecmp) and its
+	// RNICs use Transport (gbn or irn).
 	Engine    string
 	LB        string
 	LBParams  map[string]string
@@ -81,9 +83,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	cfg.Seed = opt.Seed
 	var engine fabric.Engine
 	switch opt.Engine {
-	case "", "flow":
+	case "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
-	case "packet":
+	case "", "packet":
 		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
 		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
