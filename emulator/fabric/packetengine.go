@@ -285,6 +285,9 @@ func (e *PacketEngine) settle() {
 			if l.paused[p] {
 				e.lfrom[i].pauseRxNs[p] += float64(e.now-l.pauseSince[p]) / 1000
 			}
+			if l.xoffSent[p] {
+				e.lto[i].pauseTxNs[p] += float64(e.now-l.xoffAt[p]) / 1000
+			}
 			l.paused[p], l.inBytes[p], l.xoffSent[p] = false, 0, false
 			e.lfrom[i].q[p].depth = 0
 		}

@@ -208,6 +208,9 @@ func (e *PacketEngine) receive(p *packet) {
 	q := e.qps[p.qp]
 	kind, psn, sack, ecn := p.kind, p.psn, p.sack, p.ecn
 	e.pool.put(p)
+	if kind == pktData && ecn {
+		q.dstAcc.ecnRx[q.prio]++
+	}
 	if q.irn != nil && kind != pktCNP {
 		e.irnReceive(q, kind, psn, sack, ecn)
 		return

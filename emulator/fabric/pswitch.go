@@ -28,8 +28,9 @@ type plink struct {
 	// there that came over this link, per priority
 	inBytes  [8]int64
 	xoffSent [8]bool
-	waiting  []int32 // QPs waiting for this NIC port to take a packet
-	spare    []int32 // wake's second list
+	xoffAt   [8]int64 // ps: when the PAUSE now in force was sent
+	waiting  []int32  // QPs waiting for this NIC port to take a packet
+	spare    []int32  // wake's second list
 	// deficit round robin among data priorities
 	deficit [8]int64
 	rr      int
@@ -135,6 +136,9 @@ func (e *PacketEngine) sendPFC(li int32, prio uint8, on bool) {
 	l := &e.links[li]
 	if on {
 		e.lto[li].pfcTx[prio]++
+		l.xoffAt[prio] = e.now
+	} else {
+		e.lto[li].pauseTxNs[prio] += float64(e.now-l.xoffAt[prio]) / 1000
 	}
 	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, kind: evPFC, link: li, prio: prio, on: on})
 }
