@@ -11,6 +11,37 @@ type Config struct {
 	// UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62, plus preamble and inter-frame
 	// gap 20 = 82. (RETH on the first packet of a message is ignored.)
 	HeaderBytes int
+	// SwitchConfig holds the switches' settings (the packet engine keeps
+	// one per switch; see PacketEngine.ConfigureSwitch).
+	SwitchConfig
+	// DropBytes is the depth at which a lossy queue drops (dynamic
+	// threshold alpha=1 with half the buffer free: BufferBytes/2).
+	DropBytes int64
+	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
+	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
+	// switches refresh well before expiry.
+	PauseQuantaNs int64
+
+	// Packet engine only.
+	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
+	AckEvery int
+	// LB names the switches' load-balancing module (default "ecmp"), with
+	// its parameters (from the switch image's manifest).
+	LB       string
+	LBParams map[string]string
+	// Transport is "gbn" (go-back-N, lossless RoCE; default) or "irn"
+	// (selective repeat with BDP-limited in-flight packets).
+	Transport string
+	// RTONs is the go-back-N retransmission timeout.
+	RTONs int64
+	// MaxSimNs stops a run whose flows cannot finish.
+	MaxSimNs int64
+	DCQCN    DCQCN
+}
+
+// SwitchConfig is what a switch's own QoS provisioning sets: PFC, buffer
+// management, ECN marking and scheduling.
+type SwitchConfig struct {
 	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
 	// mask of them (0 means priority 3 alone, the RoCE default).
 	PFC           bool
@@ -33,9 +64,6 @@ type Config struct {
 	// is in flight when a PAUSE is sent.
 	HeadroomBytes int64
 	PFCAlpha      float64
-	// DropBytes is the depth at which a lossy queue drops (dynamic
-	// threshold alpha=1 with half the buffer free: BufferBytes/2).
-	DropBytes int64
 	// ECN marking (RED on the instantaneous depth): probability 0 below
 	// Kmin, rising linearly to Pmax at Kmax, 1 above.
 	ECNKminBytes, ECNKmaxBytes int64
@@ -44,29 +72,9 @@ type Config struct {
 	// marks at dequeue on the depth then, which signals congestion a whole
 	// queueing delay sooner (what the papers' ns-3 switches do).
 	ECNAtEnqueue bool
-	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
-	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
-	// switches refresh well before expiry.
-	PauseQuantaNs int64
-
-	// Packet engine only.
-	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
-	AckEvery int
-	// LB names the switches' load-balancing module (default "ecmp"), with
-	// its parameters (from the switch image's manifest).
-	LB       string
-	LBParams map[string]string
-	// Transport is "gbn" (go-back-N, lossless RoCE; default) or "irn"
-	// (selective repeat with BDP-limited in-flight packets).
-	Transport string
-	// RTONs is the go-back-N retransmission timeout.
-	RTONs int64
 	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
 	// hold at most alpha x (free buffer).
 	DTAlpha float64
-	// MaxSimNs stops a run whose flows cannot finish.
-	MaxSimNs int64
-	DCQCN    DCQCN
 }
 
 // DCQCN are the congestion-control parameters of an RNIC, named after the
@@ -93,12 +101,12 @@ type DCQCN struct {
 // DefaultConfig is the twin's default fabric.
 func DefaultConfig() Config {
 	return Config{
-		MTU: 4096, HeaderBytes: 82, PFC: true,
-		XoffBytes: 512 << 10, XonBytes: 384 << 10,
-		BufferBytes: 12 << 20, DropBytes: 6 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125,
-		ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2,
-		PauseQuantaNs: 168_000,
-		AckEvery:      1, RTONs: 1_000_000, DTAlpha: 1, MaxSimNs: 10_000_000_000,
+		MTU: 4096, HeaderBytes: 82,
+		SwitchConfig: SwitchConfig{PFC: true, XoffBytes: 512 << 10, XonBytes: 384 << 10,
+			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
+			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2},
+		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
+		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
 		// no byte counter (RPG_BYTE_RESET 0), as in the papers' ns-3 code.
 		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,

@@ -14,7 +14,8 @@ type PacketEngine struct {
 	cfg  Config
 	portSet
 	links      []plink
-	rev        []int32 // reverse direction of each link
+	rev        []int32        // reverse direction of each link
+	swc        []SwitchConfig // each switch's settings
 	swUsed     []int64
 	swHeadroom []int64 // reserved per switch: HeadroomBytes per ingress port
 	ev         eventQueue
@@ -76,12 +77,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	if cfg.MaxSimNs <= 0 {
 		cfg.MaxSimNs = def.MaxSimNs
 	}
-	if cfg.PFCAlpha <= 0 {
-		cfg.PFCAlpha = def.PFCAlpha
-	}
-	if cfg.DTAlpha <= 0 {
-		cfg.DTAlpha = def.DTAlpha
-	}
+	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
 		rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
@@ -111,14 +107,17 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	for _, l := range t.links {
 		e.minDelay = min(e.minDelay, l.delay)
 	}
-	e.swUsed, e.swHeadroom = make([]int64, len(sw)), make([]int64, len(sw))
+	e.swUsed, e.swHeadroom, e.swc = make([]int64, len(sw)), make([]int64, len(sw)), make([]SwitchConfig, len(sw))
+	for i := range e.swc {
+		e.swc[i] = cfg.SwitchConfig
+	}
 	for i, l := range t.links {
 		e.links[i].swTo = -1
 		if id, ok := sw[l.to]; ok {
 			e.links[i].swTo = id
-			e.swHeadroom[id] += cfg.HeadroomBytes
 		}
 	}
+	e.reserveHeadroom()
 	for i, l := range t.links {
 		for _, j := range t.out[l.to] {
 			if r := t.links[j]; r.to == l.from && r.fromPort == l.toPort && r.toPort == l.fromPort {
@@ -299,15 +298,63 @@ func (e *PacketEngine) settle() {
 }
 
 // Configure changes the engine's configuration between runs (provisioned
-// switch settings reach the twin this way).
+// RNIC settings reach the twin this way). If it changes the switch
+// settings (Config.SwitchConfig), every switch takes them, replacing what
+// ConfigureSwitch set; otherwise each switch keeps its own.
 func (e *PacketEngine) Configure(fn func(*Config)) {
+	old := e.cfg.SwitchConfig
 	fn(&e.cfg)
+	normalize(&e.cfg.SwitchConfig)
+	if e.cfg.SwitchConfig != old {
+		for i := range e.swc {
+			e.swc[i] = e.cfg.SwitchConfig
+		}
+	}
+	e.reserveHeadroom()
+}
+
+// ConfigureSwitch changes one switch's settings between runs (a switch's
+// committed QoS configuration reaches the twin this way).
+func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) error {
+	id, ok := e.swID[name]
+	if !ok {
+		return fmt.Errorf("fabric: no switch %q", name)
+	}
+	fn(&e.swc[id])
+	normalize(&e.swc[id])
+	e.reserveHeadroom()
+	return nil
+}
+
+// SwitchConfigOf is a switch's current settings.
+func (e *PacketEngine) SwitchConfigOf(name string) (SwitchConfig, bool) {
+	id, ok := e.swID[name]
+	if !ok {
+		return SwitchConfig{}, false
+	}
+	return e.swc[id], true
+}
+
+// normalize fills the settings a switch cannot do without.
+func normalize(c *SwitchConfig) {
+	def := DefaultConfig()
+	if c.PFCAlpha <= 0 {
+		c.PFCAlpha = def.PFCAlpha
+	}
+	if c.DTAlpha <= 0 {
+		c.DTAlpha = def.DTAlpha
+	}
+}
+
+// reserveHeadroom reserves each switch's PFC headroom: HeadroomBytes per
+// ingress port.
+func (e *PacketEngine) reserveHeadroom() {
 	for i := range e.swHeadroom {
 		e.swHeadroom[i] = 0
 	}
 	for _, l := range e.links {
 		if l.swTo >= 0 {
-			e.swHeadroom[l.swTo] += e.cfg.HeadroomBytes
+			e.swHeadroom[l.swTo] += e.swc[l.swTo].HeadroomBytes
 		}
 	}
 }
