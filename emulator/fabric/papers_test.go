@@ -157,7 +157,7 @@ func BenchmarkPapersWebSearch08(b *testing.B) {
 var papersLong = flag.Duration("papers", 0, "run TestPapersSteadyState with arrivals over this much simulated time (e.g. 5ms)")
 
 // TestPapersSteadyState is the papers' setting over a longer arrival window,
-// run on demand (go test -run PapersSteady -papers 5ms -v ./emulator/fabric/):
+// run on demand (go test -run PapersSteady -v ./emulator/fabric/ -args -papers=5ms):
 // it takes minutes, and its table is recorded in docs/fabric-twin.md.
 func TestPapersSteadyState(t *testing.T) {
 	if *papersLong == 0 {
