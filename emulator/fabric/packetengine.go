@@ -194,11 +194,11 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	}
 	for i, f := range sorted {
 		if e.waitOn[i] == 0 && e.results[i].Err == "" {
-			e.ev.push(event{t: f.Start * 1000, kind: evQPStart, qp: int32(i)})
+			e.ev.push(qpEvent(f.Start*1000, evQPStart, int32(i), 0))
 		}
 	}
 	if opt.SampleEvery > 0 && opt.OnSample != nil {
-		e.ev.push(event{t: opt.SampleEvery * 1000, kind: evSample})
+		e.ev.push(event{t: opt.SampleEvery * 1000, key: uint64(evSample)})
 	}
 	limit := e.cfg.MaxSimNs * 1000
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
@@ -217,7 +217,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		e.now = ev.t
 		e.events++
-		switch ev.kind {
+		switch ev.kind() {
 		case evTxDone:
 			e.onTxDone(ev)
 		case evArrive:
@@ -225,9 +225,9 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		case evPFC:
 			e.onPFC(ev)
 		case evQPStart:
-			e.startQP(e.qps[ev.qp])
+			e.startQP(e.qps[ev.id])
 		case evQPSend:
-			if q := e.qps[ev.qp]; ev.gen == q.sendGen {
+			if q := e.qps[ev.id]; ev.arg == q.sendGen {
 				q.sendPending = false
 				e.trySend(q)
 			}
@@ -239,7 +239,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.onLB(ev)
 		case evSample:
 			opt.OnSample(e.now/1000, e.Counters())
-			e.ev.push(event{t: e.now + opt.SampleEvery*1000, kind: evSample})
+			e.ev.push(event{t: e.now + opt.SampleEvery*1000, key: uint64(evSample)})
 		}
 	}
 	for i, q := range e.qps {
@@ -261,7 +261,7 @@ func (e *PacketEngine) flowDone(q *qp) {
 	e.left--
 	for _, c := range e.children[q.flow.ID] {
 		if e.waitOn[c]--; e.waitOn[c] == 0 {
-			e.ev.push(event{t: max(e.now, e.qps[c].flow.Start*1000), kind: evQPStart, qp: int32(c)})
+			e.ev.push(qpEvent(max(e.now, e.qps[c].flow.Start*1000), evQPStart, int32(c), 0))
 		}
 	}
 }

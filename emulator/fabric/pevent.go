@@ -29,19 +29,26 @@ const (
 	evLB                    // a load-balancing module timer or message
 )
 
+// event is 32 bytes: the queue moves millions of them.
 type event struct {
-	t    int64 // ps
-	seq  uint64
-	kind evKind
-	link int32 // directed link (TxDone, Arrive, PFC)
-	qp   int32 // QP index (QP events)
-	prio uint8 // PFC priority
-	on   bool  // PFC: pause (true) or resume
-	gen  uint32
-	pkt  *packet
+	t   int64  // ps
+	key uint64 // scheduling order << 8 | kind: unique, so (t, key) orders by (t, order)
+	pkt *packet
+	id  int32  // directed link (TxDone, Arrive, PFC), QP index (QP events) or LB callback
+	arg uint32 // QPSend: generation; PFC: priority | 1<<8 for PAUSE; DCQCN: timer kind
 }
 
-func before(a, b *event) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
+func (e *event) kind() evKind { return evKind(e.key) }
+
+func linkEvent(t int64, k evKind, li int32, p *packet) event {
+	return event{t: t, key: uint64(k), id: li, pkt: p}
+}
+
+func qpEvent(t int64, k evKind, qp int32, arg uint32) event {
+	return event{t: t, key: uint64(k), id: qp, arg: arg}
+}
+
+func before(a, b *event) bool { return a.t < b.t || a.t == b.t && a.key < b.key }
 
 const (
 	wheelShift = 12 // bucket width 2^12 ps = 4.1 ns
@@ -89,7 +96,7 @@ func (q *eventQueue) push(e event) {
 		q.init()
 	}
 	q.seq++
-	e.seq = q.seq
+	e.key = q.seq<<8 | e.key&0xff
 	q.n++
 	switch b := e.t >> wheelShift; {
 	case b <= q.cur:

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"sort"
 	"testing"
+	"unsafe"
 )
 
 // The queue must hand events back in (time, scheduling order), as a sort
@@ -23,8 +24,8 @@ func TestEventQueueOrdersByTimeThenSchedule(t *testing.T) {
 			if r.Intn(8) == 0 {
 				tm = now // same-time events, including into the bucket being consumed
 			}
-			q.push(event{t: tm, qp: id})
-			want = append(want, event{t: tm, qp: id})
+			q.push(event{t: tm, id: id})
+			want = append(want, event{t: tm, id: id})
 			id++
 		}
 		for i := 0; i < 500; i++ {
@@ -43,10 +44,16 @@ func TestEventQueueOrdersByTimeThenSchedule(t *testing.T) {
 			t.Fatalf("span %d: popped %d of %d events", span, len(got), len(want))
 		}
 		for i := range want {
-			if got[i].t != want[i].t || got[i].qp != want[i].qp {
-				t.Fatalf("span %d: pop %d is (t %d, id %d), want (t %d, id %d)", span, i, got[i].t, got[i].qp, want[i].t, want[i].qp)
+			if got[i].t != want[i].t || got[i].id != want[i].id {
+				t.Fatalf("span %d: pop %d is (t %d, id %d), want (t %d, id %d)", span, i, got[i].t, got[i].id, want[i].t, want[i].id)
 			}
 		}
+	}
+}
+
+func TestEventIs32Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(event{}); n != 32 {
+		t.Errorf("event is %d bytes; the queue's speed depends on 32", n)
 	}
 }
 

@@ -117,7 +117,7 @@ func (e *PacketEngine) trySend(q *qp) {
 func (e *PacketEngine) paceAt(q *qp) {
 	q.sendGen++
 	q.sendPending = true
-	e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+	e.ev.push(qpEvent(q.nextSend, evQPSend, q.idx, q.sendGen))
 }
 
 // setRate changes a QP's sending rate and re-times the pacing gap after
@@ -176,11 +176,11 @@ func (e *PacketEngine) due(t *timer, ev event) bool {
 }
 
 func (e *PacketEngine) armRTO(q *qp) {
-	e.set(&q.rto, e.now+e.cfg.RTONs*1000, event{kind: evRTO, qp: q.idx})
+	e.set(&q.rto, e.now+e.cfg.RTONs*1000, qpEvent(0, evRTO, q.idx, 0))
 }
 
 func (e *PacketEngine) onRTO(ev event) {
-	q := e.qps[ev.qp]
+	q := e.qps[ev.id]
 	if !e.due(&q.rto, ev) || q.senderDone {
 		return
 	}
@@ -291,7 +291,7 @@ func (e *PacketEngine) onCNP(q *qp) {
 		q.decreasePending = true
 		period := d.RateReduceMonitorNs * 1000
 		next := q.firstCNP + ((e.now-q.firstCNP)/period+1)*period + 1
-		e.ev.push(event{t: next, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
+		e.ev.push(qpEvent(next, evDCQCN, q.idx, dcqcnDecrease))
 	}
 }
 
@@ -312,19 +312,19 @@ func (e *PacketEngine) advanceAlpha(q *qp) {
 	q.alpha *= math.Pow(1-g, float64(k))
 }
 
-// DCQCN timer kinds (carried in event.prio).
+// DCQCN timer kinds (carried in event.arg).
 const (
-	dcqcnDecrease uint8 = iota
+	dcqcnDecrease uint32 = iota
 	dcqcnIncrease
 )
 
 func (e *PacketEngine) onDCQCN(ev event) {
-	q := e.qps[ev.qp]
+	q := e.qps[ev.id]
 	d := &e.cfg.DCQCN
 	if q.senderDone {
 		return
 	}
-	switch ev.prio {
+	switch ev.arg {
 	case dcqcnDecrease:
 		q.decreasePending = false
 		e.advanceAlpha(q)
@@ -333,7 +333,7 @@ func (e *PacketEngine) onDCQCN(ev event) {
 		}
 		e.setRate(q, math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps))
 		q.stage, q.bytesCount = 0, 0
-		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, event{kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease})
+		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, qpEvent(0, evDCQCN, q.idx, dcqcnIncrease))
 	case dcqcnIncrease:
 		if !e.due(&q.incr, ev) {
 			return

@@ -85,7 +85,7 @@ func (e *PacketEngine) kick(li int32) {
 			e.maybeMark(li, p, l.q[prio].bytes)
 		}
 	}
-	e.ev.push(event{t: e.now + l.psPer(p.wire), kind: evTxDone, link: li, pkt: p})
+	e.ev.push(linkEvent(e.now+l.psPer(p.wire), evTxDone, li, p))
 }
 
 // pick chooses the priority to send from: control first, then strict
@@ -155,23 +155,28 @@ func (e *PacketEngine) sendPFC(li int32, prio uint8, on bool) {
 	} else {
 		e.lto[li].pauseTxNs[prio] += float64(e.now-l.xoffAt[prio]) / 1000
 	}
-	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, kind: evPFC, link: li, prio: prio, on: on})
+	arg := uint32(prio)
+	if on {
+		arg |= 1 << 8
+	}
+	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, key: uint64(evPFC), id: li, arg: arg})
 }
 
 func (e *PacketEngine) onPFC(ev event) {
-	l := &e.links[ev.link]
-	from := e.lfrom[ev.link]
+	l := &e.links[ev.id]
+	from := e.lfrom[ev.id]
+	prio, on := uint8(ev.arg), ev.arg>>8 != 0
 	switch {
-	case ev.on && !l.paused[ev.prio]:
-		l.paused[ev.prio], l.pauseSince[ev.prio] = true, e.now
-		from.pfcRx[ev.prio]++
-	case ev.on: // refreshed pause while paused
-		from.pfcRx[ev.prio]++
-	case !ev.on && l.paused[ev.prio]:
-		l.paused[ev.prio] = false
-		from.pauseRxNs[ev.prio] += float64(e.now-l.pauseSince[ev.prio]) / 1000
-		e.kick(ev.link)
-		e.wake(ev.link)
+	case on && !l.paused[prio]:
+		l.paused[prio], l.pauseSince[prio] = true, e.now
+		from.pfcRx[prio]++
+	case on: // refreshed pause while paused
+		from.pfcRx[prio]++
+	case !on && l.paused[prio]:
+		l.paused[prio] = false
+		from.pauseRxNs[prio] += float64(e.now-l.pauseSince[prio]) / 1000
+		e.kick(ev.id)
+		e.wake(ev.id)
 	}
 }
 
@@ -201,21 +206,21 @@ func (e *PacketEngine) wake(li int32) {
 }
 
 func (e *PacketEngine) onTxDone(ev event) {
-	l := &e.links[ev.link]
+	l := &e.links[ev.id]
 	l.busy = false
-	e.ev.push(event{t: e.now + l.delay*1000, kind: evArrive, link: ev.link, pkt: ev.pkt})
-	e.kick(ev.link)
-	e.wake(ev.link)
+	e.ev.push(linkEvent(e.now+l.delay*1000, evArrive, ev.id, ev.pkt))
+	e.kick(ev.id)
+	e.wake(ev.id)
 }
 
 // onArrive delivers a packet at the far end of its link: to the RNIC of a
 // host, or through a switch to its next link.
 func (e *PacketEngine) onArrive(ev event) {
 	p := ev.pkt
-	to := e.lto[ev.link]
+	to := e.lto[ev.id]
 	to.rxB += float64(p.wire)
 	to.rxP++
-	l := &e.links[ev.link]
+	l := &e.links[ev.id]
 	if l.swTo < 0 { // a host
 		e.receive(p)
 		return
@@ -239,7 +244,7 @@ func (e *PacketEngine) onArrive(ev event) {
 	if c.ECNAtEnqueue {
 		e.maybeMark(out, p, ol.q[p.prio].bytes)
 	}
-	p.inLink = ev.link
+	p.inLink = ev.id
 	ol.q[p.prio].push(p)
 	e.swUsed[ol.sw] += int64(p.wire)
 	fq := &e.lfrom[out].q[p.prio]
@@ -251,7 +256,7 @@ func (e *PacketEngine) onArrive(ev event) {
 		l.inBytes[p.prio] += int64(p.wire)
 		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(sw) {
 			l.xoffSent[p.prio] = true
-			e.sendPFC(ev.link, p.prio, true)
+			e.sendPFC(ev.id, p.prio, true)
 		}
 	}
 	e.kick(out)
