@@ -3,8 +3,6 @@ package fabric
 import (
 	"fmt"
 	"testing"
-
-	"github.com/labctl/labctl/inventory"
 )
 
 // TestPacketCountersConsistent runs small scenarios that exercise every
@@ -12,19 +10,9 @@ import (
 // each is non-zero where the scenario must produce it and that the two ends
 // of every link agree.
 func TestPacketCountersConsistent(t *testing.T) {
-	lab, err := inventory.Generate("leafspine:2x4:8@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := generated(t, "leafspine:2x4:8@100")
 	// A 16:1 incast into h1 plus cross traffic between the other leaves.
-	var flows []Flow
-	for i := 0; i < 16; i++ {
-		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", i+2), Dst: "h1", Bytes: mib})
-	}
+	flows := incast(16, mib)
 	for i := 0; i < 8; i++ {
 		flows = append(flows, Flow{ID: 100 + i, Src: fmt.Sprintf("h%d", 17+i), Dst: fmt.Sprintf("h%d", 25+i), Bytes: 4 * mib})
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-
-	"github.com/labctl/labctl/inventory"
 )
 
 // TestDCQCNKeepsTheQueueBelowPFC: four long flows into one port. Without
@@ -98,18 +96,8 @@ func TestDCQCNKeepsTheQueueBelowPFC(t *testing.T) {
 // are unfinished (it did when the pacing gap of a crawling flow was not
 // re-timed at the recovered rate), and every byte crosses it.
 func TestDCQCNIncastKeepsTheLinkBusy(t *testing.T) {
-	lab, err := inventory.Generate("leafspine:2x4:8@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flows []Flow
-	for i := 0; i < 16; i++ {
-		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", i+2), Dst: "h1", Bytes: mib})
-	}
+	topo := generated(t, "leafspine:2x4:8@100")
+	flows := incast(16, mib)
 	cfg := DefaultConfig()
 	e := NewPacketEngine(topo, cfg)
 	const every = 10_000 // ns

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/labctl/labctl/inventory"
 )
 
 // TestConfigureSwitchIsPerSwitch: leaf1 loses PFC and most of its buffer,
@@ -13,14 +11,7 @@ import (
 // leaf1 only and is held lossless by PAUSE on leaf2. An RNIC-side change
 // (Configure without touching switch settings) keeps per-switch settings.
 func TestConfigureSwitchIsPerSwitch(t *testing.T) {
-	lab, err := inventory.Generate("leafspine:2x4:8@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := generated(t, "leafspine:2x4:8@100")
 	e := NewPacketEngine(topo, DefaultConfig())
 	if err := e.ConfigureSwitch("leaf1", func(c *SwitchConfig) { c.PFC, c.BufferBytes = false, 1<<20 }); err != nil {
 		t.Fatal(err)
