@@ -1,27 +1,8 @@
 #!/usr/bin/env bash
 # Reruns the benchmarks recorded in bench/README.md.
-# CALLGRIND=1 also counts the instructions of the papers' 10 ms run with
-# valgrind (deterministic, for before/after comparisons; takes minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -run XXX -bench . -benchmem -count 3 ./perftest/ ./collectors/
-go test -run XXX -bench FlowEngine -benchmem -count 3 ./emulator/fabric/
-
-# Fabric twin, packet engine: events per CPU second on one core (-cpu 1),
-# wall time and peak memory; the papers' run logs a fingerprint of its
-# results and counters (equal fingerprints: identical runs).
-go test -c -o /tmp/fabric-bench.test ./emulator/fabric/
-for i in 1 2 3; do
-	(cd emulator/fabric && /usr/bin/time -f "packet engine benchmarks: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
-		/tmp/fabric-bench.test -test.run XXX -test.bench 'PacketEngine|Papers' -test.benchtime 1x -test.cpu 1 -test.benchmem -test.v)
-done
-if [ "${CALLGRIND:-}" = 1 ]; then
-	CGO_ENABLED=0 go test -c -o /tmp/fabric-bench-nocgo.test ./emulator/fabric/
-	# Go's preemption signals crash callgrind unless async preemption is off.
-	(cd emulator/fabric && GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-		/tmp/fabric-bench-nocgo.test -test.run XXX -test.bench PapersWebSearch08 -test.benchtime 1x -test.cpu 1 2>&1 | grep -E 'refs|Benchmark')
-fi
-
+go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
 go build -o /tmp/labctl-bench ./cmd/labctl
 out="$(mktemp -d)"
 for s in incast allreduce; do
@@ -31,3 +12,20 @@ for s in incast allreduce; do
 	done
 done
 rm -rf "$out"
+
+# Fabric twin, packet engine, on one core (-cpu 1): events per CPU second,
+# wall time and peak memory. The papers' run logs a fingerprint of its
+# results and counters (equal fingerprints: identical runs).
+go test -c -o /tmp/fabric-bench.test ./emulator/fabric/
+for i in 1 2 3; do
+	(cd emulator/fabric && /usr/bin/time -f "packet engine benchmarks: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
+		/tmp/fabric-bench.test -test.run XXX -test.bench 'PacketEngine|Papers' -test.benchtime 1x -test.cpu 1 -test.benchmem -test.v)
+done
+# CALLGRIND=1: instructions of the papers' 10 ms run (deterministic, for
+# before/after comparisons; takes minutes). Go's preemption signals crash
+# callgrind unless async preemption is off.
+if [ "${CALLGRIND:-}" = 1 ]; then
+	CGO_ENABLED=0 go test -c -o /tmp/fabric-bench-nocgo.test ./emulator/fabric/
+	(cd emulator/fabric && GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		/tmp/fabric-bench-nocgo.test -test.run XXX -test.bench PapersWebSearch08 -test.benchtime 1x -test.cpu 1 2>&1 | grep -E 'refs|Benchmark')
+fi
