@@ -52,9 +52,10 @@ type SwitchConfig struct {
 	// packets (ACK, NACK, CNP) always go first.
 	Scheduler   string
 	DWRRWeights [8]int
-	// XoffBytes is the egress-queue depth at which the switch pauses the
-	// ingress ports feeding it (a stand-in for per-ingress accounting in
-	// this engine); XonBytes where it would resume.
+	// XoffBytes is where the switch pauses the ingress ports feeding a
+	// queue, XonBytes where it resumes them: the flow engine applies them to
+	// the egress queue's depth, the packet engine to each ingress port's
+	// buffered bytes (with a dynamic XOFF, below).
 	XoffBytes, XonBytes int64
 	// BufferBytes is a switch's shared buffer.
 	BufferBytes int64
