@@ -2,13 +2,44 @@
 # Reruns the benchmarks recorded in bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
-go test -c -o /tmp/labctl-reports.test ./reports
-(cd reports && /usr/bin/time -f "report of 10M flows: %U s user, %S s sys, %e s wall, %M KiB max RSS" \
-	/tmp/labctl-reports.test -test.run XXX -test.bench Report10M -test.benchtime 1x)
-go build -o /tmp/labctl-bench ./cmd/labctl
+bin="$(mktemp -d)"
 out="$(mktemp -d)"
-for s in incast allreduce workload-matrix burst; do
-	/usr/bin/time -f "labctl run $s: %e s wall, %U s user, %S s sys, %M KiB max RSS" /tmp/labctl-bench run "$s" --out "$out" >/dev/null
+trap 'rm -rf "$bin" "$out"' EXIT
+
+go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
+
+go test -c -o "$bin/reports.test" ./reports
+(cd reports && /usr/bin/time -f "report of 10M flows: %U s user, %S s sys, %e s wall, %M KiB max RSS" \
+	"$bin/reports.test" -test.run XXX -test.bench Report10M -test.benchtime 1x)
+
+go build -o "$bin/labctl" ./cmd/labctl
+for s in incast allreduce; do
+	for engine in packet flow; do
+		/usr/bin/time -f "labctl run $s --engine $engine: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
+			"$bin/labctl" run "$s" --engine "$engine" --out "$out" >/dev/null
+	done
 done
-rm -rf "$out"
+for s in workload-matrix burst; do
+	/usr/bin/time -f "labctl run $s: %e s wall, %U s user, %S s sys, %M KiB max RSS" "$bin/labctl" run "$s" --out "$out" >/dev/null
+done
+
+# Fabric twin, packet engine, on one core (-cpu 1): events per CPU second,
+# wall time and peak memory. The papers' run logs a fingerprint of its
+# results and counters (equal fingerprints: identical runs).
+go test -c -o "$bin/fabric.test" ./emulator/fabric/
+for i in 1 2 3; do
+	(cd emulator/fabric && /usr/bin/time -f "packet engine benchmarks: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
+		"$bin/fabric.test" -test.run XXX -test.bench 'PacketEngine|Papers' -test.benchtime 1x -test.cpu 1 -test.benchmem -test.v)
+done
+# CALLGRIND=1: instructions of the papers' 10 ms run (deterministic, for
+# before/after comparisons; takes minutes). Go's preemption signals crash
+# callgrind unless async preemption is off.
+if [ "${CALLGRIND:-}" = 1 ]; then
+	CGO_ENABLED=0 go test -c -o "$bin/fabric-nocgo.test" ./emulator/fabric/
+	(cd emulator/fabric && GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		"$bin/fabric-nocgo.test" -test.run XXX -test.bench PapersWebSearch08 -test.benchtime 1x -test.cpu 1 2>&1 | grep -E 'refs|Benchmark')
+fi
+
+# Provisioning and image activation over real SSH on emulated labs.
+go test -run XXX -bench 'PlanApplyVerify' -benchtime 3x ./provision/
+go test -run XXX -bench Activate -benchtime 20x -cpu 1 ./drivers/tofino/

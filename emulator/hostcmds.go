@@ -394,8 +394,8 @@ func rnicCounters(pc fabric.PortCounters) connectx.RNICCounters {
 	c := connectx.RNICCounters{RxBytes: pc.RxBytes, TxBytes: pc.TxBytes, RxPkts: pc.RxPkts, TxPkts: pc.TxPkts, TxDiscards: pc.Drops}
 	for p := 0; p < 8; p++ {
 		c.PauseRx[p], c.PauseTx[p] = pc.PFCRx[p], pc.PFCTx[p]
-		c.PauseRxDurationUs[p] = pc.PauseRxNs[p] / 1000
-		c.ECNMarked[p] = pc.Queues[p].ECNMarked
+		c.PauseRxDurationUs[p], c.PauseTxDurationUs[p] = pc.PauseRxNs[p]/1000, pc.PauseTxNs[p]/1000
+		c.ECNMarked[p] = pc.ECNReceived[p] // rx_prioN_marked: CE-marked packets received
 		c.PrioTxBytes[p], c.PrioTxPkts[p] = pc.Queues[p].TxBytes, pc.Queues[p].TxPkts
 	}
 	c.PrioRxBytes[3], c.PrioRxPkts[3] = pc.RxBytes, pc.RxPkts

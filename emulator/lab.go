@@ -24,9 +24,11 @@ type Options struct {
 	// lab file it exports. Required.
 	Dir  string
 	Seed int64
-	// Engine is the fabric twin's engine: "flow" (default) or "packet";
-	// the packet engine's switches forward with load-balancing module LB
-	// (default ecmp) and its RNICs use Transport (gbn or irn).
+	// Engine is the fabric twin's engine: "packet" (default: every packet,
+	// PAUSE frame, ACK and CNP simulated) or "flow" (max-min sharing, for
+	// labs too large to simulate packet by packet); the packet engine's
+	// switches forward with load-balancing module LB (default ecmp) and its
+	// RNICs use Transport (gbn or irn).
 	Engine    string
 	LB        string
 	LBParams  map[string]string
@@ -84,9 +86,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	var engine fabric.Engine
 	var lb *switchableLB
 	switch opt.Engine {
-	case "", "flow":
+	case "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
-	case "packet":
+	case "", "packet":
 		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
 		if lb, err = newSwitchableLB(cfg.LB, cfg.LBParams); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)

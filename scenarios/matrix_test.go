@@ -139,7 +139,7 @@ func TestMatrixErrorsPointAtTheMatrix(t *testing.T) {
 		{"unknown key in a struct value", "  - path: emulation\n    values: [{engine: packet, lbb: x}]\n",
 			[]string{"m.yaml:14: matrix[0].values[0]: emulation: line 14: field lbb not found"}},
 		{"combination", "  - path: emulation.engine\n    values: [packet, flow]\n  - path: emulation.lb\n    values: [ecmp]\n",
-			[]string{"m.yaml:2: emulation: lb and transport need engine: packet (in variant engine=flow/scheme=ecmp)"}},
+			[]string{"m.yaml:2: emulation: lb and transport need the packet engine (engine: packet, the default) (in variant engine=flow/scheme=ecmp)"}},
 		{"duplicate names", "  - path: traffic[0].load\n    values: [0.3]\n  - path: emulation.lb\n    name: load\n    values: [ecmp]\n",
 			[]string{`m.yaml:16: matrix[1].name: two sweeps are named "load"`}},
 		{"no values", "  - path: lab\n", []string{"m.yaml:13: matrix[0].values: a sweep needs at least one value"}},

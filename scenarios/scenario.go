@@ -221,8 +221,8 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	default:
 		ix.Add(&ps, "emulation.transport", "unknown transport %q (gbn or irn)", s.Emulation.Transport)
 	}
-	if (s.Emulation.LB != "" || s.Emulation.Transport != "") && s.Emulation.Engine != "packet" {
-		ix.Add(&ps, "emulation", "lb and transport need engine: packet")
+	if (s.Emulation.LB != "" || s.Emulation.Transport != "") && s.Emulation.Engine == "flow" {
+		ix.Add(&ps, "emulation", "lb and transport need the packet engine (engine: packet, the default)")
 	}
 	names := map[string]bool{}
 	for i, t := range s.Traffic {

@@ -232,8 +232,9 @@ func waitGone(st emulator.State, d time.Duration) {
 }
 
 // engineFlag picks the fabric twin's engine of an emulated lab.
-var engineFlag = &cli.StringFlag{Name: "engine", Value: "flow",
-	Usage: "fabric twin engine of an emulated lab: flow (max-min sharing, fast) or packet (PFC, ECN, DCQCN, go-back-N per packet)"}
+var engineFlag = &cli.StringFlag{Name: "engine", Value: "packet",
+	Usage: "fabric twin engine of an emulated lab: packet (every packet, PAUSE, ECN mark, CNP and retransmission simulated) " +
+		"or flow (max-min sharing of bandwidth, no packets: for labs too large to simulate per packet, e.g. --engine flow)"}
 
 // endpointStatus dials every endpoint of a lab file.
 type endpointStatus struct {

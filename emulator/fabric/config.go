@@ -13,39 +13,12 @@ type Config struct {
 	// inventory.DefaultHeaderBytes; RETH on the first packet of a message
 	// is ignored).
 	HeaderBytes int
-	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
-	// mask of them (0 means priority 3 alone, the RoCE default).
-	PFC           bool
-	LosslessPrios uint8
-	// Scheduler among a port's data priorities: "strict" (default, highest
-	// first) or "dwrr" (deficit round robin with DWRRWeights, one packet of
-	// quantum per unit of weight; a zero weight counts as 1). Control
-	// packets (ACK, NACK, CNP) always go first.
-	Scheduler   string
-	DWRRWeights [8]int
-	// XoffBytes is the egress-queue depth at which the switch pauses the
-	// ingress ports feeding it (a stand-in for per-ingress accounting in
-	// this engine); XonBytes where it would resume.
-	XoffBytes, XonBytes int64
-	// BufferBytes is a switch's shared buffer.
-	BufferBytes int64
-	// Packet engine: PFC XOFF is dynamic, as on shared-buffer switches:
-	// min(XoffBytes, PFCAlpha x free shared buffer), where the shared buffer
-	// is BufferBytes less HeadroomBytes reserved per ingress port for what
-	// is in flight when a PAUSE is sent.
-	HeadroomBytes int64
-	PFCAlpha      float64
+	// SwitchConfig holds the switches' settings (the packet engine keeps
+	// one per switch; see PacketEngine.ConfigureSwitch).
+	SwitchConfig
 	// DropBytes is the depth at which a lossy queue drops (dynamic
 	// threshold alpha=1 with half the buffer free: BufferBytes/2).
 	DropBytes int64
-	// ECN marking (RED on the instantaneous depth): probability 0 below
-	// Kmin, rising linearly to Pmax at Kmax, 1 above.
-	ECNKminBytes, ECNKmaxBytes int64
-	ECNPmax                    float64
-	// ECNAtEnqueue marks when a packet joins the egress queue; the default
-	// marks at dequeue on the depth then, which signals congestion a whole
-	// queueing delay sooner (what the papers' ns-3 switches do).
-	ECNAtEnqueue bool
 	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
 	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
 	// switches refresh well before expiry.
@@ -63,12 +36,48 @@ type Config struct {
 	Transport string
 	// RTONs is the go-back-N retransmission timeout.
 	RTONs int64
-	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
-	// hold at most alpha x (free buffer).
-	DTAlpha float64
 	// MaxSimNs stops a run whose flows cannot finish.
 	MaxSimNs int64
 	DCQCN    DCQCN
+}
+
+// SwitchConfig is what a switch's own QoS provisioning sets: PFC, buffer
+// management, ECN marking and scheduling.
+type SwitchConfig struct {
+	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
+	// mask of them (0 means priority 3 alone, the RoCE default).
+	PFC           bool
+	LosslessPrios uint8
+	// Scheduler among a port's data priorities: "strict" (default, highest
+	// first) or "dwrr" (deficit round robin with DWRRWeights, one packet of
+	// quantum per unit of weight; a zero weight counts as 1). Control
+	// packets (ACK, NACK, CNP) always go first.
+	Scheduler   string
+	DWRRWeights [8]int
+	// XoffBytes is where the switch pauses the ingress ports feeding a
+	// queue, XonBytes where it resumes them: the flow engine applies them to
+	// the egress queue's depth, the packet engine to each ingress port's
+	// buffered bytes (with a dynamic XOFF, below).
+	XoffBytes, XonBytes int64
+	// BufferBytes is a switch's shared buffer.
+	BufferBytes int64
+	// Packet engine: PFC XOFF is dynamic, as on shared-buffer switches:
+	// min(XoffBytes, PFCAlpha x free shared buffer), where the shared buffer
+	// is BufferBytes less HeadroomBytes reserved per ingress port for what
+	// is in flight when a PAUSE is sent.
+	HeadroomBytes int64
+	PFCAlpha      float64
+	// ECN marking (RED on the instantaneous depth): probability 0 below
+	// Kmin, rising linearly to Pmax at Kmax, 1 above.
+	ECNKminBytes, ECNKmaxBytes int64
+	ECNPmax                    float64
+	// ECNAtEnqueue marks when a packet joins the egress queue; the default
+	// marks at dequeue on the depth then, which signals congestion a whole
+	// queueing delay sooner (what the papers' ns-3 switches do).
+	ECNAtEnqueue bool
+	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
+	// hold at most alpha x (free buffer).
+	DTAlpha float64
 }
 
 // DCQCN are the congestion-control parameters of an RNIC, named after the
@@ -95,12 +104,12 @@ type DCQCN struct {
 // DefaultConfig is the twin's default fabric.
 func DefaultConfig() Config {
 	return Config{
-		MTU: inventory.DefaultMTU, HeaderBytes: inventory.DefaultHeaderBytes, PFC: true,
-		XoffBytes: 512 << 10, XonBytes: 384 << 10,
-		BufferBytes: 12 << 20, DropBytes: 6 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125,
-		ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2,
-		PauseQuantaNs: 168_000,
-		AckEvery:      1, RTONs: 1_000_000, DTAlpha: 1, MaxSimNs: 10_000_000_000,
+		MTU: inventory.DefaultMTU, HeaderBytes: inventory.DefaultHeaderBytes,
+		SwitchConfig: SwitchConfig{PFC: true, XoffBytes: 512 << 10, XonBytes: 384 << 10,
+			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
+			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2},
+		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
+		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
 		// no byte counter (RPG_BYTE_RESET 0), as in the papers' ns-3 code.
 		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,

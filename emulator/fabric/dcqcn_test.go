@@ -86,3 +86,49 @@ func TestDCQCNKeepsTheQueueBelowPFC(t *testing.T) {
 		t.Errorf("link use with DCQCN %.2f, without %.2f; want >= 0.95", on.util, off.util)
 	}
 }
+
+// TestDCQCNIncastKeepsTheLinkBusy: a 16:1 incast of 1 MiB flows with
+// DCQCN on the emulated lab's leaf-spine. The start-up burst builds a queue
+// of megabytes; while it drains, CNPs keep coming and the senders are cut
+// to a crawl, and they recover on the RPG_TIME_RESET timer. A flow's rate
+// is back to at least half its target one timer period after its last cut,
+// so the receiver's link may never sit idle longer than that while flows
+// are unfinished (it did when the pacing gap of a crawling flow was not
+// re-timed at the recovered rate), and every byte crosses it.
+func TestDCQCNIncastKeepsTheLinkBusy(t *testing.T) {
+	topo := generated(t, "leafspine:2x4:8@100")
+	flows := incast(16, mib)
+	cfg := DefaultConfig()
+	e := NewPacketEngine(topo, cfg)
+	const every = 10_000 // ns
+	var last, idle, longest int64
+	res, err := e.Run(context.Background(), flows, RunOptions{SampleEvery: every, OnSample: func(now int64, c *Counters) {
+		rx := int64(c.Ports[PortKey{"h1", "mlx5_0"}].RxBytes)
+		if rx == last {
+			idle += every
+			longest = max(longest, idle)
+		} else {
+			idle = 0
+		}
+		last = rx
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var end int64
+	for _, r := range res {
+		if r.Err != "" {
+			t.Fatalf("flow %d: %s", r.ID, r.Err)
+		}
+		end = max(end, r.End)
+	}
+	t.Logf("last flow ends at %d us (%.1f Gb/s of goodput); longest idle spell of the receiver link %d us", end/1000,
+		float64(16*mib*8)/float64(end), longest/1000)
+	if longest >= cfg.DCQCN.RPGTimeResetNs {
+		t.Errorf("the receiver's link sat idle for %d us with flows unfinished; DCQCN recovers within RPG_TIME_RESET (%d us)",
+			longest/1000, cfg.DCQCN.RPGTimeResetNs/1000)
+	}
+	if want := uint64(16*mib + 16*256*82); e.Counters().Ports[PortKey{"h1", "mlx5_0"}].RxBytes != want {
+		t.Errorf("receiver got %d bytes on the wire, want %d", e.Counters().Ports[PortKey{"h1", "mlx5_0"}].RxBytes, want)
+	}
+}

@@ -57,8 +57,10 @@ type PortCounters struct {
 	ECNMarked        uint64
 	PFCTx, PFCRx     [8]uint64 // PAUSE frames per priority
 	PauseRxNs        [8]uint64 // time paused by the peer, per priority
+	PauseTxNs        [8]uint64 // time this port held its peer paused (XOFF to XON), per priority
 	Queues           [8]QueueCounters
-	// RNIC transport counters (host ports; packet engine only)
+	// RNIC counters (host ports; packet engine only)
+	ECNReceived         [8]uint64 // CE-marked data packets received, per priority
 	CNPSent, CNPHandled uint64
 	OutOfSequence       uint64 // data packets that arrived out of order
 	Retransmits         uint64 // data packets sent again (go-back-N)

@@ -25,6 +25,20 @@ func star(n int, gbps float64) *inventory.Lab {
 	return lab
 }
 
+// generated is the topology of a generated lab (inventory.Generate spec).
+func generated(t testing.TB, spec string) *Topology {
+	t.Helper()
+	lab, err := inventory.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := NewTopology(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
 func engine(t *testing.T, lab *inventory.Lab, mod func(*Config)) *FlowEngine {
 	t.Helper()
 	topo, err := NewTopology(lab)

@@ -100,7 +100,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 		}
 		if q.sndUna >= q.npkts {
 			q.senderDone = true
-			q.rtoGen++
+			q.rto.at = noTimer
 			return
 		}
 		if e.now >= q.nextSend {

@@ -14,7 +14,8 @@ type PacketEngine struct {
 	cfg  Config
 	portSet
 	links      []plink
-	rev        []int32 // reverse direction of each link
+	rev        []int32        // reverse direction of each link
+	swc        []SwitchConfig // each switch's settings
 	swUsed     []int64
 	swHeadroom []int64 // reserved per switch: HeadroomBytes per ingress port
 	ev         eventQueue
@@ -76,12 +77,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	if cfg.MaxSimNs <= 0 {
 		cfg.MaxSimNs = def.MaxSimNs
 	}
-	if cfg.PFCAlpha <= 0 {
-		cfg.PFCAlpha = def.PFCAlpha
-	}
-	if cfg.DTAlpha <= 0 {
-		cfg.DTAlpha = def.DTAlpha
-	}
+	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
 		rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
@@ -111,14 +107,17 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	for _, l := range t.links {
 		e.minDelay = min(e.minDelay, l.delay)
 	}
-	e.swUsed, e.swHeadroom = make([]int64, len(sw)), make([]int64, len(sw))
+	e.swUsed, e.swHeadroom, e.swc = make([]int64, len(sw)), make([]int64, len(sw)), make([]SwitchConfig, len(sw))
+	for i := range e.swc {
+		e.swc[i] = cfg.SwitchConfig
+	}
 	for i, l := range t.links {
 		e.links[i].swTo = -1
 		if id, ok := sw[l.to]; ok {
 			e.links[i].swTo = id
-			e.swHeadroom[id] += cfg.HeadroomBytes
 		}
 	}
+	e.reserveHeadroom()
 	for i, l := range t.links {
 		for _, j := range t.out[l.to] {
 			if r := t.links[j]; r.to == l.from && r.fromPort == l.toPort && r.toPort == l.fromPort {
@@ -137,7 +136,8 @@ func (e *PacketEngine) Counters() *Counters { return countersOf(e.ports) }
 func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
 	sorted := append([]Flow(nil), flows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e.now, e.qps, e.results, e.ev = 0, nil, make([]Result, len(sorted)), eventQueue{}
+	e.now, e.qps, e.results = 0, nil, make([]Result, len(sorted))
+	e.ev.reset()
 	e.waitOn, e.children, e.byID = map[int]int{}, map[int][]int{}, map[int]int{}
 	for i, f := range sorted {
 		if _, dup := e.byID[f.ID]; dup {
@@ -194,11 +194,11 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	}
 	for i, f := range sorted {
 		if e.waitOn[i] == 0 && e.results[i].Err == "" {
-			e.ev.push(event{t: f.Start * 1000, kind: evQPStart, qp: int32(i)})
+			e.ev.push(qpEvent(f.Start*1000, evQPStart, int32(i), 0))
 		}
 	}
 	if opt.SampleEvery > 0 && opt.OnSample != nil {
-		e.ev.push(event{t: opt.SampleEvery * 1000, kind: evSample})
+		e.ev.push(event{t: opt.SampleEvery * 1000, key: uint64(evSample)})
 	}
 	limit := e.cfg.MaxSimNs * 1000
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
@@ -217,7 +217,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		e.now = ev.t
 		e.events++
-		switch ev.kind {
+		switch ev.kind() {
 		case evTxDone:
 			e.onTxDone(ev)
 		case evArrive:
@@ -225,9 +225,10 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		case evPFC:
 			e.onPFC(ev)
 		case evQPStart:
-			e.startQP(e.qps[ev.qp])
+			e.startQP(e.qps[ev.id])
 		case evQPSend:
-			if q := e.qps[ev.qp]; ev.gen == q.sendGen {
+			if q := e.qps[ev.id]; ev.arg == q.sendGen {
+				q.sendPending = false
 				e.trySend(q)
 			}
 		case evRTO:
@@ -238,7 +239,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.onLB(ev)
 		case evSample:
 			opt.OnSample(e.now/1000, e.Counters())
-			e.ev.push(event{t: e.now + opt.SampleEvery*1000, kind: evSample})
+			e.ev.push(event{t: e.now + opt.SampleEvery*1000, key: uint64(evSample)})
 		}
 	}
 	for i, q := range e.qps {
@@ -260,7 +261,7 @@ func (e *PacketEngine) flowDone(q *qp) {
 	e.left--
 	for _, c := range e.children[q.flow.ID] {
 		if e.waitOn[c]--; e.waitOn[c] == 0 {
-			e.ev.push(event{t: max(e.now, e.qps[c].flow.Start*1000), kind: evQPStart, qp: int32(c)})
+			e.ev.push(qpEvent(max(e.now, e.qps[c].flow.Start*1000), evQPStart, int32(c), 0))
 		}
 	}
 }
@@ -283,6 +284,9 @@ func (e *PacketEngine) settle() {
 			if l.paused[p] {
 				e.lfrom[i].pauseRxNs[p] += float64(e.now-l.pauseSince[p]) / 1000
 			}
+			if l.xoffSent[p] {
+				e.lto[i].pauseTxNs[p] += float64(e.now-l.xoffAt[p]) / 1000
+			}
 			l.paused[p], l.inBytes[p], l.xoffSent[p] = false, 0, false
 			e.lfrom[i].q[p].depth = 0
 		}
@@ -294,15 +298,63 @@ func (e *PacketEngine) settle() {
 }
 
 // Configure changes the engine's configuration between runs (provisioned
-// switch settings reach the twin this way).
+// RNIC settings reach the twin this way). If it changes the switch
+// settings (Config.SwitchConfig), every switch takes them, replacing what
+// ConfigureSwitch set; otherwise each switch keeps its own.
 func (e *PacketEngine) Configure(fn func(*Config)) {
+	old := e.cfg.SwitchConfig
 	fn(&e.cfg)
+	normalize(&e.cfg.SwitchConfig)
+	if e.cfg.SwitchConfig != old {
+		for i := range e.swc {
+			e.swc[i] = e.cfg.SwitchConfig
+		}
+	}
+	e.reserveHeadroom()
+}
+
+// ConfigureSwitch changes one switch's settings between runs (a switch's
+// committed QoS configuration reaches the twin this way).
+func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) error {
+	id, ok := e.swID[name]
+	if !ok {
+		return fmt.Errorf("fabric: no switch %q", name)
+	}
+	fn(&e.swc[id])
+	normalize(&e.swc[id])
+	e.reserveHeadroom()
+	return nil
+}
+
+// SwitchConfigOf is a switch's current settings.
+func (e *PacketEngine) SwitchConfigOf(name string) (SwitchConfig, bool) {
+	id, ok := e.swID[name]
+	if !ok {
+		return SwitchConfig{}, false
+	}
+	return e.swc[id], true
+}
+
+// normalize fills the settings a switch cannot do without.
+func normalize(c *SwitchConfig) {
+	def := DefaultConfig()
+	if c.PFCAlpha <= 0 {
+		c.PFCAlpha = def.PFCAlpha
+	}
+	if c.DTAlpha <= 0 {
+		c.DTAlpha = def.DTAlpha
+	}
+}
+
+// reserveHeadroom reserves each switch's PFC headroom: HeadroomBytes per
+// ingress port.
+func (e *PacketEngine) reserveHeadroom() {
 	for i := range e.swHeadroom {
 		e.swHeadroom[i] = 0
 	}
 	for _, l := range e.links {
 		if l.swTo >= 0 {
-			e.swHeadroom[l.swTo] += e.cfg.HeadroomBytes
+			e.swHeadroom[l.swTo] += e.swc[l.swTo].HeadroomBytes
 		}
 	}
 }

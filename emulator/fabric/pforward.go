@@ -43,13 +43,13 @@ func (e *PacketEngine) later(t int64, fn func()) {
 		i = int32(len(e.fns))
 		e.fns = append(e.fns, fn)
 	}
-	e.ev.push(event{t: t, kind: evLB, qp: i})
+	e.ev.push(qpEvent(t, evLB, i, 0))
 }
 
 func (e *PacketEngine) onLB(ev event) {
-	fn := e.fns[ev.qp]
-	e.fns[ev.qp] = nil
-	e.freeFns = append(e.freeFns, ev.qp)
+	fn := e.fns[ev.id]
+	e.fns[ev.id] = nil
+	e.freeFns = append(e.freeFns, ev.id)
 	fn()
 }
 

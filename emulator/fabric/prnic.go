@@ -26,7 +26,9 @@ type qp struct {
 	sndUna       int64
 	nextSend     int64 // ps
 	sendGen      uint32
-	rtoGen       uint32
+	sendPending  bool      // a pacing event (generation sendGen) is queued
+	lastWire     int32     // bytes on the wire of the last packet sent
+	rto          timer     // retransmission timeout
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
 	irn          *irnState // nil: go-back-N
@@ -49,7 +51,7 @@ type qp struct {
 	decreasePending bool
 	bytesCount      int64
 	stage           int
-	rateGen         uint32
+	incr            timer // DCQCN rate-increase timer (RPG_TIME_RESET)
 	start, end      int64 // ps
 }
 
@@ -75,8 +77,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		return
 	}
 	if e.now < q.nextSend {
-		q.sendGen++
-		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+		e.paceAt(q)
 		return
 	}
 	li := q.path[0]
@@ -104,21 +105,83 @@ func (e *PacketEngine) trySend(q *qp) {
 	if e.cfg.DCQCN.Enabled && q.rate < q.line {
 		e.countBytes(q, int64(p.payload))
 	}
+	q.lastWire = p.wire
 	q.nextSend = e.now + int64(float64(p.wire)*8000/q.rate)
 	if _, more := e.nextPSN(q); more {
-		q.sendGen++
-		e.ev.push(event{t: q.nextSend, kind: evQPSend, qp: q.idx, gen: q.sendGen})
+		e.paceAt(q)
 	}
 }
 
+// paceAt (re)schedules the QP's pacing event at q.nextSend; an earlier one
+// still queued goes stale.
+func (e *PacketEngine) paceAt(q *qp) {
+	q.sendGen++
+	q.sendPending = true
+	e.ev.push(qpEvent(q.nextSend, evQPSend, q.idx, q.sendGen))
+}
+
+// setRate changes a QP's sending rate and re-times the pacing gap after
+// the packet last sent at the new rate, as ConnectX applies a new rate to
+// the interval in progress (the papers' ns-3 code moves the QP's next
+// send time the same way). Without it a flow cut to a crawl just after a
+// packet waits out the crawl's gap (5.5 ms at 6 Mb/s) long after its rate
+// has recovered.
+func (e *PacketEngine) setRate(q *qp, r float64) {
+	old := q.rate
+	q.rate = r
+	if r == old || q.nextSend <= e.now || q.lastWire == 0 {
+		return
+	}
+	bits := float64(q.lastWire) * 8000
+	q.nextSend = max(q.nextSend+int64(bits/r)-int64(bits/old), e.now)
+	if q.sendPending {
+		e.paceAt(q)
+	}
+}
+
+// timer is a QP timer that is re-armed far more often than it fires (the
+// RTO at every packet and ACK): it keeps one event in the queue at most, and
+// an event that finds the deadline moved later goes back in for it. Stale
+// timer events would otherwise be most of the queue.
+type timer struct {
+	at      int64 // ps; noTimer when disarmed
+	pending bool  // an event for this timer is in the queue
+}
+
+const noTimer = -1
+
+// set (re)arms t for time at (ps), pushing an event only if none is queued.
+func (e *PacketEngine) set(t *timer, at int64, ev event) {
+	t.at = at
+	if !t.pending {
+		t.pending = true
+		ev.t = at
+		e.ev.push(ev)
+	}
+}
+
+// due reports whether the timer's event ev fires now; if its deadline moved
+// later, the event is queued again for it.
+func (e *PacketEngine) due(t *timer, ev event) bool {
+	t.pending = false
+	switch {
+	case t.at == noTimer:
+		return false
+	case e.now < t.at:
+		e.set(t, t.at, ev)
+		return false
+	}
+	t.at = noTimer
+	return true
+}
+
 func (e *PacketEngine) armRTO(q *qp) {
-	q.rtoGen++
-	e.ev.push(event{t: e.now + e.cfg.RTONs*1000, kind: evRTO, qp: q.idx, gen: q.rtoGen})
+	e.set(&q.rto, e.now+e.cfg.RTONs*1000, qpEvent(0, evRTO, q.idx, 0))
 }
 
 func (e *PacketEngine) onRTO(ev event) {
-	q := e.qps[ev.qp]
-	if ev.gen != q.rtoGen || q.senderDone {
+	q := e.qps[ev.id]
+	if !e.due(&q.rto, ev) || q.senderDone {
 		return
 	}
 	if q.irn != nil {
@@ -145,6 +208,9 @@ func (e *PacketEngine) receive(p *packet) {
 	q := e.qps[p.qp]
 	kind, psn, sack, ecn := p.kind, p.psn, p.sack, p.ecn
 	e.pool.put(p)
+	if kind == pktData && ecn {
+		q.dstAcc.ecnRx[q.prio]++
+	}
 	if q.irn != nil && kind != pktCNP {
 		e.irnReceive(q, kind, psn, sack, ecn)
 		return
@@ -183,7 +249,7 @@ func (e *PacketEngine) receive(p *packet) {
 		}
 		if q.sndUna >= q.npkts {
 			q.senderDone = true
-			q.rtoGen++ // cancel the timer
+			q.rto.at = noTimer // cancel the timer
 			return
 		}
 		if kind == pktNack && psn < q.sndNxt {
@@ -225,7 +291,7 @@ func (e *PacketEngine) onCNP(q *qp) {
 		q.decreasePending = true
 		period := d.RateReduceMonitorNs * 1000
 		next := q.firstCNP + ((e.now-q.firstCNP)/period+1)*period + 1
-		e.ev.push(event{t: next, kind: evDCQCN, qp: q.idx, prio: dcqcnDecrease})
+		e.ev.push(qpEvent(next, evDCQCN, q.idx, dcqcnDecrease))
 	}
 }
 
@@ -246,34 +312,33 @@ func (e *PacketEngine) advanceAlpha(q *qp) {
 	q.alpha *= math.Pow(1-g, float64(k))
 }
 
-// DCQCN timer kinds (carried in event.prio).
+// DCQCN timer kinds (carried in event.arg).
 const (
-	dcqcnDecrease uint8 = iota
+	dcqcnDecrease uint32 = iota
 	dcqcnIncrease
 )
 
 func (e *PacketEngine) onDCQCN(ev event) {
-	q := e.qps[ev.qp]
+	q := e.qps[ev.id]
 	d := &e.cfg.DCQCN
 	if q.senderDone {
 		return
 	}
-	switch ev.prio {
+	switch ev.arg {
 	case dcqcnDecrease:
 		q.decreasePending = false
 		e.advanceAlpha(q)
 		if d.ClampTargetRate || q.stage != 0 {
 			q.target = q.rate
 		}
-		q.rate = math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps)
+		e.setRate(q, math.Max(q.rate*math.Max(1-q.alpha/2, d.RPGMinDecFac/100), d.RPGMinRateGbps))
 		q.stage, q.bytesCount = 0, 0
-		q.rateGen++
-		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
+		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, qpEvent(0, evDCQCN, q.idx, dcqcnIncrease))
 	case dcqcnIncrease:
-		if ev.gen != q.rateGen {
+		if !e.due(&q.incr, ev) {
 			return
 		}
-		e.ev.push(event{t: e.now + d.RPGTimeResetNs*1000, kind: evDCQCN, qp: q.idx, prio: dcqcnIncrease, gen: q.rateGen})
+		e.set(&q.incr, e.now+d.RPGTimeResetNs*1000, ev)
 		e.increase(q)
 	}
 }
@@ -302,5 +367,5 @@ func (e *PacketEngine) increase(q *qp) {
 	}
 	q.stage++
 	q.target = math.Min(q.target, q.line)
-	q.rate = math.Min((q.rate+q.target)/2, q.line)
+	e.setRate(q, math.Min((q.rate+q.target)/2, q.line))
 }

@@ -28,7 +28,9 @@ type plink struct {
 	// there that came over this link, per priority
 	inBytes  [8]int64
 	xoffSent [8]bool
-	waiting  []int32 // QPs waiting for this NIC port to take a packet
+	xoffAt   [8]int64 // ps: when the PAUSE now in force was sent
+	waiting  []int32  // QPs waiting for this NIC port to take a packet
+	spare    []int32  // wake's second list
 	// deficit round robin among data priorities
 	deficit [8]int64
 	rr      int
@@ -38,12 +40,23 @@ type plink struct {
 // psPer is the serialisation time of n bytes on l, in ps.
 func (l *plink) psPer(n int32) int64 { return int64(float64(n) * 8000 / l.rate) }
 
-func (e *PacketEngine) lossless(prio uint8) bool {
-	mask := e.cfg.LosslessPrios
+// lossless reports whether switch sw keeps priority prio lossless.
+func (e *PacketEngine) lossless(sw int32, prio uint8) bool {
+	c := &e.swc[sw]
+	mask := c.LosslessPrios
 	if mask == 0 {
 		mask = 1 << roceQueue
 	}
-	return e.cfg.PFC && mask&(1<<prio) != 0
+	return c.PFC && mask&(1<<prio) != 0
+}
+
+// portCfg is the settings of link l's egress port: its switch's, or the
+// fabric-wide ones for a host NIC.
+func (e *PacketEngine) portCfg(l *plink) *SwitchConfig {
+	if l.atSwitch {
+		return &e.swc[l.sw]
+	}
+	return &e.cfg.SwitchConfig
 }
 
 // kick starts the next transmission on an idle link.
@@ -68,11 +81,11 @@ func (e *PacketEngine) kick(li int32) {
 	if l.atSwitch {
 		e.swUsed[l.sw] -= int64(p.wire)
 		e.release(p)
-		if !e.cfg.ECNAtEnqueue {
+		if !e.swc[l.sw].ECNAtEnqueue {
 			e.maybeMark(li, p, l.q[prio].bytes)
 		}
 	}
-	e.ev.push(event{t: e.now + l.psPer(p.wire), kind: evTxDone, link: li, pkt: p})
+	e.ev.push(linkEvent(e.now+l.psPer(p.wire), evTxDone, li, p))
 }
 
 // pick chooses the priority to send from: control first, then strict
@@ -82,7 +95,8 @@ func (e *PacketEngine) pick(l *plink) int {
 	if ready(ctrlPrio) {
 		return ctrlPrio
 	}
-	if e.cfg.Scheduler != "dwrr" {
+	c := e.portCfg(l)
+	if c.Scheduler != "dwrr" {
 		for p := ctrlPrio - 1; p >= 0; p-- {
 			if ready(p) {
 				return p
@@ -95,7 +109,7 @@ func (e *PacketEngine) pick(l *plink) int {
 		p := l.rr
 		if ready(p) {
 			if !l.visited {
-				l.deficit[p] += int64(max(e.cfg.DWRRWeights[p], 1)) * quantum
+				l.deficit[p] += int64(max(c.DWRRWeights[p], 1)) * quantum
 				l.visited = true
 			}
 			if head := int64(l.q[p].head.wire); head <= l.deficit[p] {
@@ -116,12 +130,15 @@ func (e *PacketEngine) pick(l *plink) int {
 // release returns a packet's bytes to its ingress account, resuming the
 // upstream port when it falls to XON.
 func (e *PacketEngine) release(p *packet) {
-	if p.inLink < 0 || !e.lossless(p.prio) {
+	if p.inLink < 0 {
 		return
 	}
 	in := &e.links[p.inLink]
+	if sw := in.swTo; !e.lossless(sw, p.prio) {
+		return
+	}
 	in.inBytes[p.prio] -= int64(p.wire)
-	if in.xoffSent[p.prio] && in.inBytes[p.prio] <= min(e.cfg.XonBytes, e.xoff(e.links[p.inLink].swTo)*3/4) {
+	if in.xoffSent[p.prio] && in.inBytes[p.prio] <= min(e.swc[in.swTo].XonBytes, e.xoff(in.swTo)*3/4) {
 		in.xoffSent[p.prio] = false
 		e.sendPFC(p.inLink, p.prio, false)
 	}
@@ -134,24 +151,32 @@ func (e *PacketEngine) sendPFC(li int32, prio uint8, on bool) {
 	l := &e.links[li]
 	if on {
 		e.lto[li].pfcTx[prio]++
+		l.xoffAt[prio] = e.now
+	} else {
+		e.lto[li].pauseTxNs[prio] += float64(e.now-l.xoffAt[prio]) / 1000
 	}
-	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, kind: evPFC, link: li, prio: prio, on: on})
+	arg := uint32(prio)
+	if on {
+		arg |= 1 << 8
+	}
+	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, key: uint64(evPFC), id: li, arg: arg})
 }
 
 func (e *PacketEngine) onPFC(ev event) {
-	l := &e.links[ev.link]
-	from := e.lfrom[ev.link]
+	l := &e.links[ev.id]
+	from := e.lfrom[ev.id]
+	prio, on := uint8(ev.arg), ev.arg>>8 != 0
 	switch {
-	case ev.on && !l.paused[ev.prio]:
-		l.paused[ev.prio], l.pauseSince[ev.prio] = true, e.now
-		from.pfcRx[ev.prio]++
-	case ev.on: // refreshed pause while paused
-		from.pfcRx[ev.prio]++
-	case !ev.on && l.paused[ev.prio]:
-		l.paused[ev.prio] = false
-		from.pauseRxNs[ev.prio] += float64(e.now-l.pauseSince[ev.prio]) / 1000
-		e.kick(ev.link)
-		e.wake(ev.link)
+	case on && !l.paused[prio]:
+		l.paused[prio], l.pauseSince[prio] = true, e.now
+		from.pfcRx[prio]++
+	case on: // refreshed pause while paused
+		from.pfcRx[prio]++
+	case !on && l.paused[prio]:
+		l.paused[prio] = false
+		from.pauseRxNs[prio] += float64(e.now-l.pauseSince[prio]) / 1000
+		e.kick(ev.id)
+		e.wake(ev.id)
 	}
 }
 
@@ -164,7 +189,8 @@ func (e *PacketEngine) wake(li int32) {
 		return
 	}
 	w := l.waiting
-	l.waiting = nil
+	l.waiting = l.spare[:0]
+	defer func() { l.spare = w[:0] }() // the two lists swap: no allocation
 	for i, qi := range w {
 		q := e.qps[qi]
 		if l.q[q.prio].n > 0 || l.paused[q.prio] {
@@ -180,42 +206,45 @@ func (e *PacketEngine) wake(li int32) {
 }
 
 func (e *PacketEngine) onTxDone(ev event) {
-	l := &e.links[ev.link]
+	l := &e.links[ev.id]
 	l.busy = false
-	e.ev.push(event{t: e.now + l.delay*1000, kind: evArrive, link: ev.link, pkt: ev.pkt})
-	e.kick(ev.link)
-	e.wake(ev.link)
+	e.ev.push(linkEvent(e.now+l.delay*1000, evArrive, ev.id, ev.pkt))
+	e.kick(ev.id)
+	e.wake(ev.id)
 }
 
 // onArrive delivers a packet at the far end of its link: to the RNIC of a
 // host, or through a switch to its next link.
 func (e *PacketEngine) onArrive(ev event) {
 	p := ev.pkt
-	to := e.lto[ev.link]
+	to := e.lto[ev.id]
 	to.rxB += float64(p.wire)
 	to.rxP++
-	l := &e.links[ev.link]
-	if e.topo.isHost[l.to] {
+	l := &e.links[ev.id]
+	if l.swTo < 0 { // a host
 		e.receive(p)
 		return
 	}
 	out := e.forward(l.swTo, p)
 	ol := &e.links[out]
-	used := e.swUsed[ol.sw]
+	sw := ol.sw
+	c := &e.swc[sw]
+	used := e.swUsed[sw]
+	lossless := e.lossless(sw, p.prio)
 	switch {
-	case p.prio == ctrlPrio || e.lossless(p.prio):
-		if used+int64(p.wire) > e.cfg.BufferBytes {
+	case p.prio == ctrlPrio || lossless:
+		if used+int64(p.wire) > c.BufferBytes {
 			e.drop(out, p)
 			return
 		}
-	case float64(ol.q[p.prio].bytes+int64(p.wire)) > e.cfg.DTAlpha*float64(e.cfg.BufferBytes-used):
+	case float64(ol.q[p.prio].bytes+int64(p.wire)) > c.DTAlpha*float64(c.BufferBytes-used):
 		e.drop(out, p)
 		return
 	}
-	if e.cfg.ECNAtEnqueue {
+	if c.ECNAtEnqueue {
 		e.maybeMark(out, p, ol.q[p.prio].bytes)
 	}
-	p.inLink = ev.link
+	p.inLink = ev.id
 	ol.q[p.prio].push(p)
 	e.swUsed[ol.sw] += int64(p.wire)
 	fq := &e.lfrom[out].q[p.prio]
@@ -223,11 +252,11 @@ func (e *PacketEngine) onArrive(ev event) {
 	if fq.depth > fq.wm {
 		fq.wm = fq.depth
 	}
-	if e.lossless(p.prio) {
+	if lossless {
 		l.inBytes[p.prio] += int64(p.wire)
-		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(ol.sw) {
+		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(sw) {
 			l.xoffSent[p.prio] = true
-			e.sendPFC(ev.link, p.prio, true)
+			e.sendPFC(ev.id, p.prio, true)
 		}
 	}
 	e.kick(out)
@@ -235,8 +264,9 @@ func (e *PacketEngine) onArrive(ev event) {
 
 // xoff is the dynamic PFC threshold of a switch's ingress ports.
 func (e *PacketEngine) xoff(sw int32) int64 {
-	free := e.cfg.BufferBytes - e.swHeadroom[sw] - e.swUsed[sw]
-	return max(min(e.cfg.XoffBytes, int64(e.cfg.PFCAlpha*float64(free))), int64(2*e.cfg.MTU))
+	c := &e.swc[sw]
+	free := c.BufferBytes - e.swHeadroom[sw] - e.swUsed[sw]
+	return max(min(c.XoffBytes, int64(c.PFCAlpha*float64(free))), int64(2*e.cfg.MTU))
 }
 
 func (e *PacketEngine) drop(li int32, p *packet) {
@@ -248,7 +278,7 @@ func (e *PacketEngine) drop(li int32, p *packet) {
 
 // maybeMark ECN-marks a data packet leaving or joining link li's queue.
 func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
-	if p.kind != pktData || p.ecn || !e.mark(depth) {
+	if p.kind != pktData || p.ecn || !e.mark(&e.swc[e.links[li].sw], depth) {
 		return
 	}
 	p.ecn = true
@@ -257,17 +287,17 @@ func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
 	from.q[p.prio].ecn++
 }
 
-// mark is RED on the instantaneous depth: 0 below Kmin, rising linearly to
-// Pmax at Kmax, 1 above.
-func (e *PacketEngine) mark(depth int64) bool {
-	kmin, kmax := e.cfg.ECNKminBytes, e.cfg.ECNKmaxBytes
+// mark is RED on the instantaneous depth with a switch's thresholds: 0
+// below Kmin, rising linearly to Pmax at Kmax, 1 above.
+func (e *PacketEngine) mark(c *SwitchConfig, depth int64) bool {
+	kmin, kmax := c.ECNKminBytes, c.ECNKmaxBytes
 	switch {
 	case kmax <= 0 || depth <= kmin:
 		return false
 	case depth >= kmax:
 		return true
 	}
-	return e.rand() < e.cfg.ECNPmax*float64(depth-kmin)/float64(kmax-kmin)
+	return e.rand() < c.ECNPmax*float64(depth-kmin)/float64(kmax-kmin)
 }
 
 // rand is a xorshift64* stream seeded by Config.Seed: deterministic.

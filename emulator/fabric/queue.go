@@ -23,6 +23,7 @@ type queueAcc struct{ depth, wm, txB, txP, drops, ecn float64 }
 type portAcc struct {
 	txB, rxB, txP, rxP, drops, ecn float64
 	pfcTx, pfcRx, pauseRxNs        [8]float64
+	pauseTxNs, ecnRx               [8]float64
 	q                              [8]queueAcc
 	cnpSent, cnpHandled, ooo, retx float64 // RNIC transport (packet engine)
 }
@@ -139,6 +140,7 @@ func (e *FlowEngine) pauseFeeders(li int, frames, over float64) {
 			seen[in] = true
 			sw, up := e.lto[in], e.lfrom[in]
 			sw.pfcTx[roceQueue] += frames
+			sw.pauseTxNs[roceQueue] += over
 			up.pfcRx[roceQueue] += frames
 			up.pauseRxNs[roceQueue] += over
 		}
@@ -194,6 +196,7 @@ func countersOf(ports map[PortKey]*portAcc) *Counters {
 			CNPSent: u(a.cnpSent), CNPHandled: u(a.cnpHandled), OutOfSequence: u(a.ooo), Retransmits: u(a.retx)}
 		for i := 0; i < 8; i++ {
 			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
+			pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
 			q := a.q[i]
 			pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
 		}

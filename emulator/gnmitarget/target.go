@@ -190,7 +190,8 @@ func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*
 	}}
 	var pfc []*pb.Update
 	for p := 0; p < 8; p++ {
-		pfc = append(pfc, s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p), c.PFCRx[p]), s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p), c.PFCTx[p]))
+		pfc = append(pfc, s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p), c.PFCRx[p]), s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p), c.PFCTx[p]),
+			s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PAUSE_DURATION_US", p), c.PauseRxNs[p]/1000))
 	}
 	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
 		Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port)}}, Update: pfc})

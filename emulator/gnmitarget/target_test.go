@@ -35,6 +35,7 @@ func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
 	tgt, c := serve(t)
 	pc := &fabric.PortCounters{TxBytes: 4096, RxBytes: 8192}
 	pc.PFCRx[3] = 5
+	pc.PauseRxNs[3] = 7_900 // reported in whole microseconds
 	ts := time.Unix(1700000000, 42)
 	tgt.Publish(ts, map[string]*fabric.PortCounters{"1/0": pc})
 	sc, err := c.Subscribe(context.Background())
@@ -55,19 +56,22 @@ func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
 		}
 		all = append(all, r.GetUpdate())
 	}
-	found := false
+	found, duration := false, false
 	for _, n := range all {
 		if n.GetTimestamp() != ts.UnixNano() {
 			t.Errorf("sample at %d, published at %d", n.GetTimestamp(), ts.UnixNano())
 		}
 		for _, u := range n.GetUpdate() {
-			if u.GetPath().GetElem()[0].GetName() == "SAI_PORT_STAT_PFC_3_RX_PKTS" {
+			switch u.GetPath().GetElem()[0].GetName() {
+			case "SAI_PORT_STAT_PFC_3_RX_PKTS":
 				found = u.GetVal().GetStringVal() == "5"
+			case "SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":
+				duration = u.GetVal().GetStringVal() == "7"
 			}
 		}
 	}
-	if len(all) != 2 || !found {
-		t.Errorf("want the port and queue-3 tables with PFC priority 3 rx as sonic-gnmi serves it (string \"5\"): %v", all)
+	if len(all) != 2 || !found || !duration {
+		t.Errorf("want the port and queue-3 tables with PFC priority 3 rx frames and pause time as sonic-gnmi serves them (strings \"5\" and \"7\" us): %v", all)
 	}
 }
 
