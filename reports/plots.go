@@ -340,3 +340,29 @@ func seriesPlot(title, ylabel string, start int64, ss []Series) (*figure, error)
 	f, err := render(p, title)
 	return &f, err
 }
+
+// CurveSVG draws one measured curve (y against x, points joined) with a
+// dashed horizontal line at limit, labelled limitLabel, as inline SVG:
+// the capacity report's SLO metric against load.
+func CurveSVG(title, xLabel, yLabel string, xs, ys []float64, limit float64, limitLabel string) (template.HTML, error) {
+	p := newPlot(title, xLabel, yLabel)
+	xy := make(plotter.XYs, len(xs))
+	for i := range xs {
+		xy[i].X, xy[i].Y = xs[i], ys[i]
+	}
+	if err := addLine(p, 0, yLabel, spreadLine{XYs: xy}, false); err != nil {
+		return "", err
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	if err := addLine(p, 1, limitLabel, spreadLine{XYs: plotter.XYs{{X: lo, Y: limit}, {X: hi, Y: limit}}}, true); err != nil {
+		return "", err
+	}
+	var fs []figure
+	if err := addFigure(&fs, p, title, &p.Y, append(append([]float64(nil), ys...), limit)); err != nil {
+		return "", err
+	}
+	return fs[0].SVG, nil
+}

@@ -146,3 +146,27 @@ func FuzzParseSLO(f *testing.F) {
 		}
 	})
 }
+
+func TestRenderAnswerAndCurve(t *testing.T) {
+	slo := SLO{Metric: "slowdown.p99", Bucket: "<100KB", Op: "<=", Limit: 5}
+	res, err := Search(context.Background(), knee(0.63), slo, Options{Grid: []float64{0.2, 0.5, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Answer(); a != "the highest load meeting slowdown.p99[<100KB]<=5 is 0.5 (it fails at 0.8)" {
+		t.Errorf("answer %q", a)
+	}
+	var md, html strings.Builder
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 0.8 | 19 | no |") || !strings.Contains(md.String(), "The highest load") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	if err := WriteHTML(&html, res); err != nil {
+		t.Fatal(err)
+	}
+	if h := html.String(); !strings.Contains(h, "<svg") || !strings.Contains(h, "SLO slowdown.p99[&lt;100KB]&lt;=5") {
+		t.Errorf("html lacks the curve or the SLO line:\n%.600s", h)
+	}
+}

@@ -1,0 +1,107 @@
+package capacity
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/labctl/labctl/reports"
+)
+
+// WriteJSON writes the result (capacity.json).
+func WriteJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Answer is the result in one sentence.
+func (r *Result) Answer() string {
+	switch {
+	case !r.Found && len(r.Steps) > 0:
+		return fmt.Sprintf("no load meets %s: at the lowest load measured, %g, it is %s", r.SLO, r.Steps[0].Load, value(r.Steps[0]))
+	case !r.Found:
+		return "nothing was measured"
+	case r.FirstMiss == 0:
+		return fmt.Sprintf("every load measured meets %s, up to %g", r.SLO, r.Best)
+	}
+	s := fmt.Sprintf("the highest load meeting %s is %g (it fails at %g)", r.SLO, r.Best, r.FirstMiss)
+	if r.NonMonotonic {
+		s += "; the curve is not monotonic, so the answer is uncertain: repeat the points or use a grid"
+	}
+	return s
+}
+
+func value(s Step) string {
+	if s.Err != "" {
+		return "not measured (" + s.Err + ")"
+	}
+	return strconv.FormatFloat(s.Value, 'g', 4, 64)
+}
+
+// WriteMarkdown writes the answer and the curve as a table.
+func WriteMarkdown(w io.Writer, r *Result) error {
+	fmt.Fprintf(w, "# Capacity: %s\n\n%s.\n\n| load | %s | meets | run |\n|---|---|---|---|\n", r.SLO, answerCap(r), r.SLO.metric())
+	for _, s := range r.Steps {
+		meets := "no"
+		if s.Meets {
+			meets = "yes"
+		}
+		if _, err := fmt.Fprintf(w, "| %g | %s | %s | %s |\n", s.Load, value(s), meets, s.Ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func answerCap(r *Result) string {
+	a := r.Answer()
+	return strings.ToUpper(a[:1]) + a[1:]
+}
+
+var page = template.Must(template.New("capacity").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Capacity: {{.SLO}}</title>
+<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}</style>
+</head><body>
+<h1>Capacity: {{.SLO}}</h1>
+<p>{{.Answer}}. Method: {{.Method}}.</p>
+{{.Plot}}
+<table><tr><th>load</th><th>{{.Metric}}</th><th>meets</th><th>run</th></tr>
+{{range .Steps}}<tr><td>{{.Load}}</td><td>{{.Value}}</td><td>{{.Meets}}</td><td>{{.Ref}}</td></tr>
+{{end}}</table>
+</body></html>
+`))
+
+// WriteHTML writes a self-contained page with the curve plotted against
+// the SLO's limit (steps that failed to measure are left out of the plot).
+func WriteHTML(w io.Writer, r *Result) error {
+	var xs, ys []float64
+	type row struct {
+		Load        float64
+		Value, Meets string
+		Ref         string
+	}
+	var rows []row
+	for _, s := range r.Steps {
+		m := "no"
+		if s.Meets {
+			m = "yes"
+		}
+		rows = append(rows, row{s.Load, value(s), m, s.Ref})
+		if s.Err == "" {
+			xs, ys = append(xs, s.Load), append(ys, s.Value)
+		}
+	}
+	var plot template.HTML
+	if len(xs) > 0 {
+		var err error
+		if plot, err = reports.CurveSVG(r.SLO.metric()+" against load", "load", r.SLO.metric(), xs, ys, r.SLO.Limit, "SLO "+r.SLO.String()); err != nil {
+			return err
+		}
+	}
+	return page.Execute(w, map[string]any{"SLO": r.SLO.String(), "Answer": answerCap(r), "Method": r.Method,
+		"Plot": plot, "Metric": r.SLO.metric(), "Steps": rows})
+}
