@@ -80,9 +80,9 @@ var page = template.Must(template.New("capacity").Parse(`<!DOCTYPE html>
 func WriteHTML(w io.Writer, r *Result) error {
 	var xs, ys []float64
 	type row struct {
-		Load        float64
+		Load         float64
 		Value, Meets string
-		Ref         string
+		Ref          string
 	}
 	var rows []row
 	for _, s := range r.Steps {
