@@ -2,11 +2,7 @@ package scenarios
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"strings"
 
@@ -17,20 +13,6 @@ import (
 const RemoteDir = "/tmp/labctl"
 
 func remoteAgent() string { return path.Join(RemoteDir, "bin", "labctl") }
-
-// fileSHA256 hashes a local file.
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", p, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // shipAgent uploads the agent binary to a host unless the host already has
 // a byte-identical copy (checked with sha256sum), so repeated runs are cheap.

@@ -402,7 +402,7 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 	if len(targets) == 0 {
 		return nil
 	}
-	sum, err := fileSHA256(r.AgentPath)
+	sum, err := sshdrv.FileSHA256(r.AgentPath)
 	if err != nil {
 		return fmt.Errorf("agent binary: %w", err)
 	}

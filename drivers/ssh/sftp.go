@@ -3,6 +3,9 @@ package ssh
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -146,4 +149,19 @@ func (p *Pool) ReadFile(ctx context.Context, t Target, remotePath string) ([]byt
 		return nil
 	})
 	return out, err
+}
+
+// FileSHA256 is the hex sha256 of a local file: what `sha256sum` prints
+// for the copy on a device, so an upload can be skipped or verified.
+func FileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

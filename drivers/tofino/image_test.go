@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
 )
 
@@ -77,7 +78,7 @@ func TestValidateFindsEachProblem(t *testing.T) {
 			b, _ := os.ReadFile(conf)
 			b = bytes.Replace(b, []byte(`"program-name": "drill_lb"`), []byte(`"program-name": "other"`), 1)
 			os.WriteFile(conf, b, 0o644)
-			sum, _ := tofino.FileSHA256(conf)
+			sum, _ := sshdrv.FileSHA256(conf)
 			edit(d, "ca6339b05ab7d487dacfa93e33a7a22c57595a54a24526e5f9d30baa64014069", sum)
 		}, "image.yaml:12: program: drill_lb.conf loads program other, not drill_lb"},
 		{"no conf listed", func(d string) { edit(d, "program: drill_lb\n", "program: ecmp_lb\n") },

@@ -3,8 +3,6 @@ package tofino
 import (
 	"archive/tar"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/internal/yamlpos"
 )
 
@@ -152,20 +151,6 @@ func untar(src, dir string) (string, error) {
 	return dir, nil
 }
 
-// FileSHA256 is the hex sha256 of a local file.
-func FileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // Validate checks that the bundle is what its manifest says: every listed
 // file present with its sha256, nothing unlisted, and a conf that loads the
 // manifest's program from listed files with the target's binary. Problems
@@ -176,7 +161,7 @@ func (b *Bundle) Validate() error {
 	listed := map[string]bool{ManifestFile: true}
 	for i, f := range m.Files {
 		listed[f.Path] = true
-		sum, err := FileSHA256(filepath.Join(b.Dir, filepath.FromSlash(f.Path)))
+		sum, err := sshdrv.FileSHA256(filepath.Join(b.Dir, filepath.FromSlash(f.Path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			ix.Add(&ps, fmt.Sprintf("files[%d].path", i), "%s is not in the bundle", f.Path)
