@@ -43,6 +43,7 @@ type Lab struct {
 	servers   []*sshd.Server
 	targets   []*gnmitarget.Target
 	netconf   map[string]*netconfd.Server
+	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
 	cancel    context.CancelFunc
 	log       *slog.Logger
 }
@@ -130,6 +131,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
 		l.netconf[sw.Name] = nc
+		if err := l.addBfshell(*sw, root, sh); err != nil {
+			return nil, err
+		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
 		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, subs); err != nil {
 			return nil, err

@@ -62,7 +62,7 @@ func TestCheck(t *testing.T) {
 		field  string
 	}{
 		{func(c *Config) { c.XonBytes = c.XoffBytes + 1 }, "xon_bytes"},
-		{func(c *Config) { c.Alpha = 0.125 }, "pfc_alpha"},                          // with static thresholds
+		{func(c *Config) { c.Alpha = 0.125 }, "pfc_alpha"},                              // with static thresholds
 		{func(c *Config) { c.XoffBytes, c.XonBytes, c.Alpha = 0, 0, 0.3 }, "pfc_alpha"}, // not a step
 		{func(c *Config) { c.ECN = map[int]ECN{3: {500000, 400000, 20}} }, "ecn.3.kmin_bytes"},
 		{func(c *Config) { c.ECN = map[int]ECN{9: {1, 2, 3}} }, "ecn.9"},
