@@ -19,9 +19,19 @@ func lab(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool) {
 
 func emulated(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	tb.Helper()
+	return emulatedWith(tb, spec, nil)
+}
+
+// emulatedWith starts a generated lab after edit changed its inventory
+// (e.g. which switches use the SDE shell).
+func emulatedWith(tb testing.TB, spec string, edit func(*inventory.Lab)) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
+	tb.Helper()
 	src, err := inventory.Generate(spec)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if edit != nil {
+		edit(src)
 	}
 	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: tb.TempDir()})
 	if err != nil {
