@@ -32,6 +32,9 @@ type Options struct {
 	LBParams  map[string]string
 	Transport string
 	Logger    *slog.Logger
+	// InboxDriverHosts are hosts emulated with the upstream mlx5 driver
+	// (debugfs cc_params, no sysfs ecn tree); the others run MLNX_OFED.
+	InboxDriverHosts []string
 }
 
 // Lab is a running emulated lab.
@@ -44,6 +47,7 @@ type Lab struct {
 	targets   []*gnmitarget.Target
 	netconf   map[string]*netconfd.Server
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
+	inbox     map[string]bool     // hosts with the upstream mlx5 driver
 	cancel    context.CancelFunc
 	log       *slog.Logger
 }
@@ -95,7 +99,10 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}}
+		netconf: map[string]*netconfd.Server{}, inbox: map[string]bool{}}
+	for _, h := range opt.InboxDriverHosts {
+		l.inbox[h] = true
+	}
 	defer func() {
 		if err != nil {
 			l.Close()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
 )
@@ -97,7 +98,7 @@ func TestSwitchQoSMixedDrivers(t *testing.T) {
 				lab.Switches[i].QoSDriver = "sde"
 			}
 		}
-	})
+	}, emulator.Options{})
 	ctx := context.Background()
 	prof := fullProfile(100000)
 	plan, err := provision.PlanQoS(ctx, pool, inv, prof)
