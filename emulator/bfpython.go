@@ -273,8 +273,16 @@ type pyParser struct {
 	in   *pyInterp
 }
 
-func (p *pyParser) peek() pyTok { return p.toks[p.pos] }
-func (p *pyParser) next() pyTok { t := p.toks[p.pos]; p.pos++; return t }
+// at is the token i places ahead; past the end it is the end token.
+func (p *pyParser) at(i int) pyTok {
+	if p.pos+i < len(p.toks) {
+		return p.toks[p.pos+i]
+	}
+	return pyTok{}
+}
+
+func (p *pyParser) peek() pyTok { return p.at(0) }
+func (p *pyParser) next() pyTok { t := p.at(0); p.pos++; return t }
 
 func (p *pyParser) accept(text string) bool {
 	if t := p.peek(); t.kind == 'p' && t.text == text {
@@ -386,6 +394,9 @@ func (p *pyParser) atom() (any, error) {
 		case "[":
 			var list []any
 			for !p.accept("]") {
+				if p.peek().kind == 0 {
+					return nil, pyErr("SyntaxError", "unexpected EOF while parsing")
+				}
 				v, err := p.expr()
 				if err != nil {
 					return nil, err
@@ -440,7 +451,10 @@ func (p *pyParser) postfix() (any, error) {
 			kwargs := map[string]any{}
 			var order []string
 			for !p.accept(")") {
-				if t, u := p.peek(), p.toks[p.pos+1]; t.kind == 'n' && u.kind == 'p' && u.text == "=" {
+				if p.peek().kind == 0 {
+					return nil, pyErr("SyntaxError", "unexpected EOF while parsing")
+				}
+				if t, u := p.peek(), p.at(1); t.kind == 'n' && u.kind == 'p' && u.text == "=" {
 					p.pos += 2
 					a, err := p.expr()
 					if err != nil {
