@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go test -run XXX -bench . -benchmem -count 3 ./emulator/fabric/ ./perftest/ ./collectors/
+go test -run XXX -bench ProvisionLab -benchtime 5x -count 3 -cpu 1 -benchmem ./provision/
 go build -o /tmp/labctl-bench ./cmd/labctl
 out="$(mktemp -d)"
 for s in incast allreduce; do

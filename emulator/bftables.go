@@ -79,21 +79,23 @@ type bfSwitch struct {
 	writes     int // successful writes since the twin last heard
 }
 
-// newBfSwitch lays the switch's ports out as on a 32-port Tofino 1: port
-// <n>/0 is dev_port (pipe << 7) | 4*local with 16 ports per pipe, in port
-// group `local`, its queues 0..7 at pg_queue 0..7.
+// newBfSwitch lays the switch's ports out in order, 64 to a pipe:
+// dev_port (pipe << 7) | n, in port group n/4 at pg_port_nr n%4, its queues
+// 0..7 at pg_queue 8*pg_port_nr .. +7. A real Tofino's layout follows its
+// lanes (16 100G ports a pipe on a 64-port chip); the emulator packs ports
+// densely so that generated labs with many ports per switch still fit.
 func newBfSwitch(ports []string, program string, bufferBytes int64) (*bfSwitch, error) {
 	sw := &bfSwitch{tables: map[string]*bfTable{}, totalCells: bufferBytes / bfCellBytes}
-	for _, name := range ports {
+	for k, name := range ports {
 		conn, chnl, err := tofino.ParsePortName(name)
 		if err != nil {
 			return nil, err
 		}
-		local, pipe := (conn-1)%16, (conn-1)/16
-		if pipe >= bfPipes || chnl > 3 {
-			return nil, fmt.Errorf("port %s does not fit an emulated Tofino", name)
+		pipe, n := k/64, k%64
+		if pipe >= bfPipes {
+			return nil, fmt.Errorf("port %s: an emulated Tofino has %d ports", name, 64*bfPipes)
 		}
-		sw.ports = append(sw.ports, bfPort{name: name, conn: conn, chnl: chnl, devPort: pipe<<7 | local*4 + chnl, pgID: local})
+		sw.ports = append(sw.ports, bfPort{name: name, conn: conn, chnl: chnl, devPort: pipe<<7 | n, pgID: n / 4})
 	}
 	sw.addTMTables()
 	sw.add(&bfTable{name: program + ".pipe.SwitchEgress.ecn_red", keys: []bfField{bfU("qid", 5)},
@@ -166,14 +168,15 @@ func (sw *bfSwitch) addTMTables() {
 		valid: sw.devPortKey("dev_port"),
 		defaults: func(k bfDict) bfDict {
 			p, _ := sw.portByDev(k["dev_port"].(int64))
+			nr := (p.devPort & 127) % 4
 			eg, ig := make([]any, 8), make([]any, 32)
 			for q := range eg {
-				eg[q] = int64(p.chnl*8 + q)
+				eg[q] = int64(nr*8 + q)
 			}
 			for q := range ig {
 				ig[q] = int64(q % 8)
 			}
-			return bfDict{"pg_id": int64(p.pgID), "pg_port_nr": int64(p.chnl), "egress_qid_queues": eg, "ingress_qid_map": ig}
+			return bfDict{"pg_id": int64(p.pgID), "pg_port_nr": int64(nr), "egress_qid_queues": eg, "ingress_qid_map": ig}
 		}})
 	sw.add(&bfTable{name: "tf1.tm.port.flowcontrol", fixed: true, keys: []bfField{bfU("dev_port", 32)},
 		// mode_rx is read-only in the SDE's tf1 JSON although public scripts

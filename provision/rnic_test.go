@@ -113,28 +113,3 @@ func TestRNICProfileOnBothDriverStacks(t *testing.T) {
 		t.Fatalf("second plan: %+v", again.Changes)
 	}
 }
-
-// BenchmarkPlanApplyVerify: RNIC profile on every host of an emulated lab
-// of 8 switches, over real SSH.
-func BenchmarkPlanApplyVerify(b *testing.B) {
-	for _, spec := range []string{"leafspine:4x4:16@100", "leafspine:4x4:64@100"} {
-		b.Run(spec, func(b *testing.B) {
-			inv, pool := lab(b, spec)
-			ctx := context.Background()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				prof := profile(100 + i%2*4) // alternate, so every round changes something
-				plan, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := provision.VerifyRNIC(ctx, pool, inv, prof, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
