@@ -1,11 +1,8 @@
 package provision
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/internal/yamlpos"
@@ -45,17 +42,11 @@ func LoadQoSProfile(path string) (*QoSProfile, error) {
 
 // ParseQoSProfile decodes and checks a switch profile.
 func ParseQoSProfile(data []byte, file string) (*QoSProfile, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var p QoSProfile
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	ix, err := yamlpos.Decode(data, file, &p)
+	if err != nil {
+		return nil, err
 	}
-	ix := yamlpos.New(file, &root)
 	var ps yamlpos.Problems
 	for i, pr := range p.PFCPriorities {
 		if pr < 0 || pr > 7 {

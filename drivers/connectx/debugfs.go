@@ -2,7 +2,9 @@ package connectx
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,7 +50,7 @@ const cnpPrioMode = "np_cnp_prio_mode"
 // DebugfsFiles lists, in a fixed order, the cc_params files ReadState reads.
 func DebugfsFiles() []string {
 	var out []string
-	for _, k := range sortedKeys(debugfsNames) {
+	for _, k := range slices.Sorted(maps.Keys(debugfsNames)) {
 		out = append(out, debugfsNames[k])
 	}
 	return append(out, cnpPrioMode)

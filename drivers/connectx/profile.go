@@ -1,17 +1,16 @@
 package connectx
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/internal/yamlpos"
@@ -59,17 +58,11 @@ func LoadProfile(path string) (*Profile, error) {
 
 // ParseProfile decodes and checks a profile.
 func ParseProfile(data []byte, file string) (*Profile, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	ix, err := yamlpos.Decode(data, file, &p)
+	if err != nil {
+		return nil, err
 	}
-	ix := yamlpos.New(file, &root)
 	var ps yamlpos.Problems
 	for _, pb := range p.problems() {
 		ix.Add(&ps, pb[0], "%s", pb[1])
@@ -116,7 +109,7 @@ func (p *Profile) problems() [][2]string {
 	if len(p.DSCP2Prio) > 0 && p.Trust != "dscp" {
 		add("dscp2prio", "needs trust: dscp (mlnx_qos shows and uses the map only in dscp trust)")
 	}
-	for _, d := range sortedKeys(p.DSCP2Prio) {
+	for _, d := range slices.Sorted(maps.Keys(p.DSCP2Prio)) {
 		if d < 0 || d > 63 {
 			add(fmt.Sprintf("dscp2prio.%d", d), "%d is not a DSCP (0..63)", d)
 		}
@@ -152,12 +145,12 @@ func (p *Profile) problems() [][2]string {
 		for i, pr := range e.Priorities {
 			prio(fmt.Sprintf("ecn.priorities[%d]", i), pr)
 		}
-		for _, name := range sortedKeys(e.RP) {
+		for _, name := range slices.Sorted(maps.Keys(e.RP)) {
 			if _, ok := rpDefaults[name]; !ok || e.RP[name] < 0 {
 				add("ecn.rp."+name, "unknown reaction-point parameter or negative value")
 			}
 		}
-		for _, name := range sortedKeys(e.NP) {
+		for _, name := range slices.Sorted(maps.Keys(e.NP)) {
 			if _, ok := npDefaults[name]; !ok || e.NP[name] < 0 {
 				add("ecn.np."+name, "unknown notification-point parameter or negative value")
 			}
@@ -307,7 +300,7 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 		add("roce_mode", strconv.Itoa(st.RoCEMode), strconv.Itoa(p.RoCEMode), fmt.Sprintf("cma_roce_mode -d %s -p 1 -m %d", r.Device, p.RoCEMode))
 	}
 	mlnx := "mlnx_qos -i " + r.Netdev
-	for _, d := range sortedKeys(p.DSCP2Prio) {
+	for _, d := range slices.Sorted(maps.Keys(p.DSCP2Prio)) {
 		v := p.DSCP2Prio[d]
 		add(fmt.Sprintf("dscp2prio[%d]", d), strconv.Itoa(st.QoS.DSCP2Prio[d]), strconv.Itoa(v), fmt.Sprintf("%s --dscp2prio set,%d,%d", mlnx, d, v))
 	}
@@ -355,7 +348,7 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 			}
 		}
 		params := func(point string, wantP, haveP map[string]int) {
-			for _, name := range sortedKeys(wantP) {
+			for _, name := range slices.Sorted(maps.Keys(wantP)) {
 				add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
 					fmt.Sprintf("echo %d > %s", wantP[name], st.ECN.ParamFile(point, name)))
 			}

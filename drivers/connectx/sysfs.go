@@ -2,8 +2,9 @@ package connectx
 
 import (
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,22 +48,13 @@ func ECNFiles(netdev string) []string {
 			out = append(out, path.Join(ECNDir(netdev), point, "enable", strconv.Itoa(p)))
 		}
 	}
-	for _, n := range sortedKeys(npDefaults) {
+	for _, n := range slices.Sorted(maps.Keys(npDefaults)) {
 		out = append(out, path.Join(ECNDir(netdev), "roce_np", n))
 	}
-	for _, n := range sortedKeys(rpDefaults) {
+	for _, n := range slices.Sorted(maps.Keys(rpDefaults)) {
 		out = append(out, path.Join(ECNDir(netdev), "roce_rp", n))
 	}
 	return out
-}
-
-func sortedKeys[K int | string, V any](m map[K]V) []K {
-	ks := make([]K, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
 }
 
 // Driver stacks (hardware-surfaces reference, 2.1), told apart by the

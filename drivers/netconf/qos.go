@@ -3,7 +3,8 @@ package netconf
 import (
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/labctl/labctl/drivers/switchqos"
@@ -71,7 +72,7 @@ func RenderQoS(q switchqos.Config) string {
 	}
 	if len(q.Pools) > 0 {
 		b.WriteString("<pools>")
-		for _, name := range sortedKeys(q.Pools) {
+		for _, name := range slices.Sorted(maps.Keys(q.Pools)) {
 			fmt.Fprintf(&b, "<pool><name>%s</name><size-bytes>%d</size-bytes></pool>", escape(name), q.Pools[name])
 		}
 		b.WriteString("</pools>")
@@ -79,7 +80,7 @@ func RenderQoS(q switchqos.Config) string {
 	b.WriteString("</buffer>")
 	if len(q.DSCP) > 0 {
 		b.WriteString("<classifier>")
-		for _, d := range sortedKeys(q.DSCP) {
+		for _, d := range slices.Sorted(maps.Keys(q.DSCP)) {
 			fmt.Fprintf(&b, "<dscp><id>%d</id><traffic-class>%d</traffic-class></dscp>", d, q.DSCP[d])
 		}
 		b.WriteString("</classifier>")
@@ -95,7 +96,7 @@ func RenderQoS(q switchqos.Config) string {
 		queues[id] = true
 	}
 	b.WriteString("<queues>")
-	for _, id := range sortedKeys(queues) {
+	for _, id := range slices.Sorted(maps.Keys(queues)) {
 		fmt.Fprintf(&b, "<queue><id>%d</id>", id)
 		if w, ok := q.Weights[id]; ok {
 			fmt.Fprintf(&b, "<dwrr-weight>%d</dwrr-weight>", w)
@@ -162,13 +163,4 @@ func escape(s string) string {
 	var b strings.Builder
 	_ = xml.EscapeText(&b, []byte(s))
 	return b.String()
-}
-
-func sortedKeys[K int | string, V any](m map[K]V) []K {
-	ks := make([]K, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
 }

@@ -2,6 +2,7 @@ package switchqos
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -42,7 +43,7 @@ func (c Config) Check(bufferBytes int64) []Problem {
 		add("headroom_bytes", "%d is negative", c.HeadroomBytes)
 	}
 	var total int64
-	for _, name := range sortedKeys(c.Pools) {
+	for _, name := range slices.Sorted(maps.Keys(c.Pools)) {
 		v := c.Pools[name]
 		if name != PoolLossless && name != PoolLossy {
 			add("buffer_pools."+name, "unknown pool (want %s or %s)", PoolLossless, PoolLossy)
@@ -55,7 +56,7 @@ func (c Config) Check(bufferBytes int64) []Problem {
 	if bufferBytes > 0 && total > bufferBytes {
 		add("buffer_pools", "pools of %d bytes do not fit the switch's %d-byte buffer", total, bufferBytes)
 	}
-	for _, q := range sortedKeys(c.ECN) {
+	for _, q := range slices.Sorted(maps.Keys(c.ECN)) {
 		e := c.ECN[q]
 		f := fmt.Sprintf("ecn.%d", q)
 		switch {
@@ -69,7 +70,7 @@ func (c Config) Check(bufferBytes int64) []Problem {
 			add(f+".pmax_percent", "%d is not a percentage (0..100)", e.PmaxPercent)
 		}
 	}
-	for _, d := range sortedKeys(c.DSCP) {
+	for _, d := range slices.Sorted(maps.Keys(c.DSCP)) {
 		tc := c.DSCP[d]
 		if d < 0 || d > 63 {
 			add(fmt.Sprintf("dscp_to_tc.%d", d), "%d is not a DSCP (0..63)", d)
@@ -85,7 +86,7 @@ func (c Config) Check(bufferBytes int64) []Problem {
 	if len(c.Weights) > 0 && c.Scheduler != DWRR {
 		add("dwrr_weights", "weights need scheduler: %s", DWRR)
 	}
-	for _, q := range sortedKeys(c.Weights) {
+	for _, q := range slices.Sorted(maps.Keys(c.Weights)) {
 		w := c.Weights[q]
 		if q < 0 || q > 7 {
 			add(fmt.Sprintf("dwrr_weights.%d", q), "queue %d is not a queue (0..7)", q)

@@ -2,7 +2,8 @@ package switchqos
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -93,21 +94,21 @@ func Diff(have, want Config) []Setting {
 	if want.HeadroomBytes > 0 {
 		add("headroom_bytes", i64(have.HeadroomBytes), i64(want.HeadroomBytes))
 	}
-	for _, name := range sortedKeys(want.Pools) {
+	for _, name := range slices.Sorted(maps.Keys(want.Pools)) {
 		add("pool["+name+"].bytes", lookup(have.Pools, name, i64), i64(want.Pools[name]))
 	}
-	for _, d := range sortedKeys(want.DSCP) {
+	for _, d := range slices.Sorted(maps.Keys(want.DSCP)) {
 		add(fmt.Sprintf("dscp[%d].tc", d), lookup(have.DSCP, d, strconv.Itoa), strconv.Itoa(want.DSCP[d]))
 	}
 	if want.Scheduler != "" {
 		add("scheduler", orNone(have.Scheduler), want.Scheduler)
 	}
 	if want.Scheduler == DWRR {
-		for _, q := range sortedKeys(want.Weights) {
+		for _, q := range slices.Sorted(maps.Keys(want.Weights)) {
 			add(fmt.Sprintf("queue[%d].dwrr_weight", q), lookup(have.Weights, q, strconv.Itoa), strconv.Itoa(want.Weights[q]))
 		}
 	}
-	for _, q := range sortedKeys(want.ECN) {
+	for _, q := range slices.Sorted(maps.Keys(want.ECN)) {
 		h, ok := have.ECN[q]
 		w := want.ECN[q]
 		f := fmt.Sprintf("queue[%d].ecn.", q)
@@ -140,15 +141,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func sortedKeys[K int | string, V any](m map[K]V) []K {
-	ks := make([]K, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
-	return ks
 }
 
 // Quantize rounds every byte amount up to a whole number of cells, which
