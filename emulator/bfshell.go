@@ -119,8 +119,7 @@ func lastWrite(stmts []bfStmt) int {
 }
 
 // applyToTwin reads the tables back the way the driver does and hands the
-// first port's configuration to the twin (one configuration for the whole
-// fabric, as for NETCONF commits).
+// first port's configuration to the twin, as a NETCONF commit does.
 func (b *Bfshell) applyToTwin() {
 	b.sw.writes = 0
 	script, err := tofino.ReadbackScript(b.ports, tofino.DefaultProgram)
@@ -141,5 +140,5 @@ func (b *Bfshell) applyToTwin() {
 		b.lab.log.Warn("twin: cannot read the SDE shell's QoS", "device", b.device, "err", err)
 		return
 	}
-	b.lab.twin.configure(tm.Configs()[b.ports[0]])
+	b.lab.twin.configure(b.device, tm.Configs()[b.ports[0]])
 }

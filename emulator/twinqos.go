@@ -21,7 +21,7 @@ func (l *Lab) applyQoS(device string, running *netconfd.Tree) {
 		l.log.Warn("twin: cannot read the committed QoS", "device", device, "err", err)
 		return
 	}
-	l.twin.configure(q)
+	l.twin.configure(device, q)
 }
 
 // roceQueue is the queue (= priority) the twin carries RoCE traffic on.
@@ -30,14 +30,19 @@ const roceQueue = 3
 // configure maps a switch QoS configuration onto the twin's knobs. What the
 // twin does not model it approximates with the nearest knob:
 //   - the twin has one shared buffer per switch: the lossless and lossy
-//     pools together size it (BufferBytes, lossy drop depth = half of it,
-//     as in fabric.DefaultConfig);
+//     pools together size it (BufferBytes);
 //   - a dynamic PFC threshold sets PFCAlpha and lifts the static XOFF/XON
 //     out of the way (the packet engine pauses at min(XOFF, alpha x free));
 //   - ECN marking follows the RoCE queue's profile;
 //   - the DSCP map is not modelled: the twin classifies by the flows'
 //     priority (RoCE on 3), so the map is checked and stored only.
-func (t *Twin) configure(q switchqos.Config) {
+//
+// The twin in this version has one configuration for the whole fabric, so
+// device is not used yet: the switch configured last sets it for all (a lab
+// provisions every switch alike). Only per-switch fields of the fabric's
+// configuration are set, so an engine that keeps them per switch can take
+// this mapping as it is.
+func (t *Twin) configure(device string, q switchqos.Config) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.engine.(configurable)
@@ -51,7 +56,7 @@ func (t *Twin) configure(q switchqos.Config) {
 			c.LosslessPrios = mask
 		}
 		if pools := q.Pools[switchqos.PoolLossless] + q.Pools[switchqos.PoolLossy]; pools > 0 {
-			c.BufferBytes, c.DropBytes = pools, pools/2
+			c.BufferBytes = pools
 		}
 		switch {
 		case q.Alpha > 0:
