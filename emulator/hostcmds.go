@@ -349,6 +349,8 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 		}
 		q.PFCEnabled = on
 	}
+	// mlx-tools refuses --dscp2prio with --trust; its exact message is not
+	// in the public reference (UNCERTAIN).
 	if len(dscp2prio) > 0 && trust != "" {
 		fmt.Fprintln(s.Stdout, "--dscp2prio cannot be combined with --trust")
 		return 1

@@ -138,7 +138,7 @@ func ApplySwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p
 			r.Error = err.Error()
 		}
 		results[sw.Name] = r
-		if outcome != "" && progress != nil {
+		if progress != nil {
 			done++
 			progress(sw.Name, done, len(lab.Switches))
 		}

@@ -53,9 +53,11 @@ func (e *ShellError) Error() string {
 }
 
 // run uploads script as name and runs it. A script fails if the shell
-// exits non-zero or prints a Python error: whether run_bfshell.sh's exit
-// status reflects an exception in a -b script is UNCERTAIN, so the output
-// is checked too (and every write is read back anyway).
+// exits non-zero or prints a Python traceback: whether run_bfshell.sh's
+// exit status reflects an exception in a -b script is UNCERTAIN, so the
+// output is checked too (and every write is read back anyway). Error lines
+// alone do not count: bfrt_python may print one for a get of an absent
+// entry that the read-back script catches.
 func (d *SDEQoS) run(ctx context.Context, t sshdrv.Target, name, script string) (string, error) {
 	p := path.Join(d.ScriptDir, name)
 	if err := d.SSH.WriteFile(ctx, t, p, []byte(script), 0o644); err != nil {
@@ -73,20 +75,15 @@ func (d *SDEQoS) run(ctx context.Context, t sshdrv.Target, name, script string) 
 }
 
 func hasPythonError(out string) bool {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "Traceback (most recent call last)") || strings.HasPrefix(l, "Error: ") {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(out, "Traceback (most recent call last)")
 }
 
-// shellAnswer is what the shell said about a failure: its error lines, or
-// the tail of its output.
+// shellAnswer is what the shell said about a failure: its error lines (the
+// exception that ended a traceback among them), or its exit status.
 func shellAnswer(r *sshdrv.Result) string {
 	var keep []string
 	for _, l := range strings.Split(string(r.Stdout)+string(r.Stderr), "\n") {
-		if strings.HasPrefix(l, "Error: ") || strings.Contains(l, "Error:") && !strings.HasPrefix(l, readbackTag) {
+		if strings.Contains(l, "Error:") && !strings.HasPrefix(l, readbackTag) {
 			keep = append(keep, strings.TrimSpace(l))
 		}
 	}
