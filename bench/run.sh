@@ -41,5 +41,5 @@ if [ "${CALLGRIND:-}" = 1 ]; then
 fi
 
 # Provisioning and image activation over real SSH on emulated labs.
-go test -run XXX -bench 'PlanApplyVerify' -benchtime 3x ./provision/
+go test -run XXX -bench ProvisionLab -benchtime 5x -count 3 -cpu 1 -benchmem ./provision/
 go test -run XXX -bench Activate -benchtime 20x -cpu 1 ./drivers/tofino/

@@ -98,7 +98,7 @@ matrix:
 	want := []struct{ name, status, err string }{
 		{"inc/switch_profile=ok/senders=2", "ok", ""},
 		{"inc/switch_profile=ok/senders=40", "failed", "plan:switch_profile=ok/senders=40: point inc/switch_profile=ok/senders=40: incast wants 40 senders"},
-		{"inc/switch_profile=broken/senders=2", "failed", "provision:switch_profile=broken/senders=2: " + filepath.Join(dir, "broken.yaml") + ": pfc_priorities: 9 is not a priority"},
+		{"inc/switch_profile=broken/senders=2", "failed", "provision:switch_profile=broken/senders=2: " + filepath.Join(dir, "broken.yaml") + ":1: pfc_priorities[0]: 9 is not a priority"},
 		{"inc/switch_profile=broken/senders=40", "failed", "incast wants 40 senders"},
 	}
 	if len(m.Points) != len(want) {

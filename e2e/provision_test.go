@@ -52,7 +52,7 @@ traffic:
 
 	// A switch refuses the (changed) profile: nothing is sent.
 	os.WriteFile(filepath.Join(dir, "qos.yaml"), []byte("pfc_priorities: [3]\nxoff_bytes: 262144\nxon_bytes: 196608\n"), 0o644)
-	lab.NETCONF("spine1").FailNextCommit()
+	lab.FailNext("spine1", emulator.FaultCommit)
 	o, err = run()
 	if err == nil {
 		t.Fatal("a run whose provisioning failed must fail")

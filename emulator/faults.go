@@ -14,8 +14,10 @@ import (
 type Fault int
 
 const (
-	// FaultCommit: the switch's next NETCONF commit fails with an
-	// rpc-error.
+	// FaultCommit: the switch's next QoS commit fails: over NETCONF, the
+	// commit answers an rpc-error; on a switch whose lab entry says
+	// qos_driver: sde, the SDE shell's next script that writes tables
+	// fails at its last write, as a hardware error would.
 	FaultCommit Fault = iota + 1
 	// FaultImageStart: the switch's next bf_switchd start cannot add its
 	// device ("initialized 0 devices"): bf_switchd runs, but the program
@@ -47,7 +49,7 @@ type faultSet struct {
 // FailNext makes device fail once as f says. Commit and image-start
 // faults are for switches; ssh-command for any device.
 func (l *Lab) FailNext(device string, f Fault) error {
-	_, isSwitch := l.inv.Switch(device)
+	sw, isSwitch := l.inv.Switch(device)
 	_, isHost := l.inv.Host(device)
 	switch {
 	case !isSwitch && !isHost:
@@ -57,6 +59,9 @@ func (l *Lab) FailNext(device string, f Fault) error {
 		return fmt.Errorf("emulator: unknown fault %v", f)
 	case !isSwitch:
 		return fmt.Errorf("emulator: %s is a host; a %v fault is for switches", device, f)
+	case f == FaultCommit && sw.QoSDriver == "sde":
+		l.bfshells[device].failNextWrite()
+		return nil
 	case f == FaultCommit:
 		l.netconf[device].FailNextCommit()
 		return nil

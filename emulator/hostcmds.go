@@ -39,12 +39,19 @@ type host struct {
 func newHost(lab *Lab, inv inventory.Host, root string) *host {
 	h := &host{inv: inv, root: root, lab: lab, sh: newShell(inv.Name), qos: map[string]connectx.QoS{},
 		tos: map[string]int{}, mode: map[string]int{}}
-	for _, r := range inv.RNICs {
+	for i, r := range inv.RNICs {
 		h.qos[r.Netdev] = connectx.DefaultQoS()
 		h.mode[r.Device] = 2
-		h.writeECNDefaults(r.Netdev)
+		h.writeDeviceLink(r.Netdev, pciAddress(i))
+		if lab.inbox[inv.Name] {
+			h.writeDebugfsDefaults(pciAddress(i))
+		} else {
+			h.writeECNDefaults(r.Netdev)
+		}
 	}
 	h.sh.cmds["cat"] = h.cat
+	h.sh.cmds["test"] = h.test
+	h.sh.cmds["readlink"] = h.readlink
 	h.sh.redirect = h.echoTo
 	for _, tool := range []string{"ib_write_bw", "ib_read_bw", "ib_send_bw"} {
 		h.sh.cmds[tool] = h.perftest
@@ -286,7 +293,8 @@ func (h *host) ethtool(_ context.Context, argv []string, s *sshd.Session) int {
 }
 
 func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
-	netdev, trust, pfc := "", "", ""
+	netdev, trust, pfc, prio2buf, bufSize := "", "", "", "", ""
+	var dscp2prio []string
 	for i := 1; i < len(argv); i++ {
 		val := func() string {
 			if i+1 < len(argv) {
@@ -302,8 +310,14 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 			trust = val()
 		case "-f", "--pfc":
 			pfc = val()
+		case "--dscp2prio":
+			dscp2prio = append(dscp2prio, val())
+		case "--prio2buffer":
+			prio2buf = val()
+		case "--buffer_size":
+			bufSize = val()
 		default:
-			// Other settings (ETS, buffers, dscp2prio) are not emulated yet:
+			// Other settings (ETS, rate limits, DCBX mode) are not emulated:
 			// refuse rather than pretend to apply them.
 			fmt.Fprintf(s.Stderr, "mlnx_qos: option %s is not emulated\n", argv[i])
 			return 1
@@ -334,6 +348,50 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 			return 1
 		}
 		q.PFCEnabled = on
+	}
+	// mlx-tools refuses --dscp2prio with --trust; its exact message is not
+	// in the public reference (UNCERTAIN).
+	if len(dscp2prio) > 0 && trust != "" {
+		fmt.Fprintln(s.Stdout, "--dscp2prio cannot be combined with --trust")
+		return 1
+	}
+	for _, d := range dscp2prio {
+		op, dscp, prio, err := connectx.ParseDSCP2Prio(d)
+		if err != nil {
+			fmt.Fprintln(s.Stdout, err)
+			return 1
+		}
+		switch op {
+		case "set":
+			q.DSCP2Prio[dscp] = prio
+		case "del": // back to the firmware default
+			q.DSCP2Prio[dscp] = dscp >> 3
+		case "flush":
+			q.DSCP2Prio = connectx.DefaultQoS().DSCP2Prio
+		}
+	}
+	if prio2buf != "" {
+		v, err := connectx.ParseIntList("prio2buffer", prio2buf, 7)
+		if err != nil {
+			fmt.Fprintln(s.Stdout, err)
+			return 1
+		}
+		q.PrioBuffer = v
+	}
+	if bufSize != "" {
+		v, err := connectx.ParseIntList("buffer_size", bufSize, q.MaxBufferSize)
+		total := 0
+		for _, b := range v {
+			total += b
+		}
+		if err == nil && total > q.MaxBufferSize {
+			err = fmt.Errorf("Buffer sizes add up to %d, above max_buffer_size %d", total, q.MaxBufferSize)
+		}
+		if err != nil {
+			fmt.Fprintln(s.Stdout, err)
+			return 1
+		}
+		q.RxBufferSizes = v
 	}
 	h.qos[netdev] = q
 	// Every invocation ends by printing the current state, as the tool does.

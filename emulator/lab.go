@@ -34,6 +34,9 @@ type Options struct {
 	LBParams  map[string]string
 	Transport string
 	Logger    *slog.Logger
+	// InboxDriverHosts are hosts emulated with the upstream mlx5 driver
+	// (debugfs cc_params, no sysfs ecn tree); the others run MLNX_OFED.
+	InboxDriverHosts []string
 }
 
 // Lab is a running emulated lab.
@@ -47,6 +50,8 @@ type Lab struct {
 	netconf   map[string]*netconfd.Server
 	lb        *switchableLB // packet engine: the module the active switch image names
 	faults    faultSet
+	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
+	inbox     map[string]bool     // hosts with the upstream mlx5 driver
 	cancel    context.CancelFunc
 	log       *slog.Logger
 }
@@ -102,7 +107,10 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}, lb: lb}
+		netconf: map[string]*netconfd.Server{}, lb: lb, inbox: map[string]bool{}}
+	for _, h := range opt.InboxDriverHosts {
+		l.inbox[h] = true
+	}
 	defer func() {
 		if err != nil {
 			l.Close()
@@ -139,6 +147,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
 		l.netconf[sw.Name] = nc
+		if err := l.addBfshell(*sw, root, sh); err != nil {
+			return nil, err
+		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
 		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, subs); err != nil {
 			return nil, err
@@ -182,9 +193,6 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 // Inventory is the running lab as an ordinary lab: real loopback endpoints,
 // the generated key as credential, and the lab's own known_hosts.
 func (l *Lab) Inventory() *inventory.Lab { return l.inv }
-
-// NETCONF is a switch's NETCONF server (tests use it to inject failures).
-func (l *Lab) NETCONF(device string) *netconfd.Server { return l.netconf[device] }
 
 // Dir is the lab's state directory.
 func (l *Lab) Dir() string { return l.dir }

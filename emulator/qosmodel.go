@@ -1,17 +1,45 @@
 package emulator
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/netconfd"
 )
 
-// validateQoS is the emulated switches' QoS data-model check on commit and
-// validate: thresholds and sizes are non-negative integers, and a WRED/ECN
-// minimum threshold does not exceed the maximum beside it.
+// switchBufferBytes is an emulated switch's packet buffer: the twin's.
+func switchBufferBytes() int64 { return fabric.DefaultConfig().BufferBytes }
+
+// validateQoS is the emulated switches' data-model check on commit and
+// validate. Any model: thresholds and sizes are non-negative integers, and a
+// WRED/ECN minimum threshold does not exceed the maximum beside it.
+// labctl's QoS model (urn:labctl:qos) must in addition pass the checks a
+// switch profile passes (kmin <= kmax, weights 1..1023 with dwrr, alpha one
+// of the dynamic-threshold steps, pools that fit the buffer, ...).
 func validateQoS(t *netconfd.Tree) error {
+	if err := validateLeaves(t); err != nil {
+		return err
+	}
+	xml := t.XML()
+	if !strings.Contains(xml, netconf.QoSNamespace) {
+		return nil
+	}
+	q, err := netconf.ParseQoS(xml)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range q.Check(switchBufferBytes()) {
+		errs = append(errs, errors.New("qos: "+p.String()))
+	}
+	return errors.Join(errs...)
+}
+
+func validateLeaves(t *netconfd.Tree) error {
 	mins := map[string]int64{}
 	maxs := map[string]int64{}
 	var err error

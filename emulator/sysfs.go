@@ -34,6 +34,61 @@ func (h *host) writeECNDefaults(netdev string) {
 	}
 }
 
+// pciAddress is the PCI function of a host's i-th RNIC port (two ports per
+// adapter).
+func pciAddress(i int) string { return fmt.Sprintf("0000:%02x:00.%d", 0x04+i/2, i%2) }
+
+// writeDeviceLink makes /sys/class/net/<if>/device the symlink to the PCI
+// function, as the kernel does.
+func (h *host) writeDeviceLink(netdev, pci string) {
+	dir := h.path("/sys/class/net/" + netdev)
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.Symlink("../../../"+pci, filepath.Join(dir, "device"))
+}
+
+// writeDebugfsDefaults is an upstream-driver host's cc_params directory.
+func (h *host) writeDebugfsDefaults(pci string) {
+	dir := h.path(connectx.DebugfsDir(pci))
+	_ = os.MkdirAll(dir, 0o700)
+	for name, v := range connectx.DebugfsDefaults() {
+		_ = os.WriteFile(filepath.Join(dir, name), []byte(strconv.Itoa(v)+"\n"), 0o600)
+	}
+}
+
+// test emulates `test -d|-e|-f PATH` (exit 0 true, 1 false), which labctl
+// uses to tell the driver stacks apart.
+func (h *host) test(_ context.Context, argv []string, s *sshd.Session) int {
+	if len(argv) != 3 {
+		fmt.Fprintln(s.Stderr, "sh: 1: test: only test -d|-e|-f PATH is emulated")
+		return 2
+	}
+	fi, err := os.Lstat(h.path(argv[2]))
+	switch {
+	case err != nil:
+		return 1
+	case argv[1] == "-e", argv[1] == "-d" && fi.IsDir(), argv[1] == "-f" && fi.Mode().IsRegular():
+		return 0
+	case argv[1] == "-d" || argv[1] == "-f":
+		return 1
+	}
+	fmt.Fprintf(s.Stderr, "sh: 1: test: %s: unexpected operator\n", argv[1])
+	return 2
+}
+
+// readlink prints a symbolic link's target, as readlink(1) without options.
+func (h *host) readlink(_ context.Context, argv []string, s *sshd.Session) int {
+	if len(argv) != 2 {
+		fmt.Fprintln(s.Stderr, "readlink: only readlink PATH is emulated")
+		return 1
+	}
+	target, err := os.Readlink(h.path(argv[1]))
+	if err != nil {
+		return 1 // readlink prints nothing for a path that is not a link
+	}
+	fmt.Fprintln(s.Stdout, target)
+	return 0
+}
+
 // cat prints files of the host's filesystem.
 func (h *host) cat(_ context.Context, argv []string, s *sshd.Session) int {
 	status := 0
@@ -69,6 +124,16 @@ func (h *host) echoTo(value, file string, s *sshd.Session) int {
 	if err := os.WriteFile(p, []byte(strconv.Itoa(v)+"\n"), 0o644); err != nil {
 		fmt.Fprintf(s.Stderr, "sh: 1: cannot create %s: %v\n", file, err)
 		return 2
+	}
+	if strings.Contains(file, "/cc_params/") { // upstream driver: debugfs names
+		name := path.Base(file)
+		if name == "np_cnp_prio" { // writing the priority selects it (mlx5 cong.c)
+			_ = os.WriteFile(filepath.Join(filepath.Dir(p), "np_cnp_prio_mode"), []byte("0\n"), 0o600)
+		}
+		if point, ofed, ok := connectx.OFEDName(name); ok {
+			h.lab.twin.configureDCQCN(point == "roce_rp", ofed, false, v)
+		}
+		return 0
 	}
 	h.lab.twin.configureDCQCN(strings.Contains(file, "/roce_rp/"), path.Base(file), strings.Contains(file, "/enable/"), v)
 	return 0

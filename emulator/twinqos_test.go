@@ -3,7 +3,7 @@ package emulator
 import (
 	"testing"
 
-	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/emulator/fabric"
 )
 
@@ -12,7 +12,7 @@ import (
 func TestCommittedQoSIsPerSwitch(t *testing.T) {
 	pe := fabric.NewPacketEngine(mustTopo(t), fabric.DefaultConfig())
 	tw := newTwin(pe, map[string]publisher{}, nil)
-	q := netconf.QoS{XoffBytes: 300_000, ECN: map[int]netconf.ECN{3: {KminBytes: 50_000, KmaxBytes: 200_000, PmaxPercent: 10}}}
+	q := switchqos.Config{XoffBytes: 300_000, ECN: map[int]switchqos.ECN{3: {KminBytes: 50_000, KmaxBytes: 200_000, PmaxPercent: 10}}}
 	if err := tw.configure("leaf1", q); err != nil {
 		t.Fatal(err)
 	}

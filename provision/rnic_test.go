@@ -3,6 +3,7 @@ package provision_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/labctl/labctl/drivers/connectx"
@@ -19,11 +20,22 @@ func lab(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool) {
 
 func emulated(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	tb.Helper()
+	return emulatedWith(tb, spec, nil, emulator.Options{})
+}
+
+// emulatedWith starts a generated lab after edit changed its inventory
+// (e.g. which switches use the SDE shell).
+func emulatedWith(tb testing.TB, spec string, edit func(*inventory.Lab), opt emulator.Options) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
+	tb.Helper()
 	src, err := inventory.Generate(spec)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: tb.TempDir()})
+	if edit != nil {
+		edit(src)
+	}
+	opt.Dir = tb.TempDir()
+	l, err := emulator.Start(context.Background(), src, opt)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -71,27 +83,33 @@ func TestPlanApplyVerifyOn64Hosts(t *testing.T) {
 	}
 }
 
-// BenchmarkPlanApplyVerify: RNIC profile on every host of an emulated lab
-// of 8 switches, over real SSH.
-func BenchmarkPlanApplyVerify(b *testing.B) {
-	for _, spec := range []string{"leafspine:4x4:16@100", "leafspine:4x4:64@100"} {
-		b.Run(spec, func(b *testing.B) {
-			inv, pool := lab(b, spec)
-			ctx := context.Background()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				prof := profile(100 + i%2*4) // alternate, so every round changes something
-				plan, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := provision.VerifyRNIC(ctx, pool, inv, prof, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+// Hosts with the upstream mlx5 driver get the same DCQCN and CNP values in
+// debugfs; the plan says what they cannot do (per-priority ECN enable).
+func TestRNICProfileOnBothDriverStacks(t *testing.T) {
+	inv, pool, _ := emulatedWith(t, "leafspine:1x2:2@100", nil, emulator.Options{InboxDriverHosts: []string{"h2", "h4"}})
+	ctx := context.Background()
+	dscp, prio := 48, 6
+	prof := &connectx.Profile{Trust: "dscp", CNPDSCP: &dscp, CNPPriority: &prio,
+		ECN: &connectx.ECNProfile{Priorities: []int{3}, RP: map[string]int{"rpg_ai_rate": 20}}}
+	plan, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, c := range plan.Changes {
+		per[c.Host]++
+	}
+	// OFED: trust, 14 enables off, rp param; inbox: trust, rp param
+	if per["h1"] != 16 || per["h3"] != 16 || per["h2"] != 2 || per["h4"] != 2 {
+		t.Fatalf("changes per host: %v", per)
+	}
+	if len(plan.Notes) != 2 || plan.Notes[0].Host != "h2" || !strings.Contains(plan.Notes[0].Text, "no per-priority ECN enable") {
+		t.Fatalf("notes: %+v", plan.Notes)
+	}
+	if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := provision.PlanRNIC(ctx, pool, inv, prof, nil); len(again.Changes) != 0 {
+		t.Fatalf("second plan: %+v", again.Changes)
 	}
 }

@@ -199,24 +199,30 @@ func printResults(asJSON bool, rs []tofino.Result, err error) error {
 		if jerr := json.NewEncoder(os.Stdout).Encode(rs); jerr != nil {
 			return jerr
 		}
-	} else if len(rs) > 0 {
-		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SWITCH\tIMAGE\tOUTCOME\tDETAIL")
-		for _, r := range rs {
-			detail := r.Error
-			if r.Rollback != "" {
-				detail += " -- rollback: " + r.Rollback
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Switch, orDash(r.Image), r.Outcome, detail)
-		}
-		if ferr := tw.Flush(); ferr != nil {
-			return ferr
-		}
+	} else if ferr := printImageResults(rs); ferr != nil {
+		return ferr
 	}
 	if err != nil {
 		return exitError{1, fmt.Errorf("%d of %d switches failed:\n%w", failed(rs), len(rs), err)}
 	}
 	return nil
+}
+
+// printImageResults prints what each switch did with an image.
+func printImageResults(rs []tofino.Result) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SWITCH\tIMAGE\tOUTCOME\tDETAIL")
+	for _, r := range rs {
+		detail := r.Error
+		if r.Rollback != "" {
+			detail += " -- rollback: " + r.Rollback
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Switch, orDash(r.Image), r.Outcome, detail)
+	}
+	return tw.Flush()
 }
 
 func failed(rs []tofino.Result) int {
@@ -297,39 +303,42 @@ func (p *imageProv) close() {
 	}
 }
 
-// plan prints the switches not running the image and returns how many.
-func (p *imageProv) plan(c *cli.Context, progress provision.Progress) (int, error) {
+// plan lists the switches not running the image (nil p: none).
+func (p *imageProv) plan(c *cli.Context, progress provision.Progress) ([]provision.ImageChange, error) {
 	if p == nil {
-		return 0, nil
+		return nil, nil
 	}
-	ch, err := provision.PlanImage(c.Context, p.drv, p.lab, p.b, progress)
+	return provision.PlanImage(c.Context, p.drv, p.lab, p.b, progress)
+}
+
+// apply pushes and activates the image; the error counts the switches
+// that failed (each result says whether it was rolled back).
+func (p *imageProv) apply(c *cli.Context, progress provision.Progress) ([]tofino.Result, error) {
+	if p == nil {
+		return nil, nil
+	}
+	rs, err := provision.ApplyImage(c.Context, p.drv, p.lab, p.b, progress)
 	if err != nil {
-		return 0, err
+		err = fmt.Errorf("image: %d of %d switches failed:\n%w", failed(rs), len(rs), err)
 	}
-	if c.Bool("json") {
-		if ch == nil {
-			ch = []provision.ImageChange{}
-		}
-		return len(ch), json.NewEncoder(os.Stdout).Encode(map[string]any{"image": p.b.Manifest.Ref(), "image_changes": ch})
+	return rs, err
+}
+
+// printImageChanges prints a plan's image part (nothing when the plan
+// manages no image).
+func printImageChanges(image string, ch []provision.ImageChange) error {
+	if image == "" {
+		return nil
 	}
 	if len(ch) == 0 {
-		fmt.Printf("every switch runs %s\n", p.b.Manifest.Ref())
-		return 0, nil
+		fmt.Printf("every switch runs %s\n", image)
+		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SWITCH\tACTIVE\tWANTED\tWHY")
+	fmt.Fprintln(tw, "SWITCH\tACTIVE IMAGE\tWANTED\tWHY")
 	for _, x := range ch {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Switch, orDash(x.From), x.To, x.Why)
 	}
 	fmt.Fprintf(tw, "%d switch images to change\n\n", len(ch))
-	return len(ch), tw.Flush()
-}
-
-// apply pushes and activates the image, printing each switch's result.
-func (p *imageProv) apply(c *cli.Context, progress provision.Progress) error {
-	if p == nil {
-		return nil
-	}
-	rs, err := provision.ApplyImage(c.Context, p.drv, p.lab, p.b, progress)
-	return printResults(c.Bool("json"), rs, err)
+	return tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -129,4 +130,45 @@ func FuzzParseDevInfo(f *testing.F) {
 func FuzzParseEthtoolStats(f *testing.F) {
 	f.Add("NIC statistics:\n     rx_prio3_pause: 5\n")
 	f.Fuzz(func(t *testing.T, s string) { _, _, _ = ParseEthtoolStats(s) })
+}
+
+func TestDebugfsAndPCILinkParsers(t *testing.T) {
+	pci, err := ParsePCILink("../../../0000:3b:00.1\n")
+	if err != nil || pci != "0000:3b:00.1" {
+		t.Fatalf("%q %v", pci, err)
+	}
+	if _, err := ParsePCILink("/sys/devices/virtual/net/lo\n"); err == nil {
+		t.Fatal("a virtual device has no PCI address")
+	}
+	var vals []string
+	d := DebugfsDefaults()
+	for _, f := range DebugfsFiles() {
+		vals = append(vals, strconv.Itoa(d[f]))
+	}
+	st, err := ParseDebugfs("/d", strings.Join(vals, "\n")+"\n")
+	if err != nil || st.RP["rpg_ai_rate"] != 5 || st.NP["cnp_802p_prio"] != 6 || st.CNPPrioMode != 0 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if _, err := ParseDebugfs("/d", strings.Join(vals[1:], "\n")); err == nil || !strings.Contains(err.Error(), "older kernels") {
+		t.Fatalf("a short read: %v", err)
+	}
+}
+
+func FuzzParseDebugfs(f *testing.F) {
+	f.Add("1\n2\n3\n")
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseDebugfs("/d", s) })
+}
+
+func FuzzParseECN(f *testing.F) {
+	f.Add("1\n0\n")
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseECN("ens1f0", s) })
+}
+
+func FuzzParseMlnxQoSOptions(f *testing.F) {
+	f.Add("set,26,3", "0,0,0,1,0,0,0,0")
+	f.Fuzz(func(t *testing.T, d, l string) {
+		_, _, _, _ = ParseDSCP2Prio(d)
+		_, _ = ParseIntList("prio2buffer", l, 7)
+		_, _ = ParsePCILink(l)
+	})
 }

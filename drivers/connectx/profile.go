@@ -1,16 +1,19 @@
 package connectx
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -21,73 +24,150 @@ type Profile struct {
 	PFCPriorities []int  `yaml:"pfc_priorities,omitempty"` // lossless priorities, e.g. [3]
 	RoCETOS       *int   `yaml:"roce_tos,omitempty"`       // RDMA-CM ToS byte, e.g. 106 (DSCP 26, ECT(0))
 	RoCEMode      int    `yaml:"roce_mode,omitempty"`      // 2 = RoCE v2
+	// DSCP2Prio maps DSCPs to priorities (mlnx_qos --dscp2prio; trust dscp).
+	DSCP2Prio map[int]int `yaml:"dscp2prio,omitempty"`
+	// PrioBuffer maps each priority to a receive buffer, BufferSize sizes
+	// the 8 buffers in bytes (mlnx_qos --prio2buffer, --buffer_size).
+	PrioBuffer []int `yaml:"prio2buffer,omitempty"`
+	BufferSize []int `yaml:"buffer_size,omitempty"`
+	// CNPs the notification point sends: DSCP and 802.1p priority.
+	CNPDSCP     *int `yaml:"cnp_dscp,omitempty"`
+	CNPPriority *int `yaml:"cnp_priority,omitempty"`
 	// ECN: notification and reaction point enabled on these priorities
-	// (others disabled), and DCQCN/CNP parameters by their sysfs names.
+	// (others disabled; OFED only), and DCQCN parameters by their OFED
+	// sysfs names (inbox hosts get the same values in debugfs).
 	ECN *ECNProfile `yaml:"ecn,omitempty"`
 }
 
-// ECNProfile is the ECN/DCQCN part of an RNIC profile (OFED sysfs).
+// ECNProfile is the ECN/DCQCN part of an RNIC profile.
 type ECNProfile struct {
 	Priorities []int          `yaml:"priorities"`
 	RP         map[string]int `yaml:"rp,omitempty"` // e.g. rpg_time_reset, rpg_ai_rate
-	NP         map[string]int `yaml:"np,omitempty"` // e.g. min_time_between_cnps, cnp_dscp
+	NP         map[string]int `yaml:"np,omitempty"` // e.g. min_time_between_cnps
 }
 
-// LoadProfile reads a profile file; unknown keys are errors with their line.
+// LoadProfile reads a profile file; every problem is reported as
+// file:line: field: message.
 func LoadProfile(path string) (*Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+	return ParseProfile(b, path)
+}
+
+// ParseProfile decodes and checks a profile.
+func ParseProfile(data []byte, file string) (*Profile, error) {
 	var p Profile
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ix, err := yamlpos.Decode(data, file, &p)
+	if err != nil {
+		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var ps yamlpos.Problems
+	for _, pb := range p.problems() {
+		ix.Add(&ps, pb[0], "%s", pb[1])
+	}
+	if err := ps.Err(); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }
 
 // Validate checks values against the tools' limits.
 func (p *Profile) Validate() error {
-	if p.Trust != "" {
-		if err := ValidTrust(p.Trust); err != nil {
-			return fmt.Errorf("trust: %w", err)
-		}
-	}
-	for _, pr := range p.PFCPriorities {
-		if pr < 0 || pr > 7 {
-			return fmt.Errorf("pfc_priorities: %d is not a priority (0..7)", pr)
-		}
-	}
-	if p.RoCETOS != nil && (*p.RoCETOS < 0 || *p.RoCETOS > 255) {
-		return fmt.Errorf("roce_tos: %d is not a ToS byte (0..255)", *p.RoCETOS)
-	}
-	if p.RoCEMode != 0 && p.RoCEMode != 1 && p.RoCEMode != 2 {
-		return fmt.Errorf("roce_mode: %d (want 1 or 2)", p.RoCEMode)
-	}
-	if e := p.ECN; e != nil {
-		for _, pr := range e.Priorities {
-			if pr < 0 || pr > 7 {
-				return fmt.Errorf("ecn.priorities: %d is not a priority (0..7)", pr)
-			}
-		}
-		for name, v := range e.RP {
-			if _, ok := rpDefaults[name]; !ok || v < 0 {
-				return fmt.Errorf("ecn.rp.%s: unknown reaction-point parameter or negative value", name)
-			}
-		}
-		for name, v := range e.NP {
-			if _, ok := npDefaults[name]; !ok || v < 0 {
-				return fmt.Errorf("ecn.np.%s: unknown notification-point parameter or negative value", name)
-			}
-		}
+	if ps := p.problems(); len(ps) > 0 {
+		return fmt.Errorf("%s: %s", ps[0][0], ps[0][1])
 	}
 	return nil
 }
+
+// problems lists (field path, message) pairs.
+func (p *Profile) problems() [][2]string {
+	var out [][2]string
+	add := func(field, format string, args ...any) {
+		out = append(out, [2]string{field, fmt.Sprintf(format, args...)})
+	}
+	if p.Trust != "" {
+		if err := ValidTrust(p.Trust); err != nil {
+			add("trust", "%v", err)
+		}
+	}
+	prio := func(field string, v int) {
+		if v < 0 || v > 7 {
+			add(field, "%d is not a priority (0..7)", v)
+		}
+	}
+	for i, pr := range p.PFCPriorities {
+		prio(fmt.Sprintf("pfc_priorities[%d]", i), pr)
+	}
+	if p.RoCETOS != nil && (*p.RoCETOS < 0 || *p.RoCETOS > 255) {
+		add("roce_tos", "%d is not a ToS byte (0..255)", *p.RoCETOS)
+	}
+	if p.RoCEMode != 0 && p.RoCEMode != 1 && p.RoCEMode != 2 {
+		add("roce_mode", "%d (want 1 or 2)", p.RoCEMode)
+	}
+	if len(p.DSCP2Prio) > 0 && p.Trust != "dscp" {
+		add("dscp2prio", "needs trust: dscp (mlnx_qos shows and uses the map only in dscp trust)")
+	}
+	for _, d := range slices.Sorted(maps.Keys(p.DSCP2Prio)) {
+		if d < 0 || d > 63 {
+			add(fmt.Sprintf("dscp2prio.%d", d), "%d is not a DSCP (0..63)", d)
+		}
+		prio(fmt.Sprintf("dscp2prio.%d", d), p.DSCP2Prio[d])
+	}
+	if p.PrioBuffer != nil {
+		if len(p.PrioBuffer) != 8 {
+			add("prio2buffer", "want 8 buffers, one per priority")
+		}
+		for i, b := range p.PrioBuffer {
+			if b < 0 || b > 7 {
+				add(fmt.Sprintf("prio2buffer[%d]", i), "%d is not a buffer (0..7)", b)
+			}
+		}
+	}
+	if p.BufferSize != nil {
+		if len(p.BufferSize) != 8 {
+			add("buffer_size", "want 8 sizes in bytes")
+		}
+		for i, b := range p.BufferSize {
+			if b < 0 {
+				add(fmt.Sprintf("buffer_size[%d]", i), "%d is negative", b)
+			}
+		}
+	}
+	if p.CNPDSCP != nil && (*p.CNPDSCP < 0 || *p.CNPDSCP > 63) {
+		add("cnp_dscp", "%d is not a DSCP (0..63)", *p.CNPDSCP)
+	}
+	if p.CNPPriority != nil {
+		prio("cnp_priority", *p.CNPPriority)
+	}
+	if e := p.ECN; e != nil {
+		for i, pr := range e.Priorities {
+			prio(fmt.Sprintf("ecn.priorities[%d]", i), pr)
+		}
+		for _, name := range slices.Sorted(maps.Keys(e.RP)) {
+			if _, ok := rpDefaults[name]; !ok || e.RP[name] < 0 {
+				add("ecn.rp."+name, "unknown reaction-point parameter or negative value")
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(e.NP)) {
+			if _, ok := npDefaults[name]; !ok || e.NP[name] < 0 {
+				add("ecn.np."+name, "unknown notification-point parameter or negative value")
+			}
+		}
+		if _, ok := e.NP["cnp_dscp"]; ok && p.CNPDSCP != nil {
+			add("ecn.np.cnp_dscp", "given twice: use cnp_dscp")
+		}
+		if _, ok := e.NP["cnp_802p_prio"]; ok && p.CNPPriority != nil {
+			add("ecn.np.cnp_802p_prio", "given twice: use cnp_priority")
+		}
+	}
+	return out
+}
+
+// NeedsECN says whether the profile manages anything of the ECN/DCQCN
+// files (so ReadState must read them).
+func (p *Profile) NeedsECN() bool { return p.ECN != nil || p.CNPDSCP != nil || p.CNPPriority != nil }
 
 // State is an RNIC's configuration as read back from the host.
 type State struct {
@@ -110,8 +190,10 @@ type Change struct {
 // names the host, the command and what it answered (drivers/ssh's Result.Err).
 type Run func(ctx context.Context, cmd string) ([]byte, error)
 
-// ReadState reads an RNIC's settings with the tools a host has; the ECN
-// sysfs tree (OFED) is read only when withECN.
+// ReadState reads an RNIC's settings with the tools a host has. With
+// withECN it also probes the driver stack (`test -d /sys/class/net/<if>/ecn`)
+// and reads the ECN/DCQCN files: the OFED sysfs tree, or the upstream
+// driver's debugfs cc_params of the RNIC's PCI function.
 func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (State, error) {
 	var st State
 	out, err := run(ctx, "mlnx_qos -i "+r.Netdev)
@@ -133,12 +215,61 @@ func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (St
 	if st.RoCEMode, err = ParseRoCEMode(string(out)); err != nil || !withECN {
 		return st, err
 	}
-	if out, err = run(ctx, "cat "+strings.Join(ECNFiles(r.Netdev), " ")); err != nil {
+	ofed, err := probe(ctx, run, "test -d "+ECNDir(r.Netdev))
+	if err != nil {
 		return st, err
 	}
-	ecn, err := ParseECN(r.Netdev, string(out))
+	var ecn ECNState
+	if ofed {
+		if out, err = run(ctx, "cat "+strings.Join(ECNFiles(r.Netdev), " ")); err != nil {
+			return st, err
+		}
+		ecn, err = ParseECN(r.Netdev, string(out))
+	} else {
+		if out, err = run(ctx, "readlink /sys/class/net/"+r.Netdev+"/device"); err != nil {
+			return st, err
+		}
+		pci, err := ParsePCILink(string(out))
+		if err != nil {
+			return st, err
+		}
+		dir := DebugfsDir(pci)
+		files := DebugfsFiles()
+		for i := range files {
+			files[i] = path.Join(dir, files[i])
+		}
+		if out, err = run(ctx, "cat "+strings.Join(files, " ")); err != nil {
+			return st, err
+		}
+		ecn, err = ParseDebugfs(dir, string(out))
+		ecn.Driver = DriverInbox
+	}
 	st.ECN = &ecn
 	return st, err
+}
+
+// probe runs a test command: exit 0 is true, exit 1 false, anything else
+// an error.
+func probe(ctx context.Context, run Run, cmd string) (bool, error) {
+	_, err := run(ctx, cmd)
+	var ce *sshdrv.CommandError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &ce) && ce.ExitStatus == 1:
+		return false, nil
+	}
+	return false, err
+}
+
+// Notes are what a profile asks of a host that its driver stack cannot do
+// (the plan shows them; they are not changes).
+func (p *Profile) Notes(st State) []string {
+	var out []string
+	if p.ECN != nil && st.ECN != nil && !st.ECN.PerPriority() {
+		out = append(out, "upstream mlx5 driver: no per-priority ECN enable (DCQCN runs on the firmware's ROCE_CC_PRIO_MASK priorities, default all); ecn.priorities is not applied")
+	}
+	return out
 }
 
 // Diff lists what differs between the profile and a host's state, in a
@@ -168,6 +299,34 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 	if p.RoCEMode != 0 {
 		add("roce_mode", strconv.Itoa(st.RoCEMode), strconv.Itoa(p.RoCEMode), fmt.Sprintf("cma_roce_mode -d %s -p 1 -m %d", r.Device, p.RoCEMode))
 	}
+	mlnx := "mlnx_qos -i " + r.Netdev
+	for _, d := range slices.Sorted(maps.Keys(p.DSCP2Prio)) {
+		v := p.DSCP2Prio[d]
+		add(fmt.Sprintf("dscp2prio[%d]", d), strconv.Itoa(st.QoS.DSCP2Prio[d]), strconv.Itoa(v), fmt.Sprintf("%s --dscp2prio set,%d,%d", mlnx, d, v))
+	}
+	if p.PrioBuffer != nil {
+		want := FormatIntList(p.PrioBuffer)
+		add("prio2buffer", FormatIntList(st.QoS.PrioBuffer[:]), want, mlnx+" --prio2buffer "+want)
+	}
+	if p.BufferSize != nil {
+		want := FormatIntList(p.BufferSize)
+		add("buffer_size", FormatIntList(st.QoS.RxBufferSizes[:]), want, mlnx+" --buffer_size "+want)
+	}
+	if e := st.ECN; e != nil {
+		echo := func(field, from string, v int, point, name string) {
+			add(field, from, strconv.Itoa(v), fmt.Sprintf("echo %d > %s", v, e.ParamFile(point, name)))
+		}
+		if p.CNPDSCP != nil {
+			echo("cnp_dscp", strconv.Itoa(e.NP["cnp_dscp"]), *p.CNPDSCP, "roce_np", "cnp_dscp")
+		}
+		if p.CNPPriority != nil {
+			from := strconv.Itoa(e.NP["cnp_802p_prio"])
+			if e.CNPPrioMode == 1 {
+				from = "request" // the CNP takes the priority of the packet it answers
+			}
+			echo("cnp_priority", from, *p.CNPPriority, "roce_np", "cnp_802p_prio")
+		}
+	}
 	if e := p.ECN; e != nil && st.ECN != nil {
 		var want [8]bool
 		for _, pr := range e.Priorities {
@@ -183,15 +342,15 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 			name string
 			have [8]bool
 		}{{"roce_np", st.ECN.NPEnabled}, {"roce_rp", st.ECN.RPEnabled}} {
-			for pr := 0; pr < 8; pr++ {
+			for pr := 0; pr < 8 && st.ECN.PerPriority(); pr++ {
 				file := fmt.Sprintf("%s/%s/enable/%d", ECNDir(r.Netdev), point.name, pr)
 				add(fmt.Sprintf("ecn.%s.enable[%d]", point.name, pr), b(point.have[pr]), b(want[pr]), "echo "+b(want[pr])+" > "+file)
 			}
 		}
 		params := func(point string, wantP, haveP map[string]int) {
-			for _, name := range sortedKeys(wantP) {
+			for _, name := range slices.Sorted(maps.Keys(wantP)) {
 				add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
-					fmt.Sprintf("echo %d > %s/%s/%s", wantP[name], ECNDir(r.Netdev), point, name))
+					fmt.Sprintf("echo %d > %s", wantP[name], st.ECN.ParamFile(point, name)))
 			}
 		}
 		params("roce_np", e.NP, st.ECN.NP)

@@ -13,11 +13,12 @@ import (
 	"github.com/labctl/labctl/inventory"
 )
 
-// host starts an emulated lab and returns a Run for one of its hosts.
+// host starts an emulated lab and returns a Run for one of its hosts; h2
+// runs the upstream mlx5 driver, h1 MLNX_OFED.
 func host(t *testing.T, name string) (connectx.Run, inventory.RNIC) {
 	t.Helper()
 	src, _ := inventory.Generate("leafspine:1x1:2@100")
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir()})
+	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), InboxDriverHosts: []string{"h2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,106 @@ func TestApplyReportsTheHostsAnswer(t *testing.T) {
 	}
 }
 
-func TestProfileValidation(t *testing.T) {
-	for _, doc := range []string{"trust: port\n", "pfc_priorities: [9]\n", "roce_tos: 300\n", "roce_mode: 3\n", "trsut: dscp\n"} {
+func TestProfileErrorsNameFileLineField(t *testing.T) {
+	for doc, want := range map[string]string{
+		"trust: port\n":                                     ":1: trust: Invalid trust state command",
+		"trust: dscp\npfc_priorities: [3, 9]\n":             ":2: pfc_priorities[1]: 9 is not a priority",
+		"roce_tos: 300\n":                                   ":1: roce_tos: 300 is not a ToS byte",
+		"roce_mode: 3\n":                                    ":1: roce_mode: 3 (want 1 or 2)",
+		"trsut: dscp\n":                                     "field trsut not found",
+		"dscp2prio: {26: 3}\n":                              ":1: dscp2prio: needs trust: dscp",
+		"trust: dscp\ndscp2prio:\n  26: 9\n":                ":3: dscp2prio.26: 9 is not a priority",
+		"prio2buffer: [0, 0, 0, 1]\n":                       ":1: prio2buffer: want 8 buffers",
+		"cnp_dscp: 64\n":                                    ":1: cnp_dscp: 64 is not a DSCP",
+		"cnp_priority: 6\necn:\n  np: {cnp_802p_prio: 6}\n": ":3: ecn.np.cnp_802p_prio: given twice",
+		"ecn:\n  rp: {rp_ai: 5}\n":                          ":2: ecn.rp.rp_ai: unknown reaction-point parameter",
+	} {
 		p := filepath.Join(t.TempDir(), "p.yaml")
 		os.WriteFile(p, []byte(doc), 0o644)
-		if _, err := connectx.LoadProfile(p); err == nil {
-			t.Errorf("accepted %q", doc)
+		_, err := connectx.LoadProfile(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %s", doc, err, want)
 		}
+	}
+}
+
+// An OFED host: CNP DSCP and priority are sysfs files under roce_np.
+func TestCNPAndMlnxQoSMapsOnOFED(t *testing.T) {
+	ctx := context.Background()
+	run, rnic := host(t, "h1")
+	dscp, prio := 46, 7
+	prof := &connectx.Profile{Trust: "dscp", DSCP2Prio: map[int]int{26: 4, 46: 5}, PrioBuffer: []int{0, 0, 0, 1, 0, 0, 0, 0},
+		BufferSize: []int{130944, 130944, 0, 0, 0, 0, 0, 0}, CNPDSCP: &dscp, CNPPriority: &prio}
+	if err := prof.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := connectx.ReadState(ctx, run, rnic, prof.NeedsECN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ECN.Driver != connectx.DriverOFED {
+		t.Fatalf("h1 probed as %s", st.ECN.Driver)
+	}
+	var fields []string
+	for _, c := range prof.Diff("h1", rnic, st) {
+		fields = append(fields, c.Field+":"+c.From+"->"+c.To)
+	}
+	// DSCP 46 is on priority 5 already by the firmware's dscp>>3 map
+	if got := strings.Join(fields, " "); got != "trust:pcp->dscp dscp2prio[26]:3->4 prio2buffer:0,0,0,0,0,0,0,0->0,0,0,1,0,0,0,0 cnp_dscp:48->46 cnp_priority:6->7" {
+		t.Fatalf("plan: %s", got)
+	}
+	if _, err := connectx.Apply(ctx, run, prof.Diff("h1", rnic, st)); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = connectx.ReadState(ctx, run, rnic, true)
+	if d := prof.Diff("h1", rnic, st); len(d) != 0 || st.QoS.DSCP2Prio[26] != 4 || st.ECN.NP["cnp_dscp"] != 46 {
+		t.Fatalf("after apply: %+v", d)
+	}
+}
+
+// An upstream-driver host: no sysfs ecn tree; DCQCN parameters and CNP
+// settings through debugfs, no per-priority enable (a note, not a change).
+func TestInboxDriverHostUsesDebugfs(t *testing.T) {
+	ctx := context.Background()
+	run, rnic := host(t, "h2")
+	prio := 6
+	prof := &connectx.Profile{CNPPriority: &prio, ECN: &connectx.ECNProfile{Priorities: []int{3},
+		RP: map[string]int{"rpg_time_reset": 100, "rpg_ai_rate": 20}, NP: map[string]int{"min_time_between_cnps": 8}}}
+	// CNPs take the request's priority until np_cnp_prio is written
+	st, err := connectx.ReadState(ctx, run, rnic, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, "echo 1 > "+st.ECN.Dir+"/np_cnp_prio_mode"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = connectx.ReadState(ctx, run, rnic, true)
+	if st.ECN.Driver != connectx.DriverInbox || st.ECN.Dir != "/sys/kernel/debug/mlx5/0000:04:00.0/cc_params" || st.ECN.RP["rpg_byte_reset"] != 32767 {
+		t.Fatalf("state: %+v", st.ECN)
+	}
+	plan := prof.Diff("h2", rnic, st)
+	var got []string
+	for _, c := range plan {
+		got = append(got, c.Field+":"+c.From+"->"+c.To+" ["+c.Command+"]")
+	}
+	want := []string{
+		"cnp_priority:request->6 [echo 6 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/np_cnp_prio]",
+		"ecn.roce_np.min_time_between_cnps:4->8 [echo 8 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/np_min_time_between_cnps]",
+		"ecn.roce_rp.rpg_ai_rate:5->20 [echo 20 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/rp_ai_rate]",
+		"ecn.roce_rp.rpg_time_reset:300->100 [echo 100 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/rp_time_reset]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("plan:\n%s", strings.Join(got, "\n"))
+	}
+	if notes := prof.Notes(st); len(notes) != 1 || !strings.Contains(notes[0], "no per-priority ECN enable") {
+		t.Fatalf("notes: %v", notes)
+	}
+	if _, err := connectx.Apply(ctx, run, plan); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = connectx.ReadState(ctx, run, rnic, true)
+	if d := prof.Diff("h2", rnic, st); len(d) != 0 || st.ECN.CNPPrioMode != 0 {
+		t.Fatalf("after apply: %+v mode %d", d, st.ECN.CNPPrioMode)
 	}
 }
 

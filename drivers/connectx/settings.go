@@ -79,3 +79,49 @@ func ParseRoCETOS(out string) (int, error) {
 	}
 	return v, nil
 }
+
+// FormatIntList is an 8-item option value of mlnx_qos (--prio2buffer,
+// --buffer_size): comma-separated integers.
+func FormatIntList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// ParseIntList reads an 8-item mlnx_qos list of non-negative integers no
+// larger than max. The tool's own messages for these options are not in
+// the public reference (UNCERTAIN); these follow the --pfc ones.
+func ParseIntList(what, s string, max int) ([8]int, error) {
+	var v [8]int
+	items := strings.Split(s, ",")
+	if len(items) != 8 {
+		return v, fmt.Errorf("%s list must have 8 items", what)
+	}
+	for i, it := range items {
+		x, err := strconv.Atoi(strings.TrimSpace(it))
+		if err != nil || x < 0 || x > max {
+			return v, fmt.Errorf("Bad value for %s: %s", what, it)
+		}
+		v[i] = x
+	}
+	return v, nil
+}
+
+// ParseDSCP2Prio reads one --dscp2prio value: set,DSCP,PRIO | del,DSCP,PRIO
+// | flush.
+func ParseDSCP2Prio(s string) (op string, dscp, prio int, err error) {
+	if s == "flush" {
+		return "flush", 0, 0, nil
+	}
+	f := strings.Split(s, ",")
+	if len(f) == 3 && (f[0] == "set" || f[0] == "del") {
+		d, err1 := strconv.Atoi(f[1])
+		p, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil && d >= 0 && d <= 63 && p >= 0 && p <= 7 {
+			return f[0], d, p, nil
+		}
+	}
+	return "", 0, 0, fmt.Errorf("Invalid dscp2prio command: %s. Refer to the help.", s)
+}

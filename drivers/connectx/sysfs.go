@@ -2,8 +2,9 @@ package connectx
 
 import (
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,34 +48,49 @@ func ECNFiles(netdev string) []string {
 			out = append(out, path.Join(ECNDir(netdev), point, "enable", strconv.Itoa(p)))
 		}
 	}
-	for _, n := range sortedKeys(npDefaults) {
+	for _, n := range slices.Sorted(maps.Keys(npDefaults)) {
 		out = append(out, path.Join(ECNDir(netdev), "roce_np", n))
 	}
-	for _, n := range sortedKeys(rpDefaults) {
+	for _, n := range slices.Sorted(maps.Keys(rpDefaults)) {
 		out = append(out, path.Join(ECNDir(netdev), "roce_rp", n))
 	}
 	return out
 }
 
-func sortedKeys(m map[string]int) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+// Driver stacks (hardware-surfaces reference, 2.1), told apart by the
+// probe `test -d /sys/class/net/<if>/ecn`.
+const (
+	DriverOFED  = "ofed"  // MLNX_OFED / DOCA-OFED: the sysfs ecn tree
+	DriverInbox = "inbox" // upstream mlx5: debugfs cc_params
+)
 
-// ECNState is what the files hold.
+// ECNState is what the files hold, whichever driver stack: parameters by
+// their OFED names in both cases.
 type ECNState struct {
+	Driver               string // DriverOFED or DriverInbox
+	Dir                  string // the sysfs ecn directory or the debugfs cc_params one
 	NPEnabled, RPEnabled [8]bool
 	NP, RP               map[string]int
+	// CNPPrioMode is the inbox driver's np_cnp_prio_mode (1: CNPs take the
+	// request's priority, not cnp_802p_prio); -1 on OFED.
+	CNPPrioMode int
+}
+
+// PerPriority says whether ECN can be enabled per priority (OFED only).
+func (e *ECNState) PerPriority() bool { return e.Driver == DriverOFED }
+
+// ParamFile is the file of a parameter (OFED point and name).
+func (e *ECNState) ParamFile(point, name string) string {
+	if e.Driver == DriverInbox {
+		return path.Join(e.Dir, debugfsNames[point+"/"+name])
+	}
+	return path.Join(e.Dir, point, name)
 }
 
 // ParseECN reads the output of `cat` over ECNFiles (one value per line, in
 // that order).
 func ParseECN(netdev, out string) (ECNState, error) {
-	st := ECNState{NP: map[string]int{}, RP: map[string]int{}}
+	st := ECNState{Driver: DriverOFED, Dir: ECNDir(netdev), NP: map[string]int{}, RP: map[string]int{}, CNPPrioMode: -1}
 	files := ECNFiles(netdev)
 	lines := strings.Fields(out)
 	if len(lines) != len(files) {

@@ -76,7 +76,7 @@ func TestFailuresLeaveThePreviousConfig(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Device != "leaf1" || ne.Tag != "invalid-value" || !strings.Contains(ne.Message, "exceeds max-threshold") {
 		t.Fatalf("model violation: %v", err)
 	}
-	l.NETCONF("leaf1").FailNextCommit()
+	l.FailNext("leaf1", emulator.FaultCommit)
 	err = s.Apply(cfg("120000"), time.Minute, nil)
 	if !errors.As(err, &ne) || ne.Operation != "commit" || ne.Tag != "operation-failed" {
 		t.Fatalf("injected commit failure: %v", err)
@@ -95,27 +95,5 @@ func TestFailuresLeaveThePreviousConfig(t *testing.T) {
 	}
 	if err := s.Apply(cfg("110000"), time.Minute, has("110000")); err != nil {
 		t.Fatalf("the lock must have been released: %v", err)
-	}
-}
-
-func TestQoSModelRoundTrip(t *testing.T) {
-	s, _ := dial(t)
-	want := netconf.QoS{XoffBytes: 524288, XonBytes: 393216, ECN: map[int]netconf.ECN{3: {100000, 400000, 20}}}
-	want.PFC[3] = true
-	if err := s.Apply(netconf.RenderQoS(want), time.Minute, nil); err != nil {
-		t.Fatal(err)
-	}
-	run, _ := s.GetConfig("running")
-	got, err := netconf.ParseQoS(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := netconf.DiffQoS(got, want); len(d) != 0 {
-		t.Fatalf("read back differs: %+v\n%s", d, run)
-	}
-	changed := want
-	changed.ECN = map[int]netconf.ECN{3: {150000, 400000, 20}}
-	if d := netconf.DiffQoS(got, changed); len(d) != 1 || d[0].Field != "queue[3].ecn.kmin_bytes" {
-		t.Fatalf("one changed threshold must be one diff: %+v", d)
 	}
 }

@@ -3,30 +3,29 @@ package netconf
 import (
 	"encoding/xml"
 	"fmt"
-	"sort"
-	"strconv"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/labctl/labctl/drivers/switchqos"
 )
 
 // QoSNamespace is labctl's QoS data model over NETCONF. OpenConfig has no
 // PFC model (hardware-surfaces reference, section 4.2) and vendors differ
 // (Junos class-of-service), so emulated switches serve this one; a real
-// device needs its own mapping of the same QoS values.
+// device needs its own mapping of the same QoS values. The model, under
+// <qos xmlns="urn:labctl:qos">:
+//
+//	pfc/priority[id]/enabled                      lossless priorities
+//	buffer/xoff-bytes, xon-bytes                  static PFC thresholds
+//	buffer/alpha                                  dynamic PFC threshold (0: static)
+//	buffer/headroom-bytes                         per port and lossless priority group
+//	buffer/pools/pool[name]/size-bytes            lossless, lossy
+//	classifier/dscp[id]/traffic-class             DSCP -> traffic class
+//	scheduler/mode                                strict | dwrr
+//	queues/queue[id]/dwrr-weight
+//	queues/queue[id]/ecn/{min-threshold, max-threshold, max-probability-percent}
 const QoSNamespace = "urn:labctl:qos"
-
-// QoS is a switch's QoS settings as this model carries them.
-type QoS struct {
-	PFC       [8]bool
-	XoffBytes int64
-	XonBytes  int64
-	ECN       map[int]ECN // by queue
-}
-
-// ECN is a queue's RED/ECN marking.
-type ECN struct {
-	KminBytes, KmaxBytes int64
-	PmaxPercent          int
-}
 
 type qosXML struct {
 	XMLName xml.Name `xml:"qos"`
@@ -34,37 +33,88 @@ type qosXML struct {
 		ID      int  `xml:"id"`
 		Enabled bool `xml:"enabled"`
 	} `xml:"pfc>priority"`
-	Xoff   int64 `xml:"buffer>xoff-bytes"`
-	Xon    int64 `xml:"buffer>xon-bytes"`
-	Queues []struct {
-		ID   int   `xml:"id"`
-		Kmin int64 `xml:"ecn>min-threshold"`
-		Kmax int64 `xml:"ecn>max-threshold"`
-		Pmax int   `xml:"ecn>max-probability-percent"`
+	Xoff     int64   `xml:"buffer>xoff-bytes"`
+	Xon      int64   `xml:"buffer>xon-bytes"`
+	Alpha    float64 `xml:"buffer>alpha"`
+	Headroom int64   `xml:"buffer>headroom-bytes"`
+	Pools    []struct {
+		Name string `xml:"name"`
+		Size int64  `xml:"size-bytes"`
+	} `xml:"buffer>pools>pool"`
+	DSCP []struct {
+		ID int `xml:"id"`
+		TC int `xml:"traffic-class"`
+	} `xml:"classifier>dscp"`
+	Scheduler string `xml:"scheduler>mode"`
+	Queues    []struct {
+		ID     int  `xml:"id"`
+		Weight *int `xml:"dwrr-weight"`
+		ECN    *struct {
+			Kmin int64 `xml:"min-threshold"`
+			Kmax int64 `xml:"max-threshold"`
+			Pmax int   `xml:"max-probability-percent"`
+		} `xml:"ecn"`
 	} `xml:"queues>queue"`
 }
 
-// RenderQoS is the edit-config payload that sets q (merge).
-func RenderQoS(q QoS) string {
+// RenderQoS is the edit-config payload (merge) that sets what q manages:
+// the PFC vector and thresholds always, the other parts when q has them.
+func RenderQoS(q switchqos.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<qos xmlns="%s"><pfc>`, QoSNamespace)
 	for p, on := range q.PFC {
 		fmt.Fprintf(&b, "<priority><id>%d</id><enabled>%t</enabled></priority>", p, on)
 	}
-	fmt.Fprintf(&b, "</pfc><buffer><xoff-bytes>%d</xoff-bytes><xon-bytes>%d</xon-bytes></buffer><queues>", q.XoffBytes, q.XonBytes)
-	for _, id := range sortedQueues(q.ECN) {
-		e := q.ECN[id]
-		fmt.Fprintf(&b, "<queue><id>%d</id><ecn><min-threshold>%d</min-threshold><max-threshold>%d</max-threshold><max-probability-percent>%d</max-probability-percent></ecn></queue>",
-			id, e.KminBytes, e.KmaxBytes, e.PmaxPercent)
+	fmt.Fprintf(&b, "</pfc><buffer><xoff-bytes>%d</xoff-bytes><xon-bytes>%d</xon-bytes><alpha>%s</alpha>",
+		q.XoffBytes, q.XonBytes, switchqos.FormatAlpha(q.Alpha))
+	if q.HeadroomBytes > 0 {
+		fmt.Fprintf(&b, "<headroom-bytes>%d</headroom-bytes>", q.HeadroomBytes)
+	}
+	if len(q.Pools) > 0 {
+		b.WriteString("<pools>")
+		for _, name := range slices.Sorted(maps.Keys(q.Pools)) {
+			fmt.Fprintf(&b, "<pool><name>%s</name><size-bytes>%d</size-bytes></pool>", escape(name), q.Pools[name])
+		}
+		b.WriteString("</pools>")
+	}
+	b.WriteString("</buffer>")
+	if len(q.DSCP) > 0 {
+		b.WriteString("<classifier>")
+		for _, d := range slices.Sorted(maps.Keys(q.DSCP)) {
+			fmt.Fprintf(&b, "<dscp><id>%d</id><traffic-class>%d</traffic-class></dscp>", d, q.DSCP[d])
+		}
+		b.WriteString("</classifier>")
+	}
+	if q.Scheduler != "" {
+		fmt.Fprintf(&b, "<scheduler><mode>%s</mode></scheduler>", escape(q.Scheduler))
+	}
+	queues := map[int]bool{}
+	for id := range q.ECN {
+		queues[id] = true
+	}
+	for id := range q.Weights {
+		queues[id] = true
+	}
+	b.WriteString("<queues>")
+	for _, id := range slices.Sorted(maps.Keys(queues)) {
+		fmt.Fprintf(&b, "<queue><id>%d</id>", id)
+		if w, ok := q.Weights[id]; ok {
+			fmt.Fprintf(&b, "<dwrr-weight>%d</dwrr-weight>", w)
+		}
+		if e, ok := q.ECN[id]; ok {
+			fmt.Fprintf(&b, "<ecn><min-threshold>%d</min-threshold><max-threshold>%d</max-threshold><max-probability-percent>%d</max-probability-percent></ecn>",
+				e.KminBytes, e.KmaxBytes, e.PmaxPercent)
+		}
+		b.WriteString("</queue>")
 	}
 	b.WriteString("</queues></qos>")
 	return b.String()
 }
 
 // ParseQoS reads the model out of a get-config answer (other content is
-// ignored); a device with no QoS config yields the zero QoS.
-func ParseQoS(config string) (QoS, error) {
-	q := QoS{ECN: map[int]ECN{}}
+// ignored); a device with no QoS config yields the zero Config.
+func ParseQoS(config string) (switchqos.Config, error) {
+	var q switchqos.Config
 	i := strings.Index(config, "<qos")
 	if i < 0 {
 		return q, nil
@@ -74,57 +124,43 @@ func ParseQoS(config string) (QoS, error) {
 		return q, fmt.Errorf("qos config: %w", err)
 	}
 	for _, p := range x.PFC {
-		if p.ID >= 0 && p.ID < 8 {
-			q.PFC[p.ID] = p.Enabled
+		if p.ID < 0 || p.ID > 7 {
+			return q, fmt.Errorf("qos config: pfc priority %d is not 0..7", p.ID)
 		}
+		q.PFC[p.ID] = p.Enabled
 	}
-	q.XoffBytes, q.XonBytes = x.Xoff, x.Xon
+	q.XoffBytes, q.XonBytes, q.Alpha, q.HeadroomBytes, q.Scheduler = x.Xoff, x.Xon, x.Alpha, x.Headroom, x.Scheduler
+	for _, p := range x.Pools {
+		if q.Pools == nil {
+			q.Pools = map[string]int64{}
+		}
+		q.Pools[p.Name] = p.Size
+	}
+	for _, d := range x.DSCP {
+		if q.DSCP == nil {
+			q.DSCP = map[int]int{}
+		}
+		q.DSCP[d.ID] = d.TC
+	}
 	for _, e := range x.Queues {
-		q.ECN[e.ID] = ECN{KminBytes: e.Kmin, KmaxBytes: e.Kmax, PmaxPercent: e.Pmax}
+		if e.Weight != nil {
+			if q.Weights == nil {
+				q.Weights = map[int]int{}
+			}
+			q.Weights[e.ID] = *e.Weight
+		}
+		if e.ECN != nil {
+			if q.ECN == nil {
+				q.ECN = map[int]switchqos.ECN{}
+			}
+			q.ECN[e.ID] = switchqos.ECN{KminBytes: e.ECN.Kmin, KmaxBytes: e.ECN.Kmax, PmaxPercent: e.ECN.Pmax}
+		}
 	}
 	return q, nil
 }
 
-// Setting is one difference between two QoS configurations.
-type Setting struct{ Field, From, To string }
-
-// DiffQoS lists the settings of want that have differs in have: the PFC
-// vector, XOFF, XON, and each ECN value per queue separately.
-func DiffQoS(have, want QoS) []Setting {
-	var out []Setting
-	add := func(field, from, to string) {
-		if from != to {
-			out = append(out, Setting{field, from, to})
-		}
-	}
-	pfc := func(v [8]bool) string {
-		s := make([]string, 8)
-		for i, on := range v {
-			s[i] = "0"
-			if on {
-				s[i] = "1"
-			}
-		}
-		return strings.Join(s, ",")
-	}
-	add("pfc", pfc(have.PFC), pfc(want.PFC))
-	add("xoff_bytes", strconv.FormatInt(have.XoffBytes, 10), strconv.FormatInt(want.XoffBytes, 10))
-	add("xon_bytes", strconv.FormatInt(have.XonBytes, 10), strconv.FormatInt(want.XonBytes, 10))
-	for _, id := range sortedQueues(want.ECN) {
-		h, w := have.ECN[id], want.ECN[id]
-		f := fmt.Sprintf("queue[%d].ecn.", id)
-		add(f+"kmin_bytes", strconv.FormatInt(h.KminBytes, 10), strconv.FormatInt(w.KminBytes, 10))
-		add(f+"kmax_bytes", strconv.FormatInt(h.KmaxBytes, 10), strconv.FormatInt(w.KmaxBytes, 10))
-		add(f+"pmax_percent", strconv.Itoa(h.PmaxPercent), strconv.Itoa(w.PmaxPercent))
-	}
-	return out
-}
-
-func sortedQueues(m map[int]ECN) []int {
-	ids := make([]int, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	return ids
+func escape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
 }

@@ -145,7 +145,7 @@ func (s *Server) endSession(id int) {
 	defer s.mu.Unlock()
 	for ds, owner := range s.locks {
 		if owner == id {
-			delete(s.locks, ds)
+			s.releaseLocked(ds)
 		}
 	}
 	if s.pending != nil && s.pending.session == id {
@@ -172,22 +172,29 @@ func (s *Server) handle(id int, msg []byte) (reply []byte, closing bool) {
 	defer s.mu.Unlock()
 	var data *node
 	switch op.Name.Local {
-	case "get", "get-config":
-		ds := s.running
-		if op.Name.Local == "get-config" && datastore(op, "source") == "candidate" {
-			ds = s.candidate
-		}
-		data = ds
+	case "get":
+		// Configuration only (the emulated devices have no state data
+		// under this model); filters are not applied.
+		data = s.running
+	case "get-config":
+		data, err = s.source(op, false)
 	case "edit-config":
 		err = s.editConfig(id, op)
 	case "validate":
-		err = s.check(s.candidate)
+		var n *node
+		if n, err = s.source(op, true); err == nil {
+			err = s.check(n)
+		}
 	case "commit":
 		err = s.commit(id, op)
 	case "cancel-commit":
-		if s.pending == nil {
+		switch {
+		case s.pending == nil:
 			err = &rpcError{"protocol", "invalid-value", "cancel-commit", "no confirmed commit is pending"}
-		} else {
+		case s.pending.session != id:
+			err = &rpcError{"protocol", "operation-failed", "cancel-commit",
+				fmt.Sprintf("the pending confirmed commit belongs to session %d", s.pending.session)}
+		default:
 			s.rollbackLocked()
 		}
 	case "discard-changes":
@@ -203,6 +210,31 @@ func (s *Server) handle(id int, msg []byte) (reply []byte, closing bool) {
 		return errorReply(mid, err), false
 	}
 	return okReply(mid, data), false
+}
+
+// source is the datastore an operation reads: running or candidate (or,
+// for validate, an inline <config>).
+func (s *Server) source(op *node, inline bool) (*node, error) {
+	src := op.child("source")
+	if src == nil || len(src.Kids) == 0 {
+		return nil, &rpcError{"protocol", "missing-element", "source", op.Name.Local + " needs a source"}
+	}
+	switch k := src.Kids[0]; k.Name.Local {
+	case "running":
+		return s.running, nil
+	case "candidate":
+		return s.candidate, nil
+	case "config":
+		if inline {
+			n := &node{Name: xmlName("data")}
+			if err := edit(n, k, "merge"); err != nil {
+				return nil, err
+			}
+			return n, nil
+		}
+	}
+	return nil, &rpcError{"protocol", "invalid-value", "source",
+		fmt.Sprintf("datastore %q is not served (running and candidate are)", src.Kids[0].Name.Local)}
 }
 
 func datastore(op *node, which string) string {
@@ -234,6 +266,9 @@ func (s *Server) editConfig(id int, op *node) error {
 	defOp := "merge"
 	if d := op.child("default-operation"); d != nil {
 		defOp = d.Text
+		if defOp != "merge" && defOp != "replace" && defOp != "none" {
+			return &rpcError{"protocol", "invalid-value", "default-operation", fmt.Sprintf("default-operation %q (merge, replace or none)", defOp)}
+		}
 	}
 	ds := s.candidate
 	if target == "running" {
@@ -266,8 +301,18 @@ func (s *Server) check(n *node) error {
 }
 
 func (s *Server) commit(id int, op *node) error {
-	if err := s.locked("running", id); err != nil {
-		return err
+	for _, ds := range []string{"running", "candidate"} {
+		if err := s.locked(ds, id); err != nil {
+			return err
+		}
+	}
+	if op.child("persist") != nil || op.child("persist-id") != nil {
+		return &rpcError{"protocol", "operation-not-supported", "persist", "persistent confirmed commits are not supported"}
+	}
+	if s.pending != nil && s.pending.session != id {
+		// RFC 6241 8.4: without persist, the confirming commit must come
+		// from the session that made the confirmed one.
+		return &rpcError{"protocol", "in-use", "commit", fmt.Sprintf("a confirmed commit of session %d is pending", s.pending.session)}
 	}
 	if s.failCommit {
 		s.failCommit = false
@@ -320,14 +365,28 @@ func (s *Server) lock(id int, op *node) error {
 		if owner, ok := s.locks[ds]; !ok || owner != id {
 			return &rpcError{"protocol", "operation-failed", ds, "this session holds no lock on " + ds}
 		}
-		delete(s.locks, ds)
+		s.releaseLocked(ds)
 		return nil
 	}
 	if owner, ok := s.locks[ds]; ok {
 		return &rpcError{"protocol", "lock-denied", ds, fmt.Sprintf("lock held by session %d", owner)}
 	}
+	if ds == "candidate" && !s.candidate.equal(s.running) {
+		// RFC 6241 7.5: no lock on a candidate with uncommitted changes.
+		return &rpcError{"protocol", "lock-denied", ds, "the candidate has uncommitted changes (discard-changes first)"}
+	}
 	s.locks[ds] = id
 	return nil
+}
+
+// releaseLocked drops a lock. Releasing the candidate's lock, by unlock or
+// because the session ended, discards its uncommitted changes (RFC 6241
+// 8.3.5.2), so a client that failed midway leaves nothing behind.
+func (s *Server) releaseLocked(ds string) {
+	delete(s.locks, ds)
+	if ds == "candidate" {
+		s.candidate = s.running.clone()
+	}
 }
 
 func okReply(mid string, data *node) []byte {

@@ -158,3 +158,102 @@ func FuzzReadMsg(f *testing.F) {
 		_, _ = readMsg(bufio.NewReader(strings.NewReader(string(b))), chunked)
 	})
 }
+
+// Every operation the provisioning issue lists, on running and candidate,
+// and an rpc-error for each kind of bad input.
+func TestOperationsAndRPCErrors(t *testing.T) {
+	s := New("leaf1", func(tr *Tree) error {
+		var bad string
+		tr.Leaves(func(path, value string) {
+			if value == "bad" {
+				bad = path
+			}
+		})
+		if bad != "" {
+			return fmt.Errorf("%s: bad value", bad)
+		}
+		return nil
+	})
+	c := open(t, s, true)
+	ok := func(r string) {
+		t.Helper()
+		if !strings.Contains(r, "<ok/>") && !strings.Contains(r, "<data>") {
+			t.Fatal(r)
+		}
+	}
+	fails := func(r, tag string) {
+		t.Helper()
+		if !strings.Contains(r, "<error-tag>"+tag+"</error-tag>") {
+			t.Fatalf("want %s: %s", tag, r)
+		}
+	}
+	// edit-config on running: merge, replace, delete
+	editRunning := func(body string) string {
+		return c.rpc(`<edit-config><target><running/></target><config>` + body + `</config></edit-config>`)
+	}
+	ok(editRunning(port("1/0", "100")))
+	ok(editRunning(port("2/0", "200")))
+	ok(editRunning(`<ports xmlns="urn:labctl:qos"><port operation="replace"><name>1/0</name><xon-bytes>50</xon-bytes></port></ports>`))
+	r := c.rpc(`<get/>`)
+	if !strings.Contains(r, "<xon-bytes>50</xon-bytes>") || strings.Contains(r, ">100<") {
+		t.Fatalf("replace on running: %s", r)
+	}
+	ok(editRunning(`<ports xmlns="urn:labctl:qos"><port operation="delete"><name>2/0</name></port></ports>`))
+	if r := c.rpc(running); strings.Contains(r, "2/0") {
+		t.Fatalf("delete on running: %s", r)
+	}
+	fails(editRunning(port("3/0", "bad")), "invalid-value") // the model refuses, running is checked at once
+	// validate: candidate, running, inline config; unknown sources refused
+	ok(c.rpc(editRPC(port("4/0", "bad"))))
+	fails(c.rpc(`<validate><source><candidate/></source></validate>`), "invalid-value")
+	ok(c.rpc(`<validate><source><running/></source></validate>`))
+	fails(c.rpc(`<validate><source><config>`+port("5/0", "bad")+`</config></source></validate>`), "invalid-value")
+	fails(c.rpc(`<get-config><source><startup/></source></get-config>`), "invalid-value")
+	fails(c.rpc(`<get-config/>`), "missing-element")
+	// discard-changes drops the candidate's edits
+	ok(c.rpc(`<discard-changes/>`))
+	if r := c.rpc(`<get-config><source><candidate/></source></get-config>`); strings.Contains(r, "4/0") {
+		t.Fatalf("discard-changes: %s", r)
+	}
+	fails(c.rpc(`<edit-config><target><candidate/></target><default-operation>merge-all</default-operation><config/></edit-config>`), "invalid-value")
+	fails(c.rpc(`<edit-config><target><startup/></target><config/></edit-config>`), "missing-element")
+	fails(c.rpc(`<commit><confirmed/><persist>x</persist></commit>`), "operation-not-supported")
+	fails(c.rpc(`<commit><confirmed/><confirm-timeout>soon</confirm-timeout></commit>`), "invalid-value")
+}
+
+func TestCandidateLockRules(t *testing.T) {
+	s := New("leaf1", nil)
+	a, b := open(t, s, false), open(t, s, true)
+	// no lock on a candidate with someone's uncommitted edits
+	a.rpc(editRPC(port("1/0", "1")))
+	if r := b.rpc(lock); !strings.Contains(r, "<error-tag>lock-denied</error-tag>") || !strings.Contains(r, "uncommitted") {
+		t.Fatal(r)
+	}
+	a.rpc(`<discard-changes/>`)
+	if r := b.rpc(lock); !strings.Contains(r, "<ok/>") {
+		t.Fatal(r)
+	}
+	// the lock holder's edits are discarded when its session ends
+	b.rpc(editRPC(port("1/0", "2")))
+	b.c.Close()
+	time.Sleep(50 * time.Millisecond)
+	if r := a.rpc(`<get-config><source><candidate/></source></get-config>`); strings.Contains(r, "1/0") {
+		t.Fatalf("a dead session's candidate edits survived: %s", r)
+	}
+	// a confirmed commit is confirmed or cancelled by its own session only
+	c, d := open(t, s, true), open(t, s, true)
+	c.rpc(editRPC(port("1/0", "3")))
+	c.rpc(`<commit><confirmed/></commit>`)
+	if r := d.rpc(`<commit/>`); !strings.Contains(r, "<error-tag>in-use</error-tag>") {
+		t.Fatal(r)
+	}
+	if r := d.rpc(`<cancel-commit/>`); !strings.Contains(r, "<error-tag>operation-failed</error-tag>") {
+		t.Fatal(r)
+	}
+	if r := c.rpc(`<cancel-commit/>`); !strings.Contains(r, "<ok/>") {
+		t.Fatal(r)
+	}
+	if r := d.rpc(running); strings.Contains(r, "1/0") {
+		t.Fatalf("cancel-commit did not restore: %s", r)
+	}
+}

@@ -110,6 +110,14 @@ func (n *node) clone() *node {
 	return c
 }
 
+// equal reports whether two trees hold the same data.
+func (n *node) equal(o *node) bool {
+	var a, b bytes.Buffer
+	n.write(&a, "")
+	o.write(&b, "")
+	return a.String() == b.String()
+}
+
 // key is what identifies a list entry among its siblings: its name,
 // interface-id or id leaf.
 func (n *node) key() string {

@@ -1,0 +1,78 @@
+package emulator
+
+import (
+	"context"
+	"testing"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/drivers/switchqos"
+	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/inventory"
+)
+
+// switchConfig is a switch's settings in the packet engine.
+func (t *Twin) switchConfig(tt *testing.T, name string) fabric.SwitchConfig {
+	tt.Helper()
+	c, ok := t.engine.(*fabric.PacketEngine).SwitchConfigOf(name)
+	if !ok {
+		tt.Fatalf("the twin has no switch %s", name)
+	}
+	return c
+}
+
+// Settings written through the SDE shell reach the twin as NETCONF commits
+// do (twinqos.go): thresholds, alpha, headroom, pools, scheduler, weights,
+// the RoCE queue's ECN and the lossless mask.
+func TestBfshellWritesReachTheTwin(t *testing.T) {
+	src, _ := inventory.Generate("leafspine:1x1:1@100")
+	src.Switches[1].QoSDriver = "sde" // leaf1
+	l, err := Start(context.Background(), src, Options{Dir: t.TempDir(), Engine: "packet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	inv := l.Inventory()
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	defer pool.Close()
+	sw, _ := inv.Switch("leaf1")
+	cred, _ := inv.CredentialFor("leaf1")
+	var ports []string
+	for _, p := range sw.Ports {
+		ports = append(ports, p.Name)
+	}
+	want := switchqos.Config{Alpha: 0.25, HeadroomBytes: 65600,
+		Pools:     map[string]int64{switchqos.PoolLossless: 4194320, switchqos.PoolLossy: 6291440},
+		ECN:       map[int]switchqos.ECN{3: {KminBytes: 150000, KmaxBytes: 400000, PmaxPercent: 10}},
+		Scheduler: switchqos.DWRR, Weights: map[int]int{3: 4}}
+	want.PFC[3], want.PFC[4] = true, true
+	s := tofino.NewSDEQoS(pool).Session(sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, ports)
+	if _, err := s.Stage(context.Background(), want); err != nil {
+		t.Fatal(err)
+	}
+	c := l.twin.switchConfig(t, "leaf1")
+	if !c.PFC || c.LosslessPrios != 0x18 || c.PFCAlpha != 0.25 || c.XoffBytes != c.BufferBytes || c.HeadroomBytes != 65600 ||
+		c.BufferBytes != 4194320+6291440 || c.Scheduler != "dwrr" || c.DWRRWeights[3] != 4 ||
+		c.ECNKminBytes != 150000 || c.ECNKmaxBytes != 400000 || c.ECNPmax != 0.1 {
+		t.Fatalf("twin config: %+v", c)
+	}
+}
+
+func FuzzBfshellScript(f *testing.F) {
+	rb, _ := tofino.ReadbackScript([]string{"1/0", "2/0"}, tofino.DefaultProgram)
+	f.Add(rb)
+	f.Add("bfrt.tf1.tm.ppg.cfg.add_with_dev_port(pipe=0, ppg_id=1, dev_port=0, icos_3=True)\nbfrt.tf1.tm.pool.cfg.mod(pool='IG_APP_POOL_1', size_cells=5)\n")
+	f.Add("try:\n    x = bfrt.port.port.get(DEV_PORT=4, print_ents=False).data[b'$TX_PFC_EN_MAP'] >> 1\nexcept Exception:\n    print(1, [2, 'a'], b'c')\n")
+	f.Fuzz(func(t *testing.T, script string) {
+		sw, err := newBfSwitch([]string{"1/0", "2/0"}, tofino.DefaultProgram, 12<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts, err := parseScript(script)
+		if err != nil {
+			return
+		}
+		in := &pyInterp{sw: sw, vars: map[string]any{}, print: func(string) {}}
+		_, _ = in.run(stmts)
+	})
+}
