@@ -29,13 +29,14 @@ type Bfshell struct {
 	failWrite bool
 }
 
-// addBfshell gives a switch's shell the run_bfshell.sh command.
-func (l *Lab) addBfshell(sw inventory.Switch, root string, sh *shell) error {
+// addBfshell gives a switch's shell the run_bfshell.sh command; portsUp
+// is what the ports' $PORT_UP reads.
+func (l *Lab) addBfshell(sw inventory.Switch, root string, sh *shell, portsUp func() bool) error {
 	var ports []string
 	for _, p := range sw.Ports {
 		ports = append(ports, p.Name)
 	}
-	tables, err := newBfSwitch(ports, tofino.DefaultProgram, switchBufferBytes())
+	tables, err := newBfSwitch(ports, tofino.DefaultProgram, switchBufferBytes(), portsUp)
 	if err != nil {
 		return fmt.Errorf("device %s: %w", sw.Name, err)
 	}

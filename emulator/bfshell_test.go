@@ -64,7 +64,7 @@ func FuzzBfshellScript(f *testing.F) {
 	f.Add("bfrt.tf1.tm.ppg.cfg.add_with_dev_port(pipe=0, ppg_id=1, dev_port=0, icos_3=True)\nbfrt.tf1.tm.pool.cfg.mod(pool='IG_APP_POOL_1', size_cells=5)\n")
 	f.Add("try:\n    x = bfrt.port.port.get(DEV_PORT=4, print_ents=False).data[b'$TX_PFC_EN_MAP'] >> 1\nexcept Exception:\n    print(1, [2, 'a'], b'c')\n")
 	f.Fuzz(func(t *testing.T, script string) {
-		sw, err := newBfSwitch([]string{"1/0", "2/0"}, tofino.DefaultProgram, 12<<20)
+		sw, err := newBfSwitch([]string{"1/0", "2/0"}, tofino.DefaultProgram, 12<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

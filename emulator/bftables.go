@@ -42,6 +42,9 @@ type bfTable struct {
 	// check sees a whole entry after a write, with the switch, before it is
 	// kept (cross-field and cross-table rules).
 	check func(key, data bfDict) error
+	// live fills read-only fields that follow the device's state (a
+	// port's $PORT_UP) into the data a get returns.
+	live func(key, data bfDict)
 }
 
 func bfU(name string, bits uint) bfField { return bfField{name: name, kind: 'u', max: 1<<bits - 1} }
@@ -76,7 +79,8 @@ type bfSwitch struct {
 	tables     map[string]*bfTable
 	ports      []bfPort
 	totalCells int64
-	writes     int // successful writes since the twin last heard
+	writes     int         // successful writes since the twin last heard
+	portsUp    func() bool // the device's ports are up (bf_switchd runs)
 }
 
 // newBfSwitch lays the switch's ports out in order, 64 to a pipe:
@@ -84,8 +88,8 @@ type bfSwitch struct {
 // 0..7 at pg_queue 8*pg_port_nr .. +7. A real Tofino's layout follows its
 // lanes (16 100G ports a pipe on a 64-port chip); the emulator packs ports
 // densely so that generated labs with many ports per switch still fit.
-func newBfSwitch(ports []string, program string, bufferBytes int64) (*bfSwitch, error) {
-	sw := &bfSwitch{tables: map[string]*bfTable{}, totalCells: bufferBytes / bfCellBytes}
+func newBfSwitch(ports []string, program string, bufferBytes int64, portsUp func() bool) (*bfSwitch, error) {
+	sw := &bfSwitch{tables: map[string]*bfTable{}, totalCells: bufferBytes / bfCellBytes, portsUp: portsUp}
 	for k, name := range ports {
 		conn, chnl, err := tofino.ParsePortName(name)
 		if err != nil {
@@ -156,8 +160,11 @@ func (sw *bfSwitch) addTMTables() {
 			return nil
 		}})
 	sw.add(&bfTable{name: "port.port", fixed: true, keys: []bfField{bfU("$DEV_PORT", 32)},
-		fields: []bfField{bfU("$TX_PFC_EN_MAP", 32), bfU("$RX_PFC_EN_MAP", 32), bfB("$PORT_ENABLE"), bfRO(bfS("$PORT_NAME"))},
+		fields: []bfField{bfU("$TX_PFC_EN_MAP", 32), bfU("$RX_PFC_EN_MAP", 32), bfB("$PORT_ENABLE"), bfRO(bfS("$PORT_NAME")), bfRO(bfB("$PORT_UP"))},
 		valid:  sw.devPortKey("$DEV_PORT"),
+		live: func(_, data bfDict) {
+			data["$PORT_UP"] = sw.portsUp != nil && sw.portsUp() && data["$PORT_ENABLE"] == true
+		},
 		defaults: func(k bfDict) bfDict {
 			p, _ := sw.portByDev(k["$DEV_PORT"].(int64))
 			return bfDict{"$TX_PFC_EN_MAP": int64(0), "$RX_PFC_EN_MAP": int64(0), "$PORT_ENABLE": true, "$PORT_NAME": p.name}
@@ -422,7 +429,11 @@ func (sw *bfSwitch) callTable(t *bfTable, method string, args []any, kwargs map[
 		if !exists {
 			return nil, tableErr(opName, t, notFound(key))
 		}
-		return &bfEntry{data: copyDict(row)}, nil
+		data := copyDict(row)
+		if t.live != nil {
+			t.live(key, data)
+		}
+		return &bfEntry{data: data}, nil
 	case "delete":
 		if len(kwargs) > 0 {
 			return nil, pyErr("TypeError", "delete() got an unexpected keyword argument '%s'", firstKey(kwargs, order))

@@ -26,6 +26,10 @@ const (
 	// FaultSSHCommand: the device's next command over SSH (exec, not
 	// SFTP) exits 1 with a message naming the device.
 	FaultSSHCommand
+	// FaultPortsDown: the switch's next bf_switchd start loads the
+	// program, but the ports never come up (as with a bad cable map or
+	// FEC mismatch).
+	FaultPortsDown
 )
 
 func (f Fault) String() string {
@@ -36,6 +40,8 @@ func (f Fault) String() string {
 		return "image-start"
 	case FaultSSHCommand:
 		return "ssh-command"
+	case FaultPortsDown:
+		return "ports-down"
 	}
 	return fmt.Sprintf("Fault(%d)", int(f))
 }
@@ -46,8 +52,8 @@ type faultSet struct {
 	armed map[string]map[Fault]bool
 }
 
-// FailNext makes device fail once as f says. Commit and image-start
-// faults are for switches; ssh-command for any device.
+// FailNext makes device fail once as f says. Commit, image-start and
+// ports-down faults are for switches; ssh-command for any device.
 func (l *Lab) FailNext(device string, f Fault) error {
 	sw, isSwitch := l.inv.Switch(device)
 	_, isHost := l.inv.Host(device)
@@ -55,7 +61,7 @@ func (l *Lab) FailNext(device string, f Fault) error {
 	case !isSwitch && !isHost:
 		return fmt.Errorf("emulator: lab %s has no device %s", l.inv.Name, device)
 	case f == FaultSSHCommand:
-	case f != FaultCommit && f != FaultImageStart:
+	case f != FaultCommit && f != FaultImageStart && f != FaultPortsDown:
 		return fmt.Errorf("emulator: unknown fault %v", f)
 	case !isSwitch:
 		return fmt.Errorf("emulator: %s is a host; a %v fault is for switches", device, f)

@@ -143,11 +143,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, err
 		}
 		sh := newShell(sw.Name)
-		l.addSwitchd(runCtx, sh, sw.Name, root) // image commands: coreutils, start-stop-daemon, bf_switchd
+		sd := l.addSwitchd(runCtx, sh, sw.Name, root) // image commands: coreutils, start-stop-daemon, bf_switchd
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
 		l.netconf[sw.Name] = nc
-		if err := l.addBfshell(*sw, root, sh); err != nil {
+		if err := l.addBfshell(*sw, root, sh, sd.portsUp); err != nil {
 			return nil, err
 		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}

@@ -103,7 +103,11 @@ func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Sessi
 		start.Devices = 0
 	}
 	_ = tofino.FormatSwitchdStart(s.Stdout, start)
+	if start.Error == "" {
+		sd.setPortsUp(!sd.lab.faults.take(sd.name, FaultPortsDown))
+	}
 	<-ctx.Done() // runs until killed, with or without its CLI
+	sd.setPortsUp(false)
 	return 143
 }
 

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/labctl/labctl/emulator/sshd"
@@ -27,10 +28,20 @@ type switchdev struct {
 	// life is the lab's: a process start-stop-daemon detaches outlives
 	// the SSH session that started it and ends with the lab (or a kill).
 	life context.Context
+
+	mu sync.Mutex
+	up bool // a bf_switchd runs with its device added and the ports up
 }
 
+// portsUp says whether the switch's front-panel ports are up: only while
+// a bf_switchd that added its device runs (what $PORT_UP of bfrt's
+// port.port table reads).
+func (sd *switchdev) portsUp() bool { sd.mu.Lock(); defer sd.mu.Unlock(); return sd.up }
+
+func (sd *switchdev) setPortsUp(up bool) { sd.mu.Lock(); sd.up = up; sd.mu.Unlock() }
+
 // addSwitchd gives a switch's shell the commands of switchdev.
-func (l *Lab) addSwitchd(life context.Context, sh *shell, name, root string) {
+func (l *Lab) addSwitchd(life context.Context, sh *shell, name, root string) *switchdev {
 	sd := &switchdev{lab: l, name: name, root: root, sh: sh, life: life}
 	files := &host{root: root} // a host's cat and sha256sum work on any device's root
 	sh.cmds["cat"] = files.cat
@@ -41,6 +52,7 @@ func (l *Lab) addSwitchd(life context.Context, sh *shell, name, root string) {
 	sh.cmds["start-stop-daemon"] = sd.startStopDaemon
 	sh.cmds["bf_switchd"] = sd.bfSwitchd
 	sh.cmds["run_switchd.sh"] = sd.runSwitchd
+	return sd
 }
 
 // rootRel maps an absolute path on the device to a name in its root.

@@ -79,3 +79,15 @@ func FuzzParseSwitchdLog(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParsePortsUp(f *testing.F) {
+	f.Add("labctl-tm portup 1/0 True\nlabctl-tm portup 2/0 False\n")
+	f.Add("labctl-tm portup 1/0\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		ports := []string{"1/0", "2/0"}
+		up, err := tofino.ParsePortsUp(out, ports)
+		if err == nil && (up < 0 || up > len(ports)) {
+			t.Fatalf("%d ports up of %d", up, len(ports))
+		}
+	})
+}

@@ -40,8 +40,9 @@ type Driver struct {
 	// again after KILL).
 	StopTimeout time.Duration
 	// PortsUp, when set, is part of health: a started image is healthy
-	// only once every port it reports is up. nil: ports are not checked
-	// (the SDE-shell driver can supply it).
+	// only once every port it reports is up. NewDriver reads the lab's
+	// ports of the switch through the SDE shell (bfrt port.port $PORT_UP);
+	// nil: ports are not checked.
 	PortsUp func(ctx context.Context, t sshdrv.Target) (up, total int, err error)
 	Logger  *slog.Logger
 }
@@ -55,6 +56,17 @@ func NewDriver(pool *sshdrv.Pool, lab *inventory.Lab) *Driver {
 		HealthTimeout: 2 * time.Minute, StopTimeout: 15 * time.Second, Logger: slog.New(slog.DiscardHandler)}
 	if lab != nil && lab.Emulated {
 		d.HealthTimeout, d.StopTimeout = 3*time.Second, 3*time.Second
+	}
+	if lab != nil {
+		sde := NewSDEQoS(pool)
+		d.PortsUp = func(ctx context.Context, t sshdrv.Target) (int, int, error) {
+			sw, _ := lab.Switch(t.Name)
+			var ports []string
+			for _, p := range sw.Ports {
+				ports = append(ports, p.Name)
+			}
+			return sde.PortsUp(ctx, t, ports)
+		}
 	}
 	return d
 }

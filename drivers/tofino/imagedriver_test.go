@@ -3,6 +3,7 @@ package tofino_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -318,5 +319,55 @@ func BenchmarkActivate(b *testing.B) {
 		if _, err := d.Activate(ctx, ts, []string{"lb@1", "lb@2"}[i%2], nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// An image whose program loads but whose ports stay down is not healthy:
+// the activation fails on that switch, names the port count, and the
+// previous image comes back with its ports up.
+func TestPortsDownRollsBack(t *testing.T) {
+	r := newRig(t, "leafspine:1x2:2")
+	ctx := context.Background()
+	for _, b := range []*tofino.Bundle{bundle(t, "1", "ecmp", nil, "one"), bundle(t, "2", "drill", nil, "two")} {
+		if _, err := r.drv.Push(ctx, r.ts, b, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.drv.Activate(ctx, r.ts, "lb@1", nil); err != nil {
+		t.Fatal(err)
+	}
+	st := r.status(t)
+	sw, _ := r.inv.Switch("leaf2")
+	if h := st["leaf2"].Health; h == nil || h.Ports != len(sw.Ports) || h.PortsUp != h.Ports {
+		t.Fatalf("leaf2 after activation: %+v (want all %d ports up)", h, len(sw.Ports))
+	}
+	if err := r.lab.FailNext("leaf2", emulator.FaultPortsDown); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := r.drv.Activate(ctx, r.ts, "lb@2", nil)
+	want := map[string]string{"leaf1": tofino.Activated, "leaf2": tofino.RolledBack, "spine1": tofino.Activated}
+	if err == nil || !maps.Equal(outcomes(rs), want) {
+		t.Fatalf("activate with leaf2's ports down: %v %+v", err, rs)
+	}
+	for _, res := range rs {
+		if res.Switch == "leaf2" && (!strings.Contains(res.Error, fmt.Sprintf("0 of %d ports up", len(sw.Ports))) || !strings.Contains(res.Rollback, "lb@1 is active again")) {
+			t.Errorf("leaf2's result must say how many ports are up, and the rollback: %+v", res)
+		}
+	}
+	if s := r.status(t)["leaf2"]; s.Active != "lb@1" || !s.Healthy || s.Health.PortsUp != len(sw.Ports) {
+		t.Errorf("leaf2 after the rollback: %+v %+v", s, s.Health)
+	}
+}
+
+func TestParsePortsUp(t *testing.T) {
+	out := "noise\nlabctl-tm portup 1/0 True\nlabctl-tm portup 2/0 False\n"
+	if up, err := tofino.ParsePortsUp(out, []string{"1/0", "2/0"}); err != nil || up != 1 {
+		t.Errorf("up %d err %v", up, err)
+	}
+	if _, err := tofino.ParsePortsUp(out, []string{"1/0", "3/0"}); err == nil || !strings.Contains(err.Error(), "3/0") {
+		t.Errorf("a port without its line: %v", err)
+	}
+	if _, err := tofino.ParsePortsUp("labctl-tm portup 1/0 maybe\n", []string{"1/0"}); err == nil {
+		t.Error("a bad state was accepted")
 	}
 }

@@ -12,7 +12,8 @@ import (
 
 // Health is a switch's program as labctl sees it: bf_switchd running, its
 // log saying the image's program is loaded on a device and its servers
-// started, and (when Driver.PortsUp is set) every port up.
+// started, and (when Driver.PortsUp is set) every port the lab lists for
+// the switch up.
 //
 // The SDE documents no health query (the status server on the status port
 // speaks an undocumented protocol to run_bfshell.sh), so labctl reads what
