@@ -74,10 +74,13 @@ func matrixRun(t *testing.T) *Run {
 				for _, s := range [][2]int64{{0, 0}, {10, 100 << 10}, {30, 0}, {40, 0}} {
 					pt("queue", map[string]string{"device": "leaf1", "port": "3/0", "queue": "3"}, start+s[0]*ms, map[string]any{"depth_bytes": uint64(s[1])})
 				}
-				if scheme == "ecmp" { // out_of_sequence rises by 7 on h3 and 3 on h4
+				// out_of_sequence rises by 7 on h3 and 3 on h4. The runner reads
+				// RNIC counters over SSH before and after a point: the "after"
+				// sample comes 20 ms past the end, beyond the switches' margin.
+				if scheme == "ecmp" {
 					for h, d := range map[string]uint64{"h3": 7, "h4": 3} {
-						pt("rnic", map[string]string{"host": h, "device": "mlx5_0"}, start, map[string]any{"out_of_sequence": uint64(100), "np_cnp_sent": uint64(0)})
-						pt("rnic", map[string]string{"host": h, "device": "mlx5_0"}, start+40*ms, map[string]any{"out_of_sequence": 100 + d, "np_cnp_sent": uint64(2)})
+						pt("rnic", map[string]string{"host": h, "device": "mlx5_0"}, start-5*ms, map[string]any{"out_of_sequence": uint64(100), "np_cnp_sent": uint64(0)})
+						pt("rnic", map[string]string{"host": h, "device": "mlx5_0"}, start+60*ms, map[string]any{"out_of_sequence": 100 + d, "np_cnp_sent": uint64(2)})
 					}
 				}
 				i++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -269,16 +270,17 @@ func TestAnalyseInMemoryRun(t *testing.T) {
 }
 
 func TestWindows(t *testing.T) {
+	const inf = math.MaxInt64
 	for _, tc := range []struct {
 		name   string
 		metas  []PointMeta
 		margin int64
 		want   []window
 	}{
-		{"two intervals", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 0, []window{{0, 120}}},
-		{"unknown interval", []PointMeta{{StartNs: 0, EndNs: 100}}, 0, []window{{0, 100 + ms}}},
-		{"explicit margin", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 5, []window{{0, 105}}},
-		{"stops before the next point", []PointMeta{{StartNs: 0, EndNs: 100}, {StartNs: 150, EndNs: 200}}, 100, []window{{0, 149}, {150, 300}}},
+		{"two intervals", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 0, []window{{0, 120, 100, inf}}},
+		{"unknown interval", []PointMeta{{StartNs: 0, EndNs: 100}}, 0, []window{{0, 100 + ms, 100, inf}}},
+		{"explicit margin", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 5, []window{{0, 105, 100, inf}}},
+		{"stops before the next point", []PointMeta{{StartNs: 0, EndNs: 100}, {StartNs: 150, EndNs: 200}}, 100, []window{{0, 149, 100, 149}, {150, 300, 200, inf}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := windows(tc.metas, tc.margin); fmt.Sprint(got) != fmt.Sprint(tc.want) {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -11,8 +12,12 @@ import (
 	"github.com/labctl/labctl/inventory"
 )
 
-// window is the span of telemetry that belongs to a point.
-type window struct{ start, end int64 }
+// window is a point's telemetry span: [start, end], end being the
+// traffic's end (trafficEnd) plus a margin. RNIC counters are read by the
+// runner once before and once after each point, over SSH, so their
+// "after" sample may come well past end: it is the first at or after
+// trafficEnd and before hostEnd, the next point's start.
+type window struct{ start, end, trafficEnd, hostEnd int64 }
 
 func (w window) has(ts int64) bool { return ts >= w.start && ts <= w.end }
 
@@ -28,10 +33,13 @@ func windows(metas []PointMeta, margin int64) []window {
 				m = int64(time.Millisecond)
 			}
 		}
-		out[i] = window{pm.StartNs, pm.EndNs + m}
+		out[i] = window{pm.StartNs, pm.EndNs + m, pm.EndNs, math.MaxInt64}
 		for _, o := range metas {
 			if o.StartNs > pm.StartNs && o.StartNs <= out[i].end {
 				out[i].end = max(o.StartNs-1, pm.EndNs)
+			}
+			if o.StartNs > pm.StartNs && o.StartNs <= out[i].hostEnd {
+				out[i].hostEnd = max(o.StartNs-1, pm.EndNs)
 			}
 		}
 	}
@@ -149,16 +157,24 @@ type queueAcc struct {
 // files may interleave devices in any order.
 type acc struct {
 	before, first, last map[ckey]sample
-	pause               map[ckey][]sample // pause-frame samples in the window, for the time series
-	queues              map[qkey]*queueAcc
+	// after is, for RNIC counters, the first sample at or after the
+	// point's traffic ended (the runner's read after the point).
+	after  map[ckey]sample
+	pause  map[ckey][]sample // pause-frame samples in the window, for the time series
+	queues map[qkey]*queueAcc
 }
 
 func newAcc() *acc {
-	return &acc{before: map[ckey]sample{}, first: map[ckey]sample{}, last: map[ckey]sample{},
+	return &acc{before: map[ckey]sample{}, first: map[ckey]sample{}, last: map[ckey]sample{}, after: map[ckey]sample{},
 		pause: map[ckey][]sample{}, queues: map[qkey]*queueAcc{}}
 }
 
 func (a *acc) counter(w window, k ckey, s sample) {
+	if k.tier == TierHost && s.ts >= w.trafficEnd && s.ts <= w.hostEnd {
+		if f, ok := a.after[k]; !ok || s.ts < f.ts {
+			a.after[k] = s
+		}
+	}
 	if s.ts <= w.start {
 		if b, ok := a.before[k]; !ok || s.ts >= b.ts {
 			a.before[k] = s
@@ -269,8 +285,23 @@ func (a *acc) queue(p collectors.Point, ts int64) {
 
 // delta is a counter's increase in the window; false after a reset
 // (device restart), when the increase is unknown.
+// keys are the counters seen in the window or, for RNIC counters, after it.
+func (a *acc) keys() map[ckey]bool {
+	ks := make(map[ckey]bool, len(a.last)+len(a.after))
+	for k := range a.last {
+		ks[k] = true
+	}
+	for k := range a.after {
+		ks[k] = true
+	}
+	return ks
+}
+
 func (a *acc) delta(k ckey) (uint64, bool) {
 	l := a.last[k]
+	if after, ok := a.after[k]; ok {
+		l = after
+	}
 	base, ok := a.before[k]
 	if !ok {
 		base = a.first[k]
@@ -293,7 +324,7 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 		}
 		return t
 	}
-	for k := range a.last {
+	for k := range a.keys() {
 		d, ok := a.delta(k)
 		if !ok {
 			continue
