@@ -75,6 +75,11 @@ func TestShippedScenariosEndToEnd(t *testing.T) {
 		if p.PeakQueueBytes == 0 {
 			t.Error("16:1 incast built no queue at all")
 		}
+		// The receiver's RNIC marks congestion back to the senders (DCQCN),
+		// read from the hosts' hw_counters before and after the point.
+		if p.OutOfOrder == nil || p.RNIC["np_cnp_sent"] == 0 || p.RNIC["rp_cnp_handled"] == 0 {
+			t.Errorf("RNIC counters of the point: out of order %v, %v; want CNPs sent and handled", p.OutOfOrder, p.RNIC)
+		}
 		checkInflux(t, influx, o.RunID)
 		checkCountersGrow(t, o.Dir)
 	})
