@@ -18,14 +18,17 @@ type Manifest struct {
 	Scenario     string         `json:"scenario"`
 	ScenarioFile string         `json:"scenario_file,omitempty"`
 	Lab          *inventory.Lab `json:"lab"` // credential references only
-	Version      string         `json:"labctl_version"`
-	Started      time.Time      `json:"started"`
-	Ended        time.Time      `json:"ended,omitempty"`
-	Outcome      string         `json:"outcome"` // running | ok | failed
-	Stage        string         `json:"stage"`   // where the run is or stopped
-	Error        string         `json:"error,omitempty"`
-	Points       []PointMeta    `json:"points"`
-	Telemetry    *TelemetryMeta `json:"telemetry,omitempty"`
+	// Labs holds every lab the run's points ran on, by name, when a
+	// matrix sweeps labs (PointMeta.Lab names one); Lab is the first.
+	Labs      map[string]*inventory.Lab `json:"labs,omitempty"`
+	Version   string                    `json:"labctl_version"`
+	Started   time.Time                 `json:"started"`
+	Ended     time.Time                 `json:"ended,omitempty"`
+	Outcome   string                    `json:"outcome"` // running | ok | failed
+	Stage     string                    `json:"stage"`   // where the run is or stopped
+	Error     string                    `json:"error,omitempty"`
+	Points    []PointMeta               `json:"points"`
+	Telemetry *TelemetryMeta            `json:"telemetry,omitempty"`
 }
 
 // PointMeta is what the runner records of one point. StartNs/EndNs bound
