@@ -33,8 +33,13 @@ type Attempt struct {
 }
 
 func (d *Driver) readState(ctx context.Context, t sshdrv.Target) (State, error) {
+	return readState(ctx, d.SSH, t, d.Root)
+}
+
+// readState reads switch t's image state file under root.
+func readState(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, root string) (State, error) {
 	var st State
-	b, err := d.SSH.ReadFile(ctx, t, d.statePath())
+	b, err := pool.ReadFile(ctx, t, statePath(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil // no image was ever activated by labctl
 	}
@@ -42,7 +47,7 @@ func (d *Driver) readState(ctx context.Context, t sshdrv.Target) (State, error) 
 		return st, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("device %s: %s: %w", t.Name, d.statePath(), err)
+		return st, fmt.Errorf("device %s: %s: %w", t.Name, statePath(root), err)
 	}
 	return st, nil
 }
