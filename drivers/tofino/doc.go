@@ -23,7 +23,8 @@
 // SFTP into labctl's directory and run with `run_bfshell.sh -b`. With no
 // confirmed commit in the SDE shell, every write is read back, and a
 // failed one is undone by writing the snapshot taken before it. The tables
-// live in bf_switchd: every (cold) start of an image resets them.
+// live in bf_switchd: every (cold) start of an image resets them, and the
+// activation's result says so (Result.Restarted).
 //
 // It talks to switches only through drivers/ssh, with simple commands (no
 // pipes or redirections). It must not import the emulator, provision or

@@ -84,6 +84,9 @@ const (
 	Failed         = "failed"          // see Error; Rollback says what became of the switch
 	RolledBack     = "rolled-back"     // activation failed; the previous image runs again
 	RollbackFailed = "rollback-failed" // activation failed and so did bringing the previous image back
+	// Degraded: re-activating the active image, which was not healthy,
+	// failed; it runs as before, still not healthy.
+	Degraded = "degraded"
 )
 
 // Result is what happened on one switch.
@@ -93,7 +96,11 @@ type Result struct {
 	Outcome  string `json:"outcome"`
 	Error    string `json:"error,omitempty"`
 	Rollback string `json:"rollback,omitempty"`
-	err      error  // Error as it came, for errors.As
+	// Restarted says bf_switchd was stopped and started (cold) on the
+	// switch: its SDE tables are back at their defaults, so QoS set
+	// through the SDE shell must be set again.
+	Restarted bool  `json:"switchd_restarted,omitempty"`
+	err       error // Error as it came, for errors.As
 }
 
 // fail records err as r's failure.
@@ -245,7 +252,7 @@ func (d *Driver) Push(ctx context.Context, ts []sshdrv.Target, b *Bundle, progre
 	return rs, joinResults(rs)
 }
 
-func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf []byte) (string, error) {
+func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf []byte) (outcome string, err error) {
 	m := b.Manifest
 	dir := d.imageDir(m.Ref())
 	have, err := d.SSH.ReadFile(ctx, t, path.Join(dir, ManifestFile))
@@ -265,6 +272,16 @@ func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf [
 	if _, err := d.run(ctx, t, "rm -rf "+q(staging)); err != nil {
 		return "", err
 	}
+	defer func() { // a failed push leaves nothing behind, even when the caller gave up
+		if err == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if _, rerr := d.run(ctx, t, "rm -rf "+q(staging)); rerr != nil {
+			err = fmt.Errorf("%w (removing the staging directory %s failed too: %v)", err, staging, rerr)
+		}
+	}()
 	for _, f := range m.Files {
 		if err := d.SSH.Upload(ctx, t, filepath.Join(b.Dir, filepath.FromSlash(f.Path)), path.Join(staging, f.Path), 0o644); err != nil {
 			return "", err

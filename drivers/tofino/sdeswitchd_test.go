@@ -62,7 +62,7 @@ func TestImageActivationResetsSDEQoS(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, err := drv.Activate(ctx, []sshdrv.Target{tgt}, "lb@1", nil)
-	if err != nil || rs[0].Outcome != tofino.Activated {
+	if err != nil || rs[0].Outcome != tofino.Activated || !rs[0].Restarted {
 		t.Fatalf("activate: %v %+v", err, rs)
 	}
 	if prog, err := d.ActiveProgram(ctx, tgt); err != nil || prog != "lb_ecmp" {
