@@ -33,8 +33,10 @@ func TestRunActivatesTheScenarioImage(t *testing.T) {
 	write("2", "letflow", nil)
 	scenario := func(version string) *scenarios.Scenario {
 		p := filepath.Join(dir, "s"+version+".yaml")
-		os.WriteFile(p, []byte("name: imaged-incast\nprovision: {image: img-"+version+"}\ntraffic:\n"+
-			"  - {name: inc, pattern: incast, senders: 4, receiver: h1, bytes: 256KiB}\n"), 0o644)
+		if err := os.WriteFile(p, []byte("name: imaged-incast\nprovision: {image: img-"+version+"}\ntraffic:\n"+
+			"  - {name: inc, pattern: incast, senders: 4, receiver: h1, bytes: 256KiB}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		s, err := scenarios.Load(p)
 		if err != nil {
 			t.Fatal(err)
@@ -57,8 +59,13 @@ func TestRunActivatesTheScenarioImage(t *testing.T) {
 	}
 	var readback []tofino.Status
 	b, _ := os.ReadFile(filepath.Join(o.Dir, "provision", "image-readback.json"))
-	if json.Unmarshal(b, &readback); len(readback) != 3 || readback[0].Active != "lb@1" || !readback[0].Healthy {
-		t.Errorf("read-back: %+v", readback)
+	if err := json.Unmarshal(b, &readback); err != nil || len(readback) != 3 {
+		t.Errorf("read-back: %v %+v", err, readback)
+	}
+	for _, s := range readback {
+		if s.Active != "lb@1" || !s.Healthy {
+			t.Errorf("read-back of %s: %+v", s.Switch, s)
+		}
 	}
 	if scheme, params := lab.FabricLB(); scheme != "drill" || params["d"] != "2" {
 		t.Errorf("the twin forwards with %q %v, not the image's drill", scheme, params)
@@ -77,15 +84,20 @@ func TestRunActivatesTheScenarioImage(t *testing.T) {
 	}
 	var m reports.Manifest
 	b, _ = os.ReadFile(filepath.Join(o.Dir, "manifest.json"))
-	if json.Unmarshal(b, &m); m.Stage != "provision" || m.Outcome != "failed" {
-		t.Errorf("manifest: stage %q outcome %q", m.Stage, m.Outcome)
+	if err := json.Unmarshal(b, &m); err != nil || m.Stage != "provision" || m.Outcome != "failed" {
+		t.Errorf("manifest (%v): stage %q outcome %q", err, m.Stage, m.Outcome)
 	}
 	if _, err := os.Stat(filepath.Join(o.Dir, "flows.csv")); err == nil {
 		t.Error("traffic was sent after the image failed to activate")
 	}
 	var applied []tofino.Result
 	b, _ = os.ReadFile(filepath.Join(o.Dir, "provision", "image-apply.json"))
-	if json.Unmarshal(b, &applied); len(applied) != 3 || applied[0].Switch != "spine1" || applied[0].Outcome != tofino.RolledBack {
-		t.Errorf("image-apply.json: %+v", applied)
+	if err := json.Unmarshal(b, &applied); err != nil || len(applied) != 3 {
+		t.Fatalf("image-apply.json: %v %+v", err, applied)
+	}
+	for _, r := range applied {
+		if want := map[bool]string{true: tofino.RolledBack, false: tofino.Activated}[r.Switch == "spine1"]; r.Outcome != want {
+			t.Errorf("image-apply.json: %s %s, want %s", r.Switch, r.Outcome, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,12 +45,16 @@ func mixedLab(t *testing.T) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	return inv, pool, l
 }
 
-// switchProfile sets every part of the switch model; byte values are whole
-// 80-byte cells so NETCONF and SDE switches are asked for the same bytes.
+// switchProfile sets every part of the switch model, each value other
+// than the emulated switches' defaults (the twin's: lossless 3, XOFF/XON
+// 512/384 KiB, 64 KiB headroom, the buffer halved into the pools, strict
+// priority, ECN 100000/400000/20% on queue 3) except the lossless
+// priority; byte values are whole 80-byte cells so NETCONF and SDE
+// switches are asked for the same bytes.
 func switchProfile(kmin int64) *provision.QoSProfile {
-	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 524320, XonBytes: 393280, HeadroomBytes: 65600,
-		BufferPools: map[string]int64{"lossless": 4194320, "lossy": 6291440},
-		ECN:         map[int]provision.ECNProfile{3: {KminBytes: kmin, KmaxBytes: 400000, PmaxPercent: 20}},
+	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 262160, XonBytes: 196640, HeadroomBytes: 131200,
+		BufferPools: map[string]int64{"lossless": 4194320, "lossy": 6291520},
+		ECN:         map[int]provision.ECNProfile{3: {KminBytes: kmin, KmaxBytes: 800000, PmaxPercent: 10}},
 		DSCPToTC:    map[int]int{26: 3, 48: 6}, Scheduler: "dwrr", DWRRWeights: map[int]int{0: 1, 3: 4}}
 }
 
@@ -79,23 +84,27 @@ func TestProvisionAcceptance(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	inv, pool, _ := mixedLab(t)
-	sw, rn := switchProfile(100000), rnicProfile()
+	sw, rn := switchProfile(50000), rnicProfile()
 
 	plan, err := provision.PlanSwitches(ctx, pool, inv, sw, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A fresh NETCONF switch has no QoS config: all 14 managed values
-	// differ. A fresh Tofino already schedules DWRR (every queue at
-	// priority 0) and has pools, so 13 differ there, 2 of them pool sizes.
-	perSwitch := countBy(plan, func(c provision.SwitchChange) string { return c.Switch })
+	// A fresh switch of either driver holds the twin's defaults: every
+	// value of the profile differs but the lossless priority and the
+	// (static) thresholds' alpha.
+	want := []string{"dscp[26].tc", "dscp[48].tc", "headroom_bytes", "pool[lossless].bytes", "pool[lossy].bytes",
+		"queue[0].dwrr_weight", "queue[3].dwrr_weight", "queue[3].ecn.kmax_bytes", "queue[3].ecn.kmin_bytes",
+		"queue[3].ecn.pmax_percent", "scheduler", "xoff_bytes", "xon_bytes"}
+	fields := map[string][]string{}
+	for _, c := range plan {
+		fields[c.Switch] = append(fields[c.Switch], c.Field)
+	}
 	for _, s := range inv.Switches {
-		want := 14
-		if s.QoSDriver == "sde" {
-			want = 13
-		}
-		if perSwitch[s.Name] != want {
-			t.Errorf("plan of %s (%s): %d changes, want %d", s.Name, s.QoSDriver, perSwitch[s.Name], want)
+		got := fields[s.Name]
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("plan of %s (%s): %v, want %v", s.Name, s.QoSDriver, got, want)
 		}
 	}
 	rplan, err := provision.PlanRNIC(ctx, pool, inv, rn, nil)
@@ -139,7 +148,7 @@ func TestProvisionAcceptance(t *testing.T) {
 		t.Fatalf("changed kmin: %v %+v", err, changed)
 	}
 	for _, c := range changed {
-		if c.Field != "queue[3].ecn.kmin_bytes" || c.From != "100000" || c.To != "150000" || len(c.Ports) != 0 {
+		if c.Field != "queue[3].ecn.kmin_bytes" || c.From != "50000" || c.To != "150000" || len(c.Ports) != 0 {
 			t.Errorf("changed kmin: %+v", c)
 		}
 	}

@@ -10,18 +10,21 @@ import (
 	"github.com/labctl/labctl/scenarios"
 )
 
-// TestSwitchProfileChangesTheTwin: a QoS profile committed over NETCONF
-// takes effect in the fabric twin. With PFC on (the default) the shipped
-// incast is lossless and the switches send PAUSE frames; with PFC off and
-// no ECN marking (so DCQCN cannot slow the senders), the same incast
-// overflows the buffer, and the report shows drops.
+// TestSwitchProfileChangesTheTwin: the switches and the fabric twin agree
+// on QoS. A fresh lab reads back what it behaves as (lossless, the twin's
+// default thresholds and marking), and the shipped incast on it is
+// lossless with PAUSE frames. An --atomic apply that one switch refuses
+// rolls every switch back and leaves the twin as it was: the same incast
+// again. A profile committed everywhere with PFC off and no ECN marking
+// (so DCQCN cannot slow the senders) makes the same incast overflow the
+// buffer: drops and no PAUSE in the report.
 func TestSwitchProfileChangesTheTwin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	inv, pool, agent, _ := emulatedLabWith(t, "leafspine:1x2:9@100", emulator.Options{Seed: 1, Engine: "packet"})
+	inv, pool, agent, lab := emulatedLabWith(t, "leafspine:1x2:9@100", emulator.Options{Seed: 1, Engine: "packet"})
 	s, err := scenarios.Load("incast")
 	if err != nil {
 		t.Fatal(err)
@@ -36,13 +39,38 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 		p := o.Summary.Points[0]
 		return p.Drops, p.PFCPauseFrames
 	}
-	if drops, pfc := run(); drops != 0 || pfc == 0 {
-		t.Fatalf("with PFC: %d drops, %d PAUSE frames; want a lossless incast with PAUSE", drops, pfc)
+	lossless := &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 512 << 10, XonBytes: 384 << 10,
+		ECN: map[int]provision.ECNProfile{3: {KminBytes: 100_000, KmaxBytes: 400_000, PmaxPercent: 20}}}
+	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan) != 0 {
+		t.Fatalf("a fresh lab must read back the twin's lossless defaults: %v %+v", err, plan)
 	}
+	drops, pfc := run()
+	if drops != 0 || pfc == 0 {
+		t.Fatalf("fresh lab: %d drops, %d PAUSE frames; want a lossless incast with PAUSE", drops, pfc)
+	}
+
 	lossy := &provision.QoSProfile{XoffBytes: 524288, XonBytes: 393216,
 		ECN: map[int]provision.ECNProfile{3: {KminBytes: 64 << 20, KmaxBytes: 64 << 20}}}
-	rs, err := provision.ApplyQoS(ctx, pool, inv, lossy, true)
-	if err != nil {
+	if err := lab.FailNext("leaf2", emulator.FaultCommit); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := provision.ApplySwitches(ctx, pool, inv, lossy, true, nil)
+	if err == nil || len(rs) != 3 {
+		t.Fatalf("an atomic apply that leaf2 refuses must fail: %v %+v", err, rs)
+	}
+	for _, r := range rs {
+		if want := map[bool]string{true: "failed", false: "rolled-back"}[r.Switch == "leaf2"]; r.Outcome != want {
+			t.Errorf("%s: outcome %q, want %q", r.Switch, r.Outcome, want)
+		}
+	}
+	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan) != 0 {
+		t.Fatalf("after the rollback the switches must be back on the defaults: %v %+v", err, plan)
+	}
+	if d, p := run(); d != drops || p != pfc {
+		t.Fatalf("after a rolled-back apply: %d drops, %d PAUSE frames; want the twin unchanged (%d, %d)", d, p, drops, pfc)
+	}
+
+	if rs, err := provision.ApplySwitches(ctx, pool, inv, lossy, true, nil); err != nil {
 		t.Fatalf("apply: %v %+v", err, rs)
 	}
 	if drops, pfc := run(); drops == 0 || pfc != 0 {

@@ -2,8 +2,10 @@ package emulator
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
+	"github.com/labctl/labctl/drivers/netconf"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/drivers/tofino"
@@ -21,32 +23,39 @@ func (t *Twin) switchConfig(tt *testing.T, name string) fabric.SwitchConfig {
 	return c
 }
 
-// Settings written through the SDE shell reach the twin as NETCONF commits
-// do (twinqos.go): thresholds, alpha, headroom, pools, scheduler, weights,
-// the RoCE queue's ECN and the lossless mask.
-func TestBfshellWritesReachTheTwin(t *testing.T) {
+// sdeLab starts leafspine:1x1:1 with leaf1 set through the SDE shell
+// (spine1 over NETCONF) and returns an SDE-shell session on leaf1.
+func sdeLab(t *testing.T) (*Lab, *tofino.SDESession, []string) {
+	t.Helper()
 	src, _ := inventory.Generate("leafspine:1x1:1@100")
 	src.Switches[1].QoSDriver = "sde" // leaf1
 	l, err := Start(context.Background(), src, Options{Dir: t.TempDir(), Engine: "packet"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	inv := l.Inventory()
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	defer pool.Close()
+	t.Cleanup(func() { pool.Close() })
 	sw, _ := inv.Switch("leaf1")
 	cred, _ := inv.CredentialFor("leaf1")
 	var ports []string
 	for _, p := range sw.Ports {
 		ports = append(ports, p.Name)
 	}
+	return l, tofino.NewSDEQoS(pool).Session(sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, ports), ports
+}
+
+// Settings written through the SDE shell reach the twin as NETCONF commits
+// do (twinqos.go): thresholds, alpha, headroom, pools, scheduler, weights,
+// the RoCE queue's ECN and the lossless mask.
+func TestBfshellWritesReachTheTwin(t *testing.T) {
+	l, s, _ := sdeLab(t)
 	want := switchqos.Config{Alpha: 0.25, HeadroomBytes: 65600,
 		Pools:     map[string]int64{switchqos.PoolLossless: 4194320, switchqos.PoolLossy: 6291440},
 		ECN:       map[int]switchqos.ECN{3: {KminBytes: 150000, KmaxBytes: 400000, PmaxPercent: 10}},
 		Scheduler: switchqos.DWRR, Weights: map[int]int{3: 4}}
 	want.PFC[3], want.PFC[4] = true, true
-	s := tofino.NewSDEQoS(pool).Session(sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, ports)
 	if _, err := s.Stage(context.Background(), want); err != nil {
 		t.Fatal(err)
 	}
@@ -75,4 +84,33 @@ func FuzzBfshellScript(f *testing.F) {
 		in := &pyInterp{sw: sw, vars: map[string]any{}, print: func(string) {}}
 		_, _ = in.run(stmts)
 	})
+}
+
+// A fresh lab reads back what it behaves as: every switch holds the twin's
+// default QoS, over NETCONF and in the SDE shell's tables, and the twin's
+// switches are configured from what they hold.
+func TestFreshSwitchesHoldTheTwinDefaults(t *testing.T) {
+	l, s, ports := sdeLab(t)
+	running, err := netconf.ParseQoS(l.netconf["spine1"].Running().XML())
+	if err != nil || !reflect.DeepEqual(running, defaultQoS(1)) {
+		t.Errorf("spine1's running config (%v):\n%+v\nwant\n%+v", err, running, defaultQoS(1))
+	}
+	if c := l.twin.switchConfig(t, "spine1"); c != fabric.DefaultConfig().SwitchConfig {
+		t.Errorf("spine1 in the twin: %+v", c)
+	}
+
+	have, cell, err := s.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ports {
+		if d := switchqos.Diff(have[p], defaultQoS(cell)); len(d) != 0 || !have[p].PFC[roceQueue] {
+			t.Errorf("leaf1 port %s reads back %+v, not the defaults: %+v", p, have[p], d)
+		}
+	}
+	want := fabric.DefaultConfig().SwitchConfig
+	twinSwitch(&want, have[ports[0]])
+	if c := l.twin.switchConfig(t, "leaf1"); c != want || !c.PFC || c.XoffBytes != 524320 || c.ECNKminBytes != 100_000 {
+		t.Errorf("leaf1 in the twin: %+v\nwant %+v", c, want)
+	}
 }

@@ -13,10 +13,11 @@ import (
 // The tables an emulated Tofino serves to bfrt_python: the TM tables the
 // SDE-shell driver uses, with the fields, types and choices of the SDE's
 // bf_rt_tm_tf1.json (hardware-surfaces reference, 3.4), the port tables
-// it needs to find ports, and the lab program's ECN and DSCP tables
-// (tofino.ProgramTables). Writes are checked as the driver would be by the
-// SDE: unknown fields, wrong types, values out of range or not among the
-// choices, read-only fields, missing or duplicate entries.
+// it needs to find ports, and the ECN and DSCP tables of the program the
+// switch's bf_switchd loaded (tofino.ProgramTables). Writes are checked as
+// the driver would be by the SDE: unknown fields, wrong types, values out
+// of range or not among the choices, read-only fields, missing or
+// duplicate entries.
 
 type bfField struct {
 	name     string
@@ -76,6 +77,7 @@ const (
 
 // bfSwitch is one emulated Tofino's bfrt state.
 type bfSwitch struct {
+	program    string // the P4 program loaded ("" none: no program tables)
 	tables     map[string]*bfTable
 	ports      []bfPort
 	totalCells int64
@@ -89,7 +91,7 @@ type bfSwitch struct {
 // lanes (16 100G ports a pipe on a 64-port chip); the emulator packs ports
 // densely so that generated labs with many ports per switch still fit.
 func newBfSwitch(ports []string, program string, bufferBytes int64, portsUp func() bool) (*bfSwitch, error) {
-	sw := &bfSwitch{tables: map[string]*bfTable{}, totalCells: bufferBytes / bfCellBytes, portsUp: portsUp}
+	sw := &bfSwitch{program: program, tables: map[string]*bfTable{}, totalCells: bufferBytes / bfCellBytes, portsUp: portsUp}
 	for k, name := range ports {
 		conn, chnl, err := tofino.ParsePortName(name)
 		if err != nil {
@@ -102,11 +104,39 @@ func newBfSwitch(ports []string, program string, bufferBytes int64, portsUp func
 		sw.ports = append(sw.ports, bfPort{name: name, conn: conn, chnl: chnl, devPort: pipe<<7 | n, pgID: n / 4})
 	}
 	sw.addTMTables()
+	if program == "" {
+		return sw, nil
+	}
 	sw.add(&bfTable{name: program + ".pipe.SwitchEgress.ecn_red", keys: []bfField{bfU("qid", 5)},
 		actions: map[string][]bfField{"set_red": {bfU("kmin_cells", 19), bfU("kmax_cells", 19), bfU("pmax_percent", 7)}}})
 	sw.add(&bfTable{name: program + ".pipe.SwitchIngress.dscp_tc", keys: []bfField{bfU("dscp", 6)},
 		actions: map[string][]bfField{"set_tc": {bfU("tc", 3)}}})
 	return sw, nil
+}
+
+// bfRows is every entry a switch's tables hold, by table and key.
+type bfRows map[string]map[string]bfDict
+
+// rows copies the entries out of sw's tables.
+func (sw *bfSwitch) rows() bfRows {
+	out := bfRows{}
+	for name, t := range sw.tables {
+		out[name] = map[string]bfDict{}
+		for k, row := range t.rows {
+			out[name][k] = copyDict(row)
+		}
+	}
+	return out
+}
+
+// setRows replaces the entries of sw's tables with copies of r's.
+func (sw *bfSwitch) setRows(r bfRows) {
+	for name, t := range sw.tables {
+		t.rows = map[string]bfDict{}
+		for k, row := range r[name] {
+			t.rows[k] = copyDict(row)
+		}
+	}
 }
 
 func (sw *bfSwitch) add(t *bfTable) {

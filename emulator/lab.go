@@ -8,9 +8,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/gnmitarget"
 	"github.com/labctl/labctl/emulator/netconfd"
@@ -51,9 +53,13 @@ type Lab struct {
 	lb        *switchableLB // packet engine: the module the active switch image names
 	faults    faultSet
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
-	inbox     map[string]bool     // hosts with the upstream mlx5 driver
-	cancel    context.CancelFunc
-	log       *slog.Logger
+	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
+		mu sync.Mutex
+		m  map[string]sdeBaseline
+	}
+	inbox  map[string]bool // hosts with the upstream mlx5 driver
+	cancel context.CancelFunc
+	log    *slog.Logger
 }
 
 // ClientUser is the login name of the emulated lab's generated credential.
@@ -117,7 +123,8 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 	}()
 
-	pubs := map[string]publisher{}
+	pubs := map[string]publisher{} // filled as the switches' gNMI targets start
+	l.twin = newTwin(engine, pubs, opt.Logger)
 	var known []sshd.KnownHost
 	startSSH := func(name string, exec sshd.ExecHandler, root string, subs map[string]sshd.SubsystemHandler) (string, error) {
 		hk, err := sshd.GenerateHostKey()
@@ -144,10 +151,16 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		sh := newShell(sw.Name)
 		sd := l.addSwitchd(runCtx, sh, sw.Name, root) // image commands: coreutils, start-stop-daemon, bf_switchd
+		// Every switch starts with the twin's default QoS, in its NETCONF
+		// running config and in the tables of the bf_switchd it boots with.
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
+		if err := nc.Boot(netconf.RenderQoS(defaultQoS(1))); err != nil {
+			return nil, fmt.Errorf("device %s: %w", sw.Name, err)
+		}
 		l.netconf[sw.Name] = nc
-		if err := l.addBfshell(*sw, root, sh, sd.portsUp); err != nil {
+		sd.sde = l.addBfshell(*sw, root, sh, sd.portsUp)
+		if err := sd.boot(); err != nil {
 			return nil, err
 		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
@@ -169,7 +182,6 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		sw.Credential = "emulator"
 		pubs[sw.Name] = tgt
 	}
-	l.twin = newTwin(engine, pubs, opt.Logger)
 	for i := range inv.Hosts {
 		hh := &inv.Hosts[i]
 		root := filepath.Join(opt.Dir, "devices", hh.Name)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/labctl/labctl/drivers/tofino"
@@ -15,6 +16,10 @@ import (
 
 // The emulated SDE on a switch: bf_switchd and run_switchd.sh with the
 // command lines, printed lines and errors of hardware-surfaces 3.2.
+//
+// A switch comes up with a bf_switchd running the lab's default program
+// (tofino.DefaultProgram, boot), as a switch whose init system starts the
+// SDE does; labctl's image driver stops it like any other bf_switchd.
 //
 // bf_switchd reads its conf (tofino.ParseConf), checks that every artifact
 // it names exists (relative paths under --install-dir, as on a real
@@ -30,8 +35,79 @@ import (
 
 const emulatedSDE = "/opt/bf-sde"
 
-// bfSwitchd emulates $SDE_INSTALL/bin/bf_switchd.
+// bootLog is where the bf_switchd started at boot writes.
+const bootLog = "/var/log/bf_switchd.log"
+
+// boot installs the SDE's build of the default program (fake artifacts
+// the emulated ASIC accepts, under $SDE_INSTALL/share/tofinopd/<program>,
+// and its conf under share/p4/targets/tofino, in the layout of
+// hardware-surfaces 3.1) and starts bf_switchd with it in the background,
+// as `run_switchd.sh -p <program>` at boot would. The start is done when
+// boot returns: the SDE shell answers at once.
+func (sd *switchdev) boot() error {
+	install := path.Join(emulatedSDE, "install")
+	prog := tofino.DefaultProgram
+	dir := path.Join("share/tofinopd", prog)
+	conf := path.Join(install, "share/p4/targets/tofino", prog+".conf")
+	files := map[string]string{
+		conf: fmt.Sprintf(`{"chip_list": [{"chip_family": "Tofino", "instance": 0}], "p4_devices": [{"device-id": 0, `+
+			`"agent0": "lib/libpltfm_mgr.so", "p4_programs": [{"program-name": %q, "bfrt-config": "%s/bf-rt.json", `+
+			`"p4_pipelines": [{"p4_pipeline_name": "pipe", "context": "%s/pipe/context.json", "config": "%s/pipe/tofino.bin", `+
+			`"pipe_scope": [0, 1, 2, 3]}]}]}]}`+"\n", prog, dir, dir, dir),
+		path.Join(install, dir, "bf-rt.json"):        `{"schema_version": "1.0.0", "tables": []}` + "\n",
+		path.Join(install, dir, "pipe/context.json"): fmt.Sprintf(`{"program_name": %q, "tables": []}`+"\n", prog),
+		path.Join(install, dir, "pipe/tofino.bin"):   "FAKE tofino.bin of the emulated switch's boot program\n",
+		bootLog: "",
+	}
+	for name, data := range files {
+		p := filepath.Join(sd.root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("device %s: boot: %w", sd.name, err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			return fmt.Errorf("device %s: boot: %w", sd.name, err)
+		}
+	}
+	log, err := os.OpenFile(filepath.Join(sd.root, filepath.FromSlash(bootLog)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("device %s: %w", sd.name, err)
+	}
+	argv := []string{path.Join(install, "bin/bf_switchd"), "--install-dir", install, "--conf-file", conf,
+		"--init-mode=cold", "--status-port", "7777", "--background"}
+	cmdline := strings.Join(argv, " ")
+	ctx, cancel := context.WithCancel(sd.life)
+	pid := sd.sh.procs.start(cmdline, cancel)
+	s := &sshd.Session{Command: cmdline, Stdin: strings.NewReader(""), Stdout: log, Stderr: log}
+	if !sd.load(argv, s) {
+		cancel()
+		sd.sh.procs.exit(pid)
+		log.Close()
+		return fmt.Errorf("device %s: the boot bf_switchd did not start (see %s)", sd.name, bootLog)
+	}
+	go func() {
+		defer log.Close()
+		defer sd.sh.procs.exit(pid)
+		<-ctx.Done()
+		sd.exited()
+	}()
+	return nil
+}
+
+// bfSwitchd emulates $SDE_INSTALL/bin/bf_switchd: it starts (load) and
+// runs until killed.
 func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Session) int {
+	if !sd.load(argv, s) {
+		return 1
+	}
+	<-ctx.Done() // runs until killed, with or without its CLI
+	sd.exited()
+	return 143
+}
+
+// load is bf_switchd's start up to its servers: it reads the conf, adds
+// the device (a cold start: the SDE shell's tables start afresh, see
+// Bfshell.coldStart) and prints its start-up lines. false: it exited.
+func (sd *switchdev) load(argv []string, s *sshd.Session) bool {
 	var install, conf string
 	background := false
 	for i := 1; i < len(argv); i++ {
@@ -59,11 +135,11 @@ func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Sessi
 	}
 	if install == "" || conf == "" {
 		fmt.Fprintln(s.Stderr, "ERROR: --install-dir and --conf-file must be specified")
-		return 1
+		return false
 	}
 	r, ok := sd.fs(s, "bf_switchd")
 	if !ok {
-		return 1
+		return false
 	}
 	defer r.Close()
 	start := tofino.SwitchdStart{InstallDir: install, ConfFile: conf, Family: "tofino", Devices: 1, Background: background,
@@ -74,13 +150,13 @@ func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Sessi
 		// bf_switchd itself is taken to say the same.
 		fmt.Fprintf(s.Stdout, "bf_switchd: loading conf_file %s...\n", conf)
 		fmt.Fprintf(s.Stderr, "File %s not found\n", conf)
-		return 1
+		return false
 	}
 	c, err := tofino.ParseConf(data)
 	if err != nil {
 		fmt.Fprintf(s.Stdout, "bf_switchd: loading conf_file %s...\n", conf)
 		fmt.Fprintf(s.Stderr, "ERROR: %s: %v\n", conf, err)
-		return 1
+		return false
 	}
 	if len(c.ChipFamilies) > 0 && c.ChipFamilies[0] != "" {
 		start.Family = strings.ToLower(c.ChipFamilies[0])
@@ -99,6 +175,14 @@ func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Sessi
 		start.Programs = append(start.Programs, p)
 	}
 	start.Error = sd.addDevice(r, start.Programs, conf)
+	program := ""
+	if start.Error == "" && len(start.Programs) > 0 {
+		program = start.Programs[0].Name
+	}
+	if err := sd.sde.coldStart(program); err != nil {
+		start.Error = "ERROR: device add failed for dev_id 0: " + err.Error()
+		_ = sd.sde.coldStart("") // the device is not added: no program tables, nothing to fail
+	}
 	if start.Error != "" {
 		start.Devices = 0
 	}
@@ -106,9 +190,13 @@ func (sd *switchdev) bfSwitchd(ctx context.Context, argv []string, s *sshd.Sessi
 	if start.Error == "" {
 		sd.setPortsUp(!sd.lab.faults.take(sd.name, FaultPortsDown))
 	}
-	<-ctx.Done() // runs until killed, with or without its CLI
+	return true
+}
+
+// exited is a running bf_switchd's end.
+func (sd *switchdev) exited() {
 	sd.setPortsUp(false)
-	return 143
+	sd.sde.switchdExited()
 }
 
 // addDevice is what loading the programs onto the emulated ASIC checks;

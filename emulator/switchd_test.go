@@ -58,10 +58,25 @@ func TestSwitchSDECommands(t *testing.T) {
 	}
 }
 
-// TestBackgroundSwitchdIsAProcess: start-stop-daemon detaches bf_switchd;
-// pgrep sees it, its output goes to the log, kill ends it.
+// TestBackgroundSwitchdIsAProcess: a switch boots with one bf_switchd
+// (the default program's); start-stop-daemon detaches another; pgrep sees
+// it, its output goes to the log, kill ends it.
 func TestBackgroundSwitchdIsAProcess(t *testing.T) {
 	l := start(t)
+	boot := strings.TrimSpace(string(l.on(t, "spine1", "pgrep -f bin/bf_switchd").Stdout))
+	if strings.Count(boot, "\n") != 0 || boot == "" {
+		t.Fatalf("a fresh switch runs bf_switchd %q, want one process", boot)
+	}
+	if log := string(l.on(t, "spine1", "cat /var/log/bf_switchd.log").Stdout); !strings.Contains(log, "p4_name: labctl") ||
+		!strings.Contains(log, "bf_switchd: initialized 1 devices") {
+		t.Errorf("the boot bf_switchd's log:\n%s", log)
+	}
+	if r := l.on(t, "spine1", "kill "+boot); r.ExitStatus != 0 {
+		t.Fatal(r.Err())
+	}
+	for i := 0; i < 100 && l.on(t, "spine1", "pgrep -f bin/bf_switchd").ExitStatus != 1; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	conf := `{"p4_devices": [{"device-id": 0, "p4_programs": [{"program-name": "p", "bfrt-config": "share/p/bf-rt.json",
 		"p4_pipelines": [{"p4_pipeline_name": "pipe", "context": "share/p/pipe/context.json", "config": "share/p/pipe/tofino.bin"}]}]}]}`
 	sw, _ := l.inv.Switch("spine1")

@@ -28,6 +28,7 @@ type switchdev struct {
 	// life is the lab's: a process start-stop-daemon detaches outlives
 	// the SSH session that started it and ends with the lab (or a kill).
 	life context.Context
+	sde  *Bfshell // the SDE shell, whose tables each bf_switchd start renews
 
 	mu sync.Mutex
 	up bool // a bf_switchd runs with its device added and the ports up

@@ -1,6 +1,8 @@
 package emulator
 
 import (
+	"math"
+
 	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/emulator/fabric"
@@ -18,9 +20,50 @@ type switchConfigurable interface {
 	ConfigureSwitch(name string, fn func(*fabric.SwitchConfig)) error
 }
 
-// applyQoS makes a switch's committed QoS configuration take effect in the
-// twin.
+// roceQueue is the queue (= priority) the twin carries RoCE traffic on.
+const roceQueue = 3
+
+// defaultQoS is the twin's default switch settings (fabric.DefaultConfig)
+// in the switch QoS model, as a device that counts its buffer in cells of
+// cell bytes holds them (1: in bytes). Every emulated switch starts with
+// it, in its NETCONF running config and in its SDE tables, so that a fresh
+// lab reads back what it behaves as. Thresholds are rounded up to whole
+// cells, as the SDE driver writes them; the two pools split the buffer in
+// halves rounded down, so that they fit it.
+func defaultQoS(cell int64) switchqos.Config {
+	d := fabric.DefaultConfig().SwitchConfig
+	q := switchqos.Config{XoffBytes: d.XoffBytes, XonBytes: d.XonBytes, HeadroomBytes: d.HeadroomBytes,
+		ECN: map[int]switchqos.ECN{roceQueue: {KminBytes: d.ECNKminBytes, KmaxBytes: d.ECNKmaxBytes,
+			PmaxPercent: int(math.Round(d.ECNPmax * 100))}},
+		Scheduler: switchqos.Strict}
+	mask := d.LosslessPrios
+	if mask == 0 {
+		mask = 1 << roceQueue
+	}
+	for p := range q.PFC {
+		q.PFC[p] = d.PFC && mask&(1<<p) != 0
+	}
+	q = q.Quantize(cell)
+	half := d.BufferBytes / 2 / max(cell, 1) * max(cell, 1)
+	q.Pools = map[string]int64{switchqos.PoolLossless: half, switchqos.PoolLossy: half}
+	return q
+}
+
+// twinFollowsNETCONF says whether a switch's NETCONF running config drives
+// its part of the twin; otherwise its SDE tables do (the lab's qos_driver
+// for the switch is sde). Writes through the other surface are kept by the
+// device but do not reach the twin, so that one source describes it.
+func (l *Lab) twinFollowsNETCONF(device string) bool {
+	sw, _ := l.inv.Switch(device)
+	return sw.QoSDriver != "sde"
+}
+
+// applyQoS makes a switch's NETCONF running configuration (after a
+// commit, a confirmed commit's rollback, at start) take effect in the twin.
 func (l *Lab) applyQoS(device string, running *netconfd.Tree) {
+	if !l.twinFollowsNETCONF(device) {
+		return
+	}
 	q, err := netconf.ParseQoS(running.XML())
 	if err != nil {
 		l.log.Warn("twin: cannot read the committed QoS", "device", device, "err", err)
@@ -31,56 +74,14 @@ func (l *Lab) applyQoS(device string, running *netconfd.Tree) {
 	}
 }
 
-// roceQueue is the queue (= priority) the twin carries RoCE traffic on.
-const roceQueue = 3
-
-// configure maps a switch QoS configuration onto the twin's knobs: on that
-// switch alone with the packet engine; with the flow engine, which has one
-// configuration for the whole fabric, the switch configured last sets it
-// for all. What the twin does not model it approximates with the nearest
-// knob:
-//   - the twin has one shared buffer per switch: the lossless and lossy
-//     pools together size it (BufferBytes);
-//   - a dynamic PFC threshold sets PFCAlpha and lifts the static XOFF/XON
-//     out of the way (the packet engine pauses at min(XOFF, alpha x free));
-//   - ECN marking follows the RoCE queue's profile;
-//   - the DSCP map is not modelled: the twin classifies by the flows'
-//     priority (RoCE on 3), so the map is checked and stored only.
+// configure rebuilds a switch's QoS in the twin from the switch's whole
+// configuration q (twinSwitch): on that switch alone with the packet
+// engine; with the flow engine, which has one configuration for the whole
+// fabric, the switch configured last sets it for all.
 func (t *Twin) configure(device string, q switchqos.Config) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fn := func(c *fabric.SwitchConfig) {
-		mask := q.PFCMask()
-		c.PFC = mask != 0
-		if mask != 0 {
-			c.LosslessPrios = mask
-		}
-		if pools := q.Pools[switchqos.PoolLossless] + q.Pools[switchqos.PoolLossy]; pools > 0 {
-			c.BufferBytes = pools
-		}
-		switch {
-		case q.Alpha > 0:
-			c.PFCAlpha = q.Alpha
-			c.XoffBytes, c.XonBytes = c.BufferBytes, c.BufferBytes
-		case q.XoffBytes > 0:
-			c.XoffBytes, c.XonBytes = q.XoffBytes, q.XonBytes
-			c.PFCAlpha = fabric.DefaultConfig().PFCAlpha // the buffer's own limit, below the static XOFF
-		}
-		if q.HeadroomBytes > 0 {
-			c.HeadroomBytes = q.HeadroomBytes
-		}
-		if q.Scheduler != "" {
-			c.Scheduler = q.Scheduler
-		}
-		for queue, w := range q.Weights {
-			if queue >= 0 && queue < 8 {
-				c.DWRRWeights[queue] = w
-			}
-		}
-		if ecn, ok := q.ECN[roceQueue]; ok {
-			c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax = ecn.KminBytes, ecn.KmaxBytes, float64(ecn.PmaxPercent)/100
-		}
-	}
+	fn := func(c *fabric.SwitchConfig) { twinSwitch(c, q) }
 	switch e := t.engine.(type) {
 	case switchConfigurable:
 		return e.ConfigureSwitch(device, fn)
@@ -88,4 +89,55 @@ func (t *Twin) configure(device string, q switchqos.Config) error {
 		e.Configure(func(c *fabric.Config) { fn(&c.SwitchConfig) })
 	}
 	return nil
+}
+
+// twinSwitch sets every QoS knob of c from a switch's whole configuration
+// q: the twin's default, overridden by what q holds, so that nothing of an
+// earlier configuration survives a change (or its rollback). A queue
+// without an ECN entry marks nothing. What the twin does not model it
+// approximates with the nearest knob:
+//   - the twin has one shared buffer per switch: the lossless and lossy
+//     pools together size it (BufferBytes);
+//   - a dynamic PFC threshold sets PFCAlpha and lifts the static XOFF/XON
+//     out of the way (the packet engine pauses at min(XOFF, alpha x free));
+//   - ECN marking follows the RoCE queue's profile;
+//   - the DSCP map is not modelled: the twin classifies by the flows'
+//     priority (RoCE on 3), so the map is checked and stored only.
+func twinSwitch(c *fabric.SwitchConfig, q switchqos.Config) {
+	d := fabric.DefaultConfig().SwitchConfig
+	mask := q.PFCMask()
+	c.PFC, c.LosslessPrios = mask != 0, mask
+	if mask == 1<<roceQueue {
+		c.LosslessPrios = 0 // the engine's spelling of "priority 3 alone"
+	}
+	c.BufferBytes = d.BufferBytes
+	if pools := q.Pools[switchqos.PoolLossless] + q.Pools[switchqos.PoolLossy]; pools > 0 {
+		c.BufferBytes = pools
+	}
+	c.XoffBytes, c.XonBytes, c.PFCAlpha = d.XoffBytes, d.XonBytes, d.PFCAlpha
+	switch {
+	case q.Alpha > 0:
+		c.PFCAlpha = q.Alpha
+		c.XoffBytes, c.XonBytes = c.BufferBytes, c.BufferBytes
+	case q.XoffBytes > 0:
+		c.XoffBytes, c.XonBytes = q.XoffBytes, q.XonBytes // under the buffer's own limit (default alpha)
+	}
+	c.HeadroomBytes = d.HeadroomBytes
+	if q.HeadroomBytes > 0 {
+		c.HeadroomBytes = q.HeadroomBytes
+	}
+	c.Scheduler = d.Scheduler
+	if q.Scheduler == switchqos.DWRR {
+		c.Scheduler = "dwrr"
+	}
+	c.DWRRWeights = d.DWRRWeights
+	for queue, w := range q.Weights {
+		if queue >= 0 && queue < 8 {
+			c.DWRRWeights[queue] = w
+		}
+	}
+	c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax = 0, 0, 0
+	if ecn, ok := q.ECN[roceQueue]; ok {
+		c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax = ecn.KminBytes, ecn.KmaxBytes, float64(ecn.PmaxPercent)/100
+	}
 }

@@ -13,9 +13,12 @@ import (
 	"github.com/labctl/labctl/provision"
 )
 
+// qosProfile differs from the emulated switches' defaults (the twin's:
+// lossless 3, XOFF 512 KiB, XON 384 KiB, ECN 100000/400000/20%) in its
+// thresholds, ECN kmax and pmax.
 func qosProfile(kmin int64) *provision.QoSProfile {
-	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 524288, XonBytes: 393216,
-		ECN: map[int]provision.ECNProfile{3: {KminBytes: kmin, KmaxBytes: 400000, PmaxPercent: 20}}}
+	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 262144, XonBytes: 196608,
+		ECN: map[int]provision.ECNProfile{3: {KminBytes: kmin, KmaxBytes: 800000, PmaxPercent: 10}}}
 }
 
 // fullProfile sets every part of the model, in whole 80-byte cells so that
@@ -41,8 +44,8 @@ func TestSwitchQoSPlanApplyVerify(t *testing.T) {
 	inv, pool, l := emulated(t, "leafspine:4x4:16@100") // 8 switches
 	ctx := context.Background()
 	plan, err := provision.PlanQoS(ctx, pool, inv, qosProfile(100000))
-	if err != nil || len(plan) != 8*6 {
-		t.Fatalf("plan: %d changes (want pfc, xoff, xon and 3 ECN values on 8 switches): %v", len(plan), err)
+	if err != nil || len(plan) != 8*4 {
+		t.Fatalf("plan: %d changes (want xoff, xon, ECN kmax and pmax on 8 switches): %v", len(plan), err)
 	}
 	rs, err := provision.ApplyQoS(ctx, pool, inv, qosProfile(100000), false)
 	if err != nil || outcomes(rs)["committed"] != 8 {
@@ -109,7 +112,7 @@ func TestSwitchQoSMixedDrivers(t *testing.T) {
 	for _, c := range plan {
 		per[c.Driver+"/"+c.Field]++
 	}
-	if per["sde/queue[3].ecn.kmin_bytes"] != 2 || per["netconf/queue[3].ecn.kmin_bytes"] != 2 || per["sde/dscp[26].tc"] != 2 {
+	if per["sde/queue[3].ecn.kmax_bytes"] != 2 || per["netconf/queue[3].ecn.kmax_bytes"] != 2 || per["sde/dscp[26].tc"] != 2 {
 		t.Fatalf("plan: %v", per)
 	}
 	if rs, err := provision.ApplyQoS(ctx, pool, inv, prof, true); err != nil || outcomes(rs)["committed"] != 4 {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -43,16 +44,24 @@ See drivers/tofino/testdata/example-bundle and docs/images.md.
 push copies an image to every switch into /opt/labctl/images/<name>/<version>
 and checks it there with sha256sum. Images are immutable: pushing the same
 name@version with other content is refused. activate stops bf_switchd, starts
-it with the image and waits until the program is loaded; a switch where that
-fails goes back to the image it ran before, and the failure and the rollback
-are both reported (exit 1). rollback makes the previous image active again.
-status shows each switch's active and previous image, its health and its
-last attempt. An emulated lab keeps images only while it is up, so use
-'labctl lab up' for a push/activate/status sequence on one.
+it with the image and waits until the program is loaded and the ports are up;
+a switch where that fails goes back to the image it ran before, and the
+failure and the rollback are both reported (exit 1). rollback makes the
+previous image active again. status shows each switch's active and previous
+image, its health and its last attempt. An emulated lab keeps images only
+while it is up, so use 'labctl lab up' for a push/activate/status sequence
+on one.
+
+A bf_switchd start is a cold start: it resets the traffic manager's tables
+and the program's ECN/DSCP tables, so switch QoS set through the SDE shell
+(qos_driver: sde) is lost on every switch activate or rollback restarts, and
+they say so on stderr. Set it again with 'labctl provision apply
+--switch-profile F', or give --image and --switch-profile together to
+'provision apply', which starts the image first.
 
 Examples:
    labctl image validate drivers/tofino/testdata/example-bundle
-   labctl lab up leafspine:1x2:2 --engine packet
+   labctl lab up leafspine:1x2:2
    labctl image push     --lab leafspine:1x2:2 drivers/tofino/testdata/example-bundle
    labctl image activate --lab leafspine:1x2:2 drill-lb@1.0.0
    labctl image status   --lab leafspine:1x2:2 --json
@@ -91,8 +100,13 @@ Examples:
 					if c.NArg() != 1 {
 						return exitError{2, errors.New("image activate needs one NAME@VERSION (e.g. drill-lb@1.0.0)")}
 					}
+					ref := c.Args().First()
+					if _, _, err := tofino.ParseRef(ref); err != nil {
+						return exitError{2, err}
+					}
 					return withImages(c, func(env *imageEnv) error {
-						rs, err := env.drv.Activate(c.Context, env.ts, c.Args().First(), env.progress)
+						rs, err := env.drv.Activate(c.Context, env.ts, ref, env.progress)
+						noteSDEReset(c.String("lab"), env.lab, rs)
 						return printResults(c.Bool("json"), rs, err)
 					})
 				},
@@ -102,6 +116,7 @@ Examples:
 				Action: func(c *cli.Context) error {
 					return withImages(c, func(env *imageEnv) error {
 						rs, err := env.drv.Rollback(c.Context, env.ts, env.progress)
+						noteSDEReset(c.String("lab"), env.lab, rs)
 						return printResults(c.Bool("json"), rs, err)
 					})
 				},
@@ -123,6 +138,7 @@ Examples:
 }
 
 type imageEnv struct {
+	lab      *inventory.Lab
 	drv      *tofino.Driver
 	ts       []sshdrv.Target
 	progress tofino.Progress
@@ -138,7 +154,7 @@ func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 	defer closeLab()
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
 	defer pool.Close()
-	env := &imageEnv{drv: tofino.NewDriver(pool, lab)}
+	env := &imageEnv{lab: lab, drv: tofino.NewDriver(pool, lab)}
 	env.drv.SDEInstall, env.drv.Logger = c.String("sde-install"), logger
 	if d := c.Duration("health-timeout"); d > 0 {
 		env.drv.HealthTimeout = d
@@ -187,6 +203,22 @@ func validateImage(src string, asJSON bool) error {
 		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, lb, len(m.Files))
 	}
 	return nil
+}
+
+// noteSDEReset says on stderr which switches lost the QoS set through the
+// SDE shell: those whose bf_switchd was restarted. labArg is the lab as the
+// user named it.
+func noteSDEReset(labArg string, lab *inventory.Lab, rs []tofino.Result) {
+	var reset []string
+	for _, r := range rs {
+		if sw, ok := lab.Switch(r.Switch); ok && r.Restarted && sw.QoSDriver == "sde" {
+			reset = append(reset, r.Switch)
+		}
+	}
+	if len(reset) > 0 {
+		fmt.Fprintf(os.Stderr, "note: bf_switchd restarted on %s (qos_driver: sde): their SDE QoS tables are back at their defaults; "+
+			"set the switch profile again (labctl provision apply --lab %s --switch-profile F)\n", strings.Join(reset, ", "), labArg)
+	}
 }
 
 // printResults prints per-switch results; err (any switch failing) makes

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/inventory"
 )
 
 const exampleBundle = "../../drivers/tofino/testdata/example-bundle"
@@ -39,13 +42,88 @@ func TestImageValidate(t *testing.T) {
 	}
 }
 
+func exitStatus(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// A reference that is not NAME@VERSION is a usage error: exit 2, before
+// any lab is opened.
+func TestImageActivateBadRefIsAUsageError(t *testing.T) {
+	_, stderr, err := labctl(t, t.TempDir(), "image", "activate", "--lab", "no-such-lab.yaml", "foo")
+	if exitStatus(err) != 2 || !strings.Contains(stderr, "want NAME@VERSION") || strings.Contains(stderr, "switches failed") {
+		t.Fatalf("exit %d: %s", exitStatus(err), stderr)
+	}
+}
+
+// Activating on a switch whose QoS goes through the SDE shell says on
+// stderr that its QoS is back at the defaults; NETCONF switches are not
+// named. provision apply with an image and a profile starts the image
+// first, then sets the profile.
+func TestImageActivateNamesSDESwitchesThatLostQoS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a lab")
+	}
+	home := t.TempDir()
+	src, err := inventory.Generate("leafspine:1x1:1@100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Switches[1].QoSDriver = "sde" // leaf1
+	labFile := filepath.Join(t.TempDir(), "lab.yaml")
+	if err := inventory.WriteFile(labFile, src); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := labctl(t, home, "lab", "up", labFile); err != nil {
+		t.Fatalf("lab up: %v\n%s", err, stderr)
+	}
+	defer labctl(t, home, "lab", "down")
+	if _, stderr, err := labctl(t, home, "image", "push", "--lab", labFile, exampleBundle); err != nil {
+		t.Fatalf("push: %v %s", err, stderr)
+	}
+	out, stderr, err := labctl(t, home, "image", "activate", "--lab", labFile, "drill-lb@1.0.0", "--json")
+	if err != nil || !strings.Contains(out, `"switchd_restarted":true`) {
+		t.Fatalf("activate: %v %s %s", err, out, stderr)
+	}
+	if !strings.Contains(stderr, "note: bf_switchd restarted on leaf1 (qos_driver: sde)") || strings.Contains(stderr, "spine1") ||
+		!strings.Contains(stderr, "labctl provision apply --lab "+labFile+" --switch-profile F") {
+		t.Errorf("activate's note on stderr: %q", stderr)
+	}
+	// nothing restarts when the image is already active and healthy: no note
+	if _, stderr, err := labctl(t, home, "image", "activate", "--lab", labFile, "drill-lb@1.0.0"); err != nil || strings.Contains(stderr, "note:") {
+		t.Errorf("re-activating a healthy image: %v %q", err, stderr)
+	}
+	// provision apply with an image and a profile starts the image first,
+	// then sets the profile: the read-back after it is clean
+	qos := filepath.Join(t.TempDir(), "qos.yaml")
+	if err := os.WriteFile(qos, []byte("pfc_priorities: [3]\nxoff_bytes: 262160\nxon_bytes: 196640\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v2 := t.TempDir()
+	if _, err := tofino.WriteBundle(v2, tofino.BundleSpec{Name: "drill-lb", Version: "2.0.0", Program: "drill_lb", LB: tofino.LB{Scheme: "drill"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, err := labctl(t, home, "provision", "apply", "--lab", labFile, "--image", v2, "--switch-profile", qos); err != nil ||
+		!strings.Contains(out, "leaf1   drill-lb@2.0.0  activated") {
+		t.Fatalf("provision apply --image --switch-profile: %v\n%s\n%s", err, out, stderr)
+	}
+	if out, stderr, err := labctl(t, home, "provision", "verify", "--lab", labFile, "--image", v2, "--switch-profile", qos); err != nil {
+		t.Fatalf("verify: %v\n%s\n%s", err, out, stderr)
+	}
+}
+
 func TestImagePushActivateStatus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a lab")
 	}
 	home := t.TempDir()
 	const lab = "leafspine:1x1:1@100"
-	if _, stderr, err := labctl(t, home, "lab", "up", lab, "--engine", "packet"); err != nil {
+	if _, stderr, err := labctl(t, home, "lab", "up", lab); err != nil {
 		t.Fatalf("lab up: %v\n%s", err, stderr)
 	}
 	defer labctl(t, home, "lab", "down")
@@ -58,13 +136,19 @@ func TestImagePushActivateStatus(t *testing.T) {
 	if out, stderr, err := labctl(t, home, "image", "activate", "--lab", lab, "drill-lb@1.0.0", "--switch", "leaf1"); err != nil || !strings.Contains(out, "leaf1   drill-lb@1.0.0  activated") {
 		t.Fatalf("activate: %v %s %s", err, out, stderr)
 	}
+	// an image never pushed fails, and is not recorded as leaf1's last activation
+	if _, stderr, err := labctl(t, home, "image", "activate", "--lab", lab, "nothere@1", "--switch", "leaf1"); exitStatus(err) != 1 ||
+		!strings.Contains(stderr, "image nothere@1 is not on the switch") {
+		t.Fatalf("activating an image never pushed: %v %s", err, stderr)
+	}
 	out, _, err := labctl(t, home, "image", "status", "--lab", lab, "--json")
 	var ss []struct {
 		Switch, Active string
 		Healthy        bool
+		Last           struct{ Action, Image, Outcome string }
 	}
 	if err != nil || json.Unmarshal([]byte(out), &ss) != nil || len(ss) != 2 || ss[0].Switch != "spine1" || ss[0].Active != "" ||
-		ss[1].Active != "drill-lb@1.0.0" || !ss[1].Healthy {
+		ss[1].Active != "drill-lb@1.0.0" || !ss[1].Healthy || ss[1].Last.Image != "drill-lb@1.0.0" || ss[1].Last.Outcome != "activated" {
 		t.Fatalf("status: %v %s", err, out)
 	}
 	if out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--image", exampleBundle); err != nil || !strings.Contains(out, "spine1  drill-lb@1.0.0  activated") ||

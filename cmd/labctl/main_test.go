@@ -158,7 +158,7 @@ func TestProvisionPlanApplyVerify(t *testing.T) {
 		t.Fatalf("plan --json: %d RNIC changes (want 12), %v: %s", len(plan.RNICs), err, out)
 	}
 	qos := filepath.Join(t.TempDir(), "qos.yaml")
-	os.WriteFile(qos, []byte("pfc_priorities: [3]\nxoff_bytes: 524288\nxon_bytes: 393216\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n"), 0o644)
+	os.WriteFile(qos, []byte("pfc_priorities: [3]\nxoff_bytes: 262144\nxon_bytes: 196608\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n"), 0o644)
 	if out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos, "--atomic"); err != nil || strings.Count(out, "committed") != 3 {
 		t.Fatalf("switch apply: %v %s %s", err, out, stderr)
 	}

@@ -16,12 +16,15 @@
 // the last attempt, so status survives labctl restarts.
 //
 // Its SDE-shell part (sde*.go) sets switch QoS: it reads the traffic
-// manager's tables (and the lab program's ECN and DSCP tables) with a
-// generated bfrt_python script, turns them into the switchqos model per
-// port, and writes the difference to an intended state with another
-// script, each uploaded over SFTP and run with `run_bfshell.sh -b`. With no
+// manager's tables (and the ECN and DSCP tables of the program that runs:
+// the active image's, else the lab's default) with a generated bfrt_python
+// script, turns them into the switchqos model per port, and writes the
+// difference to an intended state with another script, each uploaded over
+// SFTP into labctl's directory and run with `run_bfshell.sh -b`. With no
 // confirmed commit in the SDE shell, every write is read back, and a
-// failed one is undone by writing the snapshot taken before it.
+// failed one is undone by writing the snapshot taken before it. The tables
+// live in bf_switchd: every (cold) start of an image resets them, and the
+// activation's result says so (Result.Restarted).
 //
 // It talks to switches only through drivers/ssh, with simple commands (no
 // pipes or redirections). It must not import the emulator, provision or

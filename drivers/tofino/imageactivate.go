@@ -33,8 +33,13 @@ type Attempt struct {
 }
 
 func (d *Driver) readState(ctx context.Context, t sshdrv.Target) (State, error) {
+	return readState(ctx, d.SSH, t, d.Root)
+}
+
+// readState reads switch t's image state file under root.
+func readState(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, root string) (State, error) {
 	var st State
-	b, err := d.SSH.ReadFile(ctx, t, d.statePath())
+	b, err := pool.ReadFile(ctx, t, statePath(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil // no image was ever activated by labctl
 	}
@@ -42,7 +47,7 @@ func (d *Driver) readState(ctx context.Context, t sshdrv.Target) (State, error) 
 		return st, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("device %s: %s: %w", t.Name, d.statePath(), err)
+		return st, fmt.Errorf("device %s: %s: %w", t.Name, statePath(root), err)
 	}
 	return st, nil
 }
@@ -100,19 +105,16 @@ func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Prog
 }
 
 // switchTo activates ref on one switch whose state is st. Nothing changes
-// on the switch until ref is verified there; after that, any failure
-// brings st.Active back.
+// on the switch until ref is verified there (and then nothing is recorded
+// either: the state file keeps the last activation that did something);
+// after that, any failure brings the switch back (failBack).
 func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, action string) Result {
 	res := Result{Switch: t.Name, Image: ref}
 	last := &Attempt{Action: action, Image: ref, At: time.Now().UTC()}
-	record := func() { last.Outcome, last.Error, last.Rollback = res.Outcome, res.Error, res.Rollback }
 	m, err := d.installedImage(ctx, t, ref)
 	if err != nil {
 		res.fail(err)
-		res.Rollback = "not needed: nothing was changed"
-		record()
-		st.Last = last
-		_ = d.writeState(ctx, t, st) // best effort: the switch is as it was
+		res.Rollback = notChanged
 		return res
 	}
 	d.Logger.Info("image: activating", "device", t.Name, "image", ref, "action", action, "active", st.Active)
@@ -120,10 +122,11 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 	if st.Active == ref {
 		next.Previous = st.Previous
 	}
+	res.Restarted = true
 	err = d.start(ctx, t, m, next)
 	if err == nil {
 		res.Outcome = Activated
-		record()
+		last.Outcome = res.Outcome
 		if werr := d.writeState(ctx, t, next); werr != nil {
 			res.fail(fmt.Errorf("%s is running but the state file could not be written: %w", ref, werr))
 		}
@@ -135,30 +138,65 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 	// (e.g. Ctrl-C): the way back runs on its own clock.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*d.StopTimeout+d.HealthTimeout+time.Minute)
 	defer cancel()
-	back := State{Active: st.Active, Previous: st.Previous, Last: last}
-	if st.Active == "" || st.Active == ref {
-		serr := d.stop(ctx, t)
-		back.Active = ""
-		res.Rollback = "no other image to return to: bf_switchd stopped"
-		if serr != nil {
-			res.Rollback = "no other image to return to, and stopping bf_switchd failed: " + serr.Error()
-		}
-	} else {
-		old, rerr := d.installedImage(ctx, t, st.Active)
-		if rerr == nil {
-			rerr = d.start(ctx, t, old, back)
-		}
-		if rerr != nil {
-			res.Outcome, res.Rollback = RollbackFailed, fmt.Sprintf("bringing back %s failed: %v", st.Active, rerr)
-		} else {
-			res.Outcome, res.Rollback = RolledBack, fmt.Sprintf("%s is active again and its program is loaded", st.Active)
-		}
-	}
-	record()
+	back := d.failBack(ctx, t, st, m, last, &res)
+	last.Outcome, last.Error, last.Rollback = res.Outcome, res.Error, res.Rollback
 	if werr := d.writeState(ctx, t, back); werr != nil {
 		res.Rollback += "; writing the state file failed: " + werr.Error()
 	}
 	return res
+}
+
+// notChanged is the Rollback of a result where nothing was changed.
+const notChanged = "not needed: nothing was changed"
+
+// failBack brings a switch whose start of m failed back to where it was
+// (state st), says how in res, and returns the switch's state (with last
+// as its last attempt):
+//   - another image was active: it is started again (RolledBack);
+//   - m itself was active (its re-activation failed): if its program is
+//     loaded and bf_switchd runs, it is left running as it was, not
+//     healthy (Degraded); otherwise the previous image is started, if
+//     there is one;
+//   - with nothing to return to, bf_switchd is stopped (Failed).
+func (d *Driver) failBack(ctx context.Context, t sshdrv.Target, st State, m *Manifest, last *Attempt, res *Result) State {
+	ref := m.Ref()
+	backTo := st.Active
+	if st.Active == ref {
+		if h, err := d.health(ctx, t, m); err == nil && h.Running && h.Loaded {
+			res.Outcome = Degraded
+			res.Rollback = fmt.Sprintf("%s stays active as it was, running but not healthy (%s)", ref, h.Problem())
+			if st.Previous != "" {
+				res.Rollback += "; 'labctl image rollback' returns to " + st.Previous
+			}
+			return State{Active: ref, Previous: st.Previous, Last: last}
+		}
+		backTo = st.Previous
+	}
+	if backTo == "" {
+		what := "no other image to return to"
+		if st.Active == "" {
+			what = "no image labctl activated to return to"
+		}
+		res.Rollback = what + ": bf_switchd stopped"
+		if err := d.stop(ctx, t); err != nil {
+			res.Rollback = what + ", and stopping bf_switchd failed: " + err.Error()
+		}
+		return State{Previous: st.Previous, Last: last}
+	}
+	back := State{Active: backTo, Previous: st.Previous, Last: last}
+	if backTo != st.Active { // the image before the active one
+		back.Previous = ref
+	}
+	old, err := d.installedImage(ctx, t, backTo)
+	if err == nil {
+		err = d.start(ctx, t, old, back)
+	}
+	if err != nil {
+		res.Outcome, res.Rollback = RollbackFailed, fmt.Sprintf("bringing back %s failed: %v", backTo, err)
+	} else {
+		res.Outcome, res.Rollback = RolledBack, fmt.Sprintf("%s is active again and its program is loaded", backTo)
+	}
+	return back
 }
 
 // start stops bf_switchd, records st (whose Active is m's image) as the

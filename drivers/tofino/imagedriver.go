@@ -52,14 +52,15 @@ type Driver struct {
 // Tofino needs tens of seconds to load a program, so health is awaited up
 // to 2 minutes; an emulated switch loads at once, and 3 seconds is plenty.
 func NewDriver(pool *sshdrv.Pool, lab *inventory.Lab) *Driver {
-	d := &Driver{SSH: pool, Root: "/opt/labctl", SDEInstall: "/opt/bf-sde/install", StatusPort: 7777,
+	d := &Driver{SSH: pool, Root: defaultRoot, SDEInstall: "/opt/bf-sde/install", StatusPort: 7777,
 		HealthTimeout: 2 * time.Minute, StopTimeout: 15 * time.Second, Logger: slog.New(slog.DiscardHandler)}
 	if lab != nil && lab.Emulated {
 		d.HealthTimeout, d.StopTimeout = 3*time.Second, 3*time.Second
 	}
 	if lab != nil {
-		sde := NewSDEQoS(pool)
 		d.PortsUp = func(ctx context.Context, t sshdrv.Target) (int, int, error) {
+			sde := NewSDEQoS(pool)
+			sde.Root, sde.ScriptDir = d.Root, path.Join(d.Root, "qos")
 			sw, _ := lab.Switch(t.Name)
 			var ports []string
 			for _, p := range sw.Ports {
@@ -83,6 +84,9 @@ const (
 	Failed         = "failed"          // see Error; Rollback says what became of the switch
 	RolledBack     = "rolled-back"     // activation failed; the previous image runs again
 	RollbackFailed = "rollback-failed" // activation failed and so did bringing the previous image back
+	// Degraded: re-activating the active image, which was not healthy,
+	// failed; it runs as before, still not healthy.
+	Degraded = "degraded"
 )
 
 // Result is what happened on one switch.
@@ -92,7 +96,11 @@ type Result struct {
 	Outcome  string `json:"outcome"`
 	Error    string `json:"error,omitempty"`
 	Rollback string `json:"rollback,omitempty"`
-	err      error  // Error as it came, for errors.As
+	// Restarted says bf_switchd was stopped and started (cold) on the
+	// switch: its SDE tables are back at their defaults, so QoS set
+	// through the SDE shell must be set again.
+	Restarted bool  `json:"switchd_restarted,omitempty"`
+	err       error // Error as it came, for errors.As
 }
 
 // fail records err as r's failure.
@@ -122,14 +130,23 @@ func Targets(lab *inventory.Lab, only []string) ([]sshdrv.Target, error) {
 	return ts, nil
 }
 
-func (d *Driver) imageDir(ref string) string {
+// defaultRoot is labctl's directory on a switch unless told otherwise.
+const defaultRoot = "/opt/labctl"
+
+// imageDir is where image ref lives under root on a switch.
+func imageDir(root, ref string) string {
 	name, version, _ := ParseRef(ref)
-	return path.Join(d.Root, "images", name, version)
+	return path.Join(root, "images", name, version)
 }
-func (d *Driver) statePath() string { return path.Join(d.Root, "images", "state.json") }
-func (d *Driver) runDir() string    { return path.Join(d.Root, "run") }
-func (d *Driver) logPath() string   { return path.Join(d.runDir(), "bf_switchd.log") }
-func (d *Driver) pidPath() string   { return path.Join(d.runDir(), "bf_switchd.pid") }
+
+// statePath is the image state file under root on a switch.
+func statePath(root string) string { return path.Join(root, "images", "state.json") }
+
+func (d *Driver) imageDir(ref string) string { return imageDir(d.Root, ref) }
+func (d *Driver) statePath() string          { return statePath(d.Root) }
+func (d *Driver) runDir() string             { return path.Join(d.Root, "run") }
+func (d *Driver) logPath() string            { return path.Join(d.runDir(), "bf_switchd.log") }
+func (d *Driver) pidPath() string            { return path.Join(d.runDir(), "bf_switchd.pid") }
 
 // q quotes a word for the switch's shell.
 func q(s string) string {
@@ -235,7 +252,7 @@ func (d *Driver) Push(ctx context.Context, ts []sshdrv.Target, b *Bundle, progre
 	return rs, joinResults(rs)
 }
 
-func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf []byte) (string, error) {
+func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf []byte) (outcome string, err error) {
 	m := b.Manifest
 	dir := d.imageDir(m.Ref())
 	have, err := d.SSH.ReadFile(ctx, t, path.Join(dir, ManifestFile))
@@ -255,6 +272,16 @@ func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf [
 	if _, err := d.run(ctx, t, "rm -rf "+q(staging)); err != nil {
 		return "", err
 	}
+	defer func() { // a failed push leaves nothing behind, even when the caller gave up
+		if err == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if _, rerr := d.run(ctx, t, "rm -rf "+q(staging)); rerr != nil {
+			err = fmt.Errorf("%w (removing the staging directory %s failed too: %v)", err, staging, rerr)
+		}
+	}()
 	for _, f := range m.Files {
 		if err := d.SSH.Upload(ctx, t, filepath.Join(b.Dir, filepath.FromSlash(f.Path)), path.Join(staging, f.Path), 0o644); err != nil {
 			return "", err
@@ -331,24 +358,34 @@ func (d *Driver) verify(ctx context.Context, t sshdrv.Target, dir string, m *Man
 // installedImage reads image ref's manifest and conf on the switch and
 // verifies its files.
 func (d *Driver) installedImage(ctx context.Context, t sshdrv.Target, ref string) (*Manifest, error) {
-	if _, _, err := ParseRef(ref); err != nil {
+	m, err := readManifest(ctx, d.SSH, t, d.Root, ref)
+	if err != nil {
 		return nil, err
 	}
 	dir := d.imageDir(ref)
-	raw, err := d.SSH.ReadFile(ctx, t, path.Join(dir, ManifestFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("device %s: image %s is not on the switch (%s): push it first", t.Name, ref, dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseManifest(raw, t.Name+":"+path.Join(dir, ManifestFile))
-	if err != nil {
-		return nil, err
-	}
 	conf, err := d.SSH.ReadFile(ctx, t, path.Join(dir, m.ConfPath()))
 	if err != nil {
 		return nil, err
 	}
 	return m, d.verify(ctx, t, dir, m, conf)
+}
+
+// ErrNotPushed is an image that is not on a switch.
+var ErrNotPushed = errors.New("image not on the switch")
+
+// readManifest reads image ref's manifest on switch t (under root); an
+// image that is not there is ErrNotPushed.
+func readManifest(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, root, ref string) (*Manifest, error) {
+	if _, _, err := ParseRef(ref); err != nil {
+		return nil, err
+	}
+	dir := imageDir(root, ref)
+	raw, err := pool.ReadFile(ctx, t, path.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("device %s: image %s is not on the switch (%s): push it first: %w", t.Name, ref, dir, ErrNotPushed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseManifest(raw, t.Name+":"+path.Join(dir, ManifestFile))
 }

@@ -93,17 +93,34 @@ func (r *rig) status(t *testing.T) map[string]tofino.Status {
 // bfSwitchds counts the bf_switchd processes on a switch.
 func (r *rig) bfSwitchds(t *testing.T, sw string) int {
 	t.Helper()
+	return len(strings.Fields(r.pids(t, sw)))
+}
+
+// pids lists the bf_switchd processes on a switch.
+func (r *rig) pids(t *testing.T, sw string) string {
+	t.Helper()
+	return string(r.exec(t, sw, "pgrep -f bin/bf_switchd").Stdout)
+}
+
+// exec runs cmd on switch sw.
+func (r *rig) exec(t *testing.T, sw, cmd string) *sshdrv.Result {
+	t.Helper()
+	res, err := r.pool.Exec(context.Background(), r.target(t, sw), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func (r *rig) target(t *testing.T, sw string) sshdrv.Target {
+	t.Helper()
 	for _, tg := range r.ts {
 		if tg.Name == sw {
-			res, err := r.pool.Exec(context.Background(), tg, "pgrep -f bin/bf_switchd")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return len(strings.Fields(string(res.Stdout)))
+			return tg
 		}
 	}
 	t.Fatalf("no switch %s", sw)
-	return 0
+	return sshdrv.Target{}
 }
 
 func TestPushActivateStatusRollback(t *testing.T) {
@@ -164,8 +181,14 @@ func TestPushActivateStatusRollback(t *testing.T) {
 	if scheme, _ := r.lab.FabricLB(); scheme != "ecmp" {
 		t.Errorf("twin LB after rollback: %q", scheme)
 	}
-	if _, err := r.drv.Activate(ctx, r.ts, "lb@9", nil); err == nil || !strings.Contains(err.Error(), "lb@9 is not on the switch") {
-		t.Errorf("activating an image never pushed: %v", err)
+	rs, err = r.drv.Activate(ctx, r.ts, "lb@9", nil)
+	if err == nil || !strings.Contains(err.Error(), "lb@9 is not on the switch") || !errors.Is(err, tofino.ErrNotPushed) || rs[0].Restarted {
+		t.Errorf("activating an image never pushed: %v %+v", err, rs)
+	}
+	for sw, s := range r.status(t) {
+		if s.Active != "lb@1" || s.Last == nil || s.Last.Action != "rollback" || s.Last.Image != "lb@1" {
+			t.Errorf("%s: activating an image never pushed changed the state file: %+v %+v", sw, s, s.Last)
+		}
 	}
 }
 
@@ -261,7 +284,9 @@ func TestSSHCommandFaultNamesTheDevice(t *testing.T) {
 }
 
 // TestTamperedImageIsNotActivated: a file changed on the switch after the
-// push is found by sha256sum on the switch, and nothing is changed.
+// push is found by sha256sum on the switch, and nothing is changed: the
+// bf_switchd the switch booted with runs on, and the state file records
+// nothing.
 func TestTamperedImageIsNotActivated(t *testing.T) {
 	r := newRig(t, "leafspine:1x1:1")
 	ctx := context.Background()
@@ -271,14 +296,18 @@ func TestTamperedImageIsNotActivated(t *testing.T) {
 	if err := r.pool.WriteFile(ctx, r.ts[0], "/opt/labctl/images/lb/1/pipe/tofino.bin", []byte("tampered"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	before := r.pids(t, r.ts[0].Name)
 	rs, err := r.drv.Activate(ctx, r.ts, "lb@1", nil)
 	res := rs[0]
 	if err == nil || res.Outcome != tofino.Failed || !strings.Contains(res.Error, "device "+res.Switch+`: command "sha256sum `) ||
-		!strings.Contains(res.Error, "pipe/tofino.bin has sha256 ") || res.Rollback != "not needed: nothing was changed" {
+		!strings.Contains(res.Error, "pipe/tofino.bin has sha256 ") || res.Rollback != "not needed: nothing was changed" || res.Restarted {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if n := r.bfSwitchds(t, res.Switch); n != 0 {
-		t.Errorf("%d bf_switchd started from a tampered image", n)
+	if after := r.pids(t, res.Switch); after != before || before == "" {
+		t.Errorf("bf_switchd %q before, %q after a refused activation", before, after)
+	}
+	if s := r.status(t)[res.Switch]; s.Active != "" || s.Last != nil {
+		t.Errorf("a refused activation was recorded: %+v %+v", s, s.Last)
 	}
 }
 

@@ -26,11 +26,14 @@ type Health struct {
 	// Ports is -1 when ports are not checked.
 	PortsUp int `json:"ports_up"`
 	Ports   int `json:"ports"`
+	// PortsError is why the port state could not be read (e.g. the SDE
+	// shell not answering yet while BF-Runtime starts): not healthy yet.
+	PortsError string `json:"ports_error,omitempty"`
 }
 
 // Healthy is every check passing.
 func (h Health) Healthy() bool {
-	return h.Running && h.Loaded && (h.Ports < 0 || h.PortsUp == h.Ports)
+	return h.Running && h.Loaded && h.PortsError == "" && (h.Ports < 0 || h.PortsUp == h.Ports)
 }
 
 // Problem says what is not healthy, in a few words.
@@ -42,13 +45,17 @@ func (h Health) Problem() string {
 		return fmt.Sprintf("no device initialized, program %s not loaded", h.Program)
 	case !h.Loaded:
 		return fmt.Sprintf("program %s not loaded yet", h.Program)
+	case h.PortsError != "":
+		return "the port state could not be read: " + h.PortsError
 	case h.Ports >= 0 && h.PortsUp < h.Ports:
 		return fmt.Sprintf("%d of %d ports up", h.PortsUp, h.Ports)
 	}
 	return ""
 }
 
-// health reads one switch's health for image m.
+// health reads one switch's health for image m. A port state that cannot
+// be read is part of the health (PortsError), not an error: on a real
+// switch the SDE shell may not answer until BF-Runtime is up.
 func (d *Driver) health(ctx context.Context, t sshdrv.Target, m *Manifest) (Health, error) {
 	h := Health{Program: m.Program, PortsUp: -1, Ports: -1}
 	pids, err := d.pids(ctx, t)
@@ -68,7 +75,7 @@ func (d *Driver) health(ctx context.Context, t sshdrv.Target, m *Manifest) (Heal
 	h.Loaded = h.Log.Loaded(m.Program) && h.Log.Ready
 	if d.PortsUp != nil && h.Running && h.Loaded {
 		if h.PortsUp, h.Ports, err = d.PortsUp(ctx, t); err != nil {
-			return h, err
+			h.PortsUp, h.Ports, h.PortsError = 0, -1, err.Error()
 		}
 	}
 	return h, nil

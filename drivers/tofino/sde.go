@@ -20,27 +20,55 @@ import (
 // back again, and both outcomes are reported.
 //
 // The SSH user's environment must let run_bfshell.sh find the SDE (SDE and
-// SDE_INSTALL exported, as the SDE's own set_sde.bash does).
+// SDE_INSTALL exported, as the SDE's own set_sde.bash does), and a
+// bf_switchd must run: the SDE shell is its client.
+//
+// The tables live in bf_switchd: a cold start (every image activation or
+// rollback) brings them back to their defaults, so QoS set here must be
+// set again after one.
 type SDEQoS struct {
 	SSH *sshdrv.Pool
 	// SDE is $SDE on the switches: run_bfshell.sh lives there.
 	SDE string
+	// Root is labctl's directory on the switches (Driver.Root): the image
+	// state file there says which program runs.
+	Root string
 	// ScriptDir is where scripts are uploaded (overwritten each time, so
-	// the last script stays there for a person to look at).
+	// the last script stays there for a person to look at). They run as
+	// root through run_bfshell.sh, so it is under Root, not a directory
+	// anyone may write.
 	ScriptDir string
-	// Program is the lab P4 program that provides the ECN and DSCP tables
-	// (see TM).
+	// Program is the P4 program whose ECN and DSCP tables (see TM) the
+	// driver uses on a switch with no image labctl activated; otherwise
+	// the active image's program is (ActiveProgram).
 	Program string
 }
 
-// DefaultProgram is the name of the lab program whose tables carry ECN
-// marking and DSCP classification, unless a driver is told otherwise.
+// DefaultProgram is the name of the lab's P4 program whose tables carry
+// ECN marking and DSCP classification on switches that run no image
+// labctl activated, unless a driver is told otherwise.
 const DefaultProgram = "labctl"
 
 // NewSDEQoS is an SDE-shell QoS driver with the defaults: SDE in
-// /opt/bf-sde, scripts in /tmp/labctl-qos, program DefaultProgram.
+// /opt/bf-sde, labctl's files in /opt/labctl (scripts in
+// /opt/labctl/qos), program DefaultProgram when no image is active.
 func NewSDEQoS(pool *sshdrv.Pool) *SDEQoS {
-	return &SDEQoS{SSH: pool, SDE: "/opt/bf-sde", ScriptDir: "/tmp/labctl-qos", Program: DefaultProgram}
+	return &SDEQoS{SSH: pool, SDE: "/opt/bf-sde", Root: defaultRoot, ScriptDir: path.Join(defaultRoot, "qos"), Program: DefaultProgram}
+}
+
+// ActiveProgram is the P4 program running on switch t, whose tables the
+// driver writes: the program of the image labctl activated there (its
+// state file and manifest), else d.Program.
+func (d *SDEQoS) ActiveProgram(ctx context.Context, t sshdrv.Target) (string, error) {
+	st, err := readState(ctx, d.SSH, t, d.Root)
+	if err != nil || st.Active == "" {
+		return d.Program, err
+	}
+	m, err := readManifest(ctx, d.SSH, t, d.Root, st.Active)
+	if err != nil {
+		return "", fmt.Errorf("the active image's program: %w", err)
+	}
+	return m.Program, nil
 }
 
 // ShellError is a bfrt_python script the SDE shell did not run through.
@@ -96,9 +124,18 @@ func shellAnswer(r *sshdrv.Result) string {
 	return strings.Join(keep, "; ")
 }
 
-// Read reads the TM state of the given ports (inventory names).
+// Read reads the TM state of the given ports (inventory names) and of the
+// active program's tables.
 func (d *SDEQoS) Read(ctx context.Context, t sshdrv.Target, ports []string) (*TM, error) {
-	script, err := ReadbackScript(ports, d.Program)
+	prog, err := d.ActiveProgram(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return d.read(ctx, t, ports, prog)
+}
+
+func (d *SDEQoS) read(ctx context.Context, t sshdrv.Target, ports []string, prog string) (*TM, error) {
+	script, err := ReadbackScript(ports, prog)
 	if err != nil {
 		return nil, fmt.Errorf("device %s: %w", t.Name, err)
 	}
@@ -119,8 +156,8 @@ func (d *SDEQoS) Read(ctx context.Context, t sshdrv.Target, ports []string) (*TM
 }
 
 // write runs the script that takes the switch from one state to another.
-func (d *SDEQoS) write(ctx context.Context, t sshdrv.Target, name string, from, to *TM) error {
-	script := WriteScript(from, to, d.Program)
+func (d *SDEQoS) write(ctx context.Context, t sshdrv.Target, name string, from, to *TM, prog string) error {
+	script := WriteScript(from, to, prog)
 	if script == "" {
 		return nil
 	}
@@ -134,6 +171,7 @@ type SDESession struct {
 	d        *SDEQoS
 	t        sshdrv.Target
 	ports    []string
+	prog     string // the active program, read once per session
 	snapshot *TM
 }
 
@@ -145,9 +183,21 @@ func (d *SDEQoS) Session(t sshdrv.Target, ports []string) *SDESession {
 // Ports are the ports the session reads and writes.
 func (s *SDESession) Ports() []string { return append([]string(nil), s.ports...) }
 
+// read reads the switch's TM state with the session's program.
+func (s *SDESession) read(ctx context.Context) (*TM, error) {
+	if s.prog == "" {
+		prog, err := s.d.ActiveProgram(ctx, s.t)
+		if err != nil {
+			return nil, err
+		}
+		s.prog = prog
+	}
+	return s.d.read(ctx, s.t, s.ports, s.prog)
+}
+
 // Read is the switch's current state per port, and the cell size.
 func (s *SDESession) Read(ctx context.Context) (map[string]switchqos.Config, int64, error) {
-	tm, err := s.d.Read(ctx, s.t, s.ports)
+	tm, err := s.read(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -172,13 +222,13 @@ func (e *RollbackError) Unwrap() error { return e.Err }
 // error says what failed, and is a *RollbackError if the switch could not
 // be brought back (rolledBack reports whether it was).
 func (s *SDESession) Stage(ctx context.Context, want switchqos.Config) (rolledBack bool, err error) {
-	snap, err := s.d.Read(ctx, s.t, s.ports)
+	snap, err := s.read(ctx)
 	if err != nil {
 		return false, err
 	}
 	s.snapshot = snap
 	target := snap.With(want)
-	err = s.d.write(ctx, s.t, "apply.py", snap, target)
+	err = s.d.write(ctx, s.t, "apply.py", snap, target, s.prog)
 	if err == nil {
 		err = s.verify(ctx, target)
 	}
@@ -194,11 +244,11 @@ func (s *SDESession) Stage(ctx context.Context, want switchqos.Config) (rolledBa
 // verify reads back and compares with the intended state, table by
 // table: nothing may be left that a write would still have to change.
 func (s *SDESession) verify(ctx context.Context, want *TM) error {
-	got, err := s.d.Read(ctx, s.t, s.ports)
+	got, err := s.read(ctx)
 	if err != nil {
 		return fmt.Errorf("read-back: %w", err)
 	}
-	if rest := WriteScript(got, want, s.d.Program); rest != "" {
+	if rest := WriteScript(got, want, s.prog); rest != "" {
 		lines := strings.Split(strings.TrimSpace(rest), "\n")[1:]
 		return fmt.Errorf("device %s: read-back differs from what was written in %d table entries, first: %s", s.t.Name, len(lines), lines[0])
 	}
@@ -207,11 +257,11 @@ func (s *SDESession) verify(ctx context.Context, want *TM) error {
 
 // restore writes the snapshot back over whatever is there now.
 func (s *SDESession) restore(ctx context.Context) error {
-	now, err := s.d.Read(ctx, s.t, s.ports)
+	now, err := s.read(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.d.write(ctx, s.t, "rollback.py", now, s.snapshot); err != nil {
+	if err := s.d.write(ctx, s.t, "rollback.py", now, s.snapshot, s.prog); err != nil {
 		return err
 	}
 	return s.verify(ctx, s.snapshot)

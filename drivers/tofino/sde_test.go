@@ -128,11 +128,11 @@ func TestSDEShellRefusesBadCalls(t *testing.T) {
 	d, tgt, _, _ := sdeSwitch(t)
 	for script, answer := range map[string]string{
 		"bfrt.tf1.tm.pool.cfg.mod(pool='IG_APP_POOL_1', size_cells=99999999)\n":                                             "application pools would hold",
-		"bfrt.tf1.tm.ppg.cfg.add_with_dev_port(pipe=0, ppg_id=1, dev_port=4, dynamic_baf='7%')\n":                           "dynamic_baf is not one of",
+		"bfrt.tf1.tm.ppg.cfg.add_with_dev_port(pipe=0, ppg_id=200, dev_port=4, dynamic_baf='7%')\n":                         "dynamic_baf is not one of",
 		"bfrt.tf1.tm.queue.sched_cfg.mod(pipe=0, pg_id=0, pg_queue=3, max_priority=3)\n":                                    "max_priority wants a string",
 		"bfrt.tf1.tm.port.cfg.mod(dev_port=0, pg_id=3)\n":                                                                   "read-only",
 		"bfrt.tf1.tm.ppg.cfg.mod_with_dev_port(pipe=0, ppg_id=9, dev_port=0)\n":                                             "Object not found",
-		"bfrt.labctl.pipe.SwitchEgress.ecn_red.add_with_set_red(qid=3, kmin_cells=1, kmax_cells=2, pmax_percent=20, x=1)\n": "x is not in the table",
+		"bfrt.labctl.pipe.SwitchEgress.ecn_red.add_with_set_red(qid=5, kmin_cells=1, kmax_cells=2, pmax_percent=20, x=1)\n": "x is not in the table",
 		"bfrt.tf1.tm.nonsense.get()\n": "has no attribute 'nonsense'",
 		"import os\n":                  "SyntaxError",
 	} {

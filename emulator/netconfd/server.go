@@ -87,6 +87,28 @@ func New(name string, v Validator) *Server {
 	return &Server{name: name, validate: v, running: empty, candidate: empty.clone(), locks: map[string]int{}}
 }
 
+// Boot makes config (XML elements, as inside an edit-config's <config>)
+// the running and candidate configuration, as a device's startup config
+// is at boot: validated first, and announced to OnCommit.
+func (s *Server) Boot(config string) error {
+	cfg, err := parse([]byte("<config>" + config + "</config>"))
+	if err != nil {
+		return fmt.Errorf("netconf %s: startup config: %w", s.name, err)
+	}
+	work := &node{Name: xmlName("data")}
+	if err := edit(work, cfg, "merge"); err != nil {
+		return fmt.Errorf("netconf %s: startup config: %w", s.name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(work); err != nil {
+		return fmt.Errorf("netconf %s: startup config: %w", s.name, err)
+	}
+	s.running, s.candidate = work, work.clone()
+	s.changedLocked()
+	return nil
+}
+
 // FailNextCommit makes the next commit fail with an rpc-error (for tests
 // of failure paths).
 func (s *Server) FailNextCommit() { s.mu.Lock(); s.failCommit = true; s.mu.Unlock() }

@@ -257,3 +257,33 @@ func TestCandidateLockRules(t *testing.T) {
 		t.Fatalf("cancel-commit did not restore: %s", r)
 	}
 }
+
+// A startup config is the running and candidate config before any
+// session, checked by the device's validator and announced as a change;
+// one the validator refuses is an error and leaves the device empty.
+func TestBootLoadsAStartupConfig(t *testing.T) {
+	refuse := func(tr *Tree) error {
+		if strings.Contains(tr.XML(), ">0<") {
+			return fmt.Errorf("xoff 0 refused")
+		}
+		return nil
+	}
+	s := New("leaf1", refuse)
+	var announced string
+	s.OnCommit(func(r *Tree) { announced = r.XML() })
+	if err := s.Boot(port("1/0", "0")); err == nil || !strings.Contains(err.Error(), "xoff 0 refused") || announced != "" {
+		t.Fatalf("a refused startup config: %v, announced %q", err, announced)
+	}
+	if err := s.Boot(port("1/0", "524288")); err != nil || !strings.Contains(announced, "<xoff-bytes>524288</xoff-bytes>") {
+		t.Fatalf("%v, announced %q", err, announced)
+	}
+	c := open(t, s, false)
+	for _, ds := range []string{"running", "candidate"} {
+		if r := c.rpc(`<get-config><source><` + ds + `/></source></get-config>`); !strings.Contains(r, "<xoff-bytes>524288</xoff-bytes>") {
+			t.Errorf("%s after boot: %s", ds, r)
+		}
+	}
+	if r := c.rpc(lock); !strings.Contains(r, "<ok/>") {
+		t.Errorf("the candidate must equal running after boot (lockable): %s", r)
+	}
+}
