@@ -40,8 +40,8 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 		t.Fatalf("with PFC: %d drops, %d PAUSE frames; want a lossless incast with PAUSE", drops, pfc)
 	}
 	lossy := &provision.QoSProfile{XoffBytes: 524288, XonBytes: 393216,
-		ECN: map[int]provision.ECNProfile{3: {KminBytes: 64 << 20, KmaxBytes: 64 << 20}}}
-	rs, err := provision.ApplyQoS(ctx, pool, inv, lossy, true)
+		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: provision.Set(provision.ECNProfile{KminBytes: 64 << 20, KmaxBytes: 64 << 20})}}
+	rs, err := provision.ApplySwitches(ctx, pool, inv, lossy, true, nil)
 	if err != nil {
 		t.Fatalf("apply: %v %+v", err, rs)
 	}

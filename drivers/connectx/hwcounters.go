@@ -31,14 +31,11 @@ func hwCounterNames() []string {
 	}
 }
 
-// HWCounterNames lists the counters labctl reads, in the driver's order.
-func HWCounterNames() []string { return hwCounterNames() }
-
 // HWCountersDir is the hw_counters directory of an RNIC's port 1.
 func HWCountersDir(dev string) string { return "/sys/class/infiniband/" + dev + "/ports/1/hw_counters" }
 
-// HWCounterFiles are the files of HWCounterNames, in order.
-func HWCounterFiles(dev string) []string {
+// hwCounterFiles are the files of hwCounterNames, in order.
+func hwCounterFiles(dev string) []string {
 	names := hwCounterNames()
 	out := make([]string, len(names))
 	for i, n := range names {
@@ -50,7 +47,7 @@ func HWCounterFiles(dev string) []string {
 // HWCountersCommand reads every counter with one cat. cat goes on past an
 // absent file (naming it on stderr and exiting 1), so one command serves
 // any firmware; ParseHWCounters sorts the output out.
-func HWCountersCommand(dev string) string { return "cat " + strings.Join(HWCounterFiles(dev), " ") }
+func HWCountersCommand(dev string) string { return "cat " + strings.Join(hwCounterFiles(dev), " ") }
 
 // FormatHWCounter is a counter file's content.
 func FormatHWCounter(v uint64) string { return strconv.FormatUint(v, 10) + "\n" }
@@ -62,7 +59,7 @@ func FormatHWCounter(v uint64) string { return strconv.FormatUint(v, 10) + "\n" 
 // Any other complaint on stderr (permission denied: not root on a kernel
 // that restricts the files) is an error naming the device.
 func ParseHWCounters(dev, stdout, stderr string) (map[string]uint64, error) {
-	files := HWCounterFiles(dev)
+	files := hwCounterFiles(dev)
 	absent := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		if line == "" {
