@@ -17,7 +17,8 @@ func emulated(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool, *emulat
 }
 
 // emulatedWith starts a generated lab after edit changed its inventory
-// (e.g. which switches use the SDE shell), and a pool configured as cfg.
+// (e.g. which switches use the SDE shell), in opt.Dir if set, and a pool
+// configured as cfg.
 func emulatedWith(tb testing.TB, spec string, edit func(*inventory.Lab), opt emulator.Options, cfg sshdrv.Config) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	tb.Helper()
 	src, err := inventory.Generate(spec)
@@ -27,7 +28,9 @@ func emulatedWith(tb testing.TB, spec string, edit func(*inventory.Lab), opt emu
 	if edit != nil {
 		edit(src)
 	}
-	opt.Dir = tb.TempDir()
+	if opt.Dir == "" {
+		opt.Dir = tb.TempDir()
+	}
 	l, err := emulator.Start(context.Background(), src, opt)
 	if err != nil {
 		tb.Fatal(err)

@@ -3,6 +3,8 @@ package provision_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,6 +77,52 @@ func TestRNICProfileOnBothDriverStacks(t *testing.T) {
 	}
 	again, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
 	if err != nil || len(again.Changes) != 0 {
+		t.Fatalf("second plan: %v %+v", err, again.Changes)
+	}
+}
+
+// An inbox-driver host on an older kernel has no rp_max_rate and
+// np_min_time_between_cnps in debugfs: the plan reads the files it has,
+// changes what it can and notes what it cannot.
+func TestRNICProfileOnAnOlderKernel(t *testing.T) {
+	dir := t.TempDir()
+	inv, pool, _ := emulatedWith(t, "leafspine:1x1:2@100", nil, emulator.Options{Dir: dir, InboxDriverHosts: []string{"h1", "h2"}}, sshdrv.Config{})
+	old, err := filepath.Glob(filepath.Join(dir, "devices", "h2", "sys", "kernel", "debug", "mlx5", "*", "cc_params"))
+	if err != nil || len(old) != 1 {
+		t.Fatalf("h2's cc_params: %v %v", old, err)
+	}
+	for _, f := range []string{"rp_max_rate", "np_min_time_between_cnps"} {
+		if err := os.Remove(filepath.Join(old[0], f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	prof := &connectx.Profile{ECN: &connectx.ECNProfile{RP: map[string]int{"rpg_max_rate": 100000, "rpg_ai_rate": 20}, NP: map[string]int{"min_time_between_cnps": 8}}}
+	plan, err := provision.PlanRNIC(ctx, pool, inv, prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string][]string{}
+	for _, c := range plan.Changes {
+		per[c.Host] = append(per[c.Host], c.Field)
+	}
+	if len(per["h1"]) != 3 || strings.Join(per["h2"], " ") != "ecn.roce_rp.rpg_ai_rate" {
+		t.Fatalf("changes: %v", per)
+	}
+	var older []string
+	for _, n := range plan.Notes {
+		if strings.HasPrefix(n.Text, "older kernel") {
+			older = append(older, n.Device+": "+n.Text)
+		}
+	}
+	if len(older) != 2 || !strings.Contains(older[0], "h2: older kernel: ") || !strings.Contains(older[0], "no np_min_time_between_cnps file; ecn.np.min_time_between_cnps is not applied") ||
+		!strings.Contains(older[1], "no rp_max_rate file; ecn.rp.rpg_max_rate is not applied") {
+		t.Fatalf("notes: %q", older)
+	}
+	if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := provision.PlanRNIC(ctx, pool, inv, prof, nil); err != nil || len(again.Changes) != 0 {
 		t.Fatalf("second plan: %v %+v", err, again.Changes)
 	}
 }
