@@ -27,7 +27,10 @@ func cfg(min string) string { return strings.Replace(ecn, "%s", min, 1) }
 
 func dial(t *testing.T) (*netconf.Session, *emulator.Lab) {
 	t.Helper()
-	src, _ := inventory.Generate("leafspine:1x1:1@100")
+	src, err := inventory.Generate("leafspine:1x1:1@100")
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

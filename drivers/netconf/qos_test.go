@@ -53,7 +53,10 @@ func TestQoSModelRoundTrip(t *testing.T) {
 	if err := apply(s, netconf.RenderQoS(want), nil); err != nil {
 		t.Fatal(err)
 	}
-	run, _ := s.GetConfig(context.Background(), "running")
+	run, err := s.GetConfig(context.Background(), "running")
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := netconf.ParseQoS(run)
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +75,10 @@ func TestQoSModelRoundTrip(t *testing.T) {
 	if err := apply(s, netconf.RenderQoS(dyn), nil); err != nil {
 		t.Fatal(err)
 	}
-	run, _ = s.GetConfig(context.Background(), "running")
-	if got, _ = netconf.ParseQoS(run); len(switchqos.Diff(got, dyn)) != 0 {
+	if run, err = s.GetConfig(context.Background(), "running"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = netconf.ParseQoS(run); err != nil || len(switchqos.Diff(got, dyn)) != 0 {
 		t.Fatalf("dynamic threshold not read back: %+v", got)
 	}
 }
