@@ -13,6 +13,21 @@ import (
 
 const qosYAML = "pfc_priorities: [3]\nxoff_bytes: 524288\nxon_bytes: 393216\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n"
 
+// upLab starts an emulated lab with 'labctl lab up' in a fresh home (and
+// takes it down at the end of the test); it returns the home.
+func upLab(t *testing.T, lab string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a lab")
+	}
+	home := t.TempDir()
+	if _, stderr, err := labctl(t, home, "lab", "up", lab); err != nil {
+		t.Fatalf("lab up: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() { labctl(t, home, "lab", "down") })
+	return home
+}
+
 func writeFile(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -58,15 +73,8 @@ func TestProvisionApplyJSONReportsALaterFailure(t *testing.T) {
 // changed (not NOW/WANTED) and a plan of an image alone says nothing of
 // profiles.
 func TestProvisionOutput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lab")
-	}
-	home := t.TempDir()
 	const lab = "leafspine:1x1:1@100"
-	if _, stderr, err := labctl(t, home, "lab", "up", lab); err != nil {
-		t.Fatalf("lab up: %v\n%s", err, stderr)
-	}
-	defer labctl(t, home, "lab", "down")
+	home := upLab(t, lab)
 	rnic := writeFile(t, "rnic.yaml", "trust: dscp\nroce_tos: 106\n")
 	for _, sub := range []string{"plan", "verify"} {
 		_, stderr, err := labctl(t, home, "provision", sub, "--lab", lab, "--rnic-profile", rnic, "--atomic")
@@ -103,15 +111,8 @@ func TestProvisionApplyFailurePrintedOnce(t *testing.T) {
 // --json still prints the report that says so (the plan of the switches
 // it read, the error, and that nothing was applied).
 func TestProvisionApplyJSONReportsAPlanFailure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lab")
-	}
-	home := t.TempDir()
 	const lab = "leafspine:1x1:2@100"
-	if _, stderr, err := labctl(t, home, "lab", "up", lab); err != nil {
-		t.Fatalf("lab up: %v\n%s", err, stderr)
-	}
-	defer labctl(t, home, "lab", "down")
+	home := upLab(t, lab)
 	// h1 loses its netdev's sysfs tree (ECN files and PCI link): its RNIC
 	// can no longer be read
 	sysfs := filepath.Join(emulator.StateDir(home, lab), "devices", "h1", "sys", "class", "net")

@@ -33,10 +33,9 @@ func Decode(data []byte, file string, v any) (*Index, error) {
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		es := entries(&root)
 		var ps Problems
 		for _, msg := range te.Errors {
-			ps = append(ps, typeProblem(file, msg, es, reflect.TypeOf(v)))
+			ps = append(ps, typeProblem(file, msg, ix.entries, reflect.TypeOf(v)))
 		}
 		return nil, ps.Err()
 	}
@@ -55,44 +54,6 @@ func syntaxError(file string, err error) error {
 		return Problems{{File: file, Line: line, Msg: m[2]}}
 	}
 	return Problems{{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
-}
-
-// entry is one key or list item of the document: its field path, its key
-// node (nil for list items) and its value.
-type entry struct {
-	path     string
-	key, val *yaml.Node
-}
-
-func entries(root *yaml.Node) []entry {
-	var out []entry
-	var walk func(path string, n *yaml.Node)
-	walk = func(path string, n *yaml.Node) {
-		switch n.Kind {
-		case yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(path, c)
-			}
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
-				out = append(out, entry{p, k, v})
-				walk(p, v)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				p := fmt.Sprintf("%s[%d]", path, i)
-				out = append(out, entry{p, nil, c})
-				walk(p, c)
-			}
-		}
-	}
-	walk("", root)
-	return out
 }
 
 var (
@@ -248,45 +209,51 @@ func splitPath(p string) []string {
 	return out
 }
 
-// fieldType is the type of struct t's field with YAML name name (inline
-// structs included), nil if none.
-func fieldType(t reflect.Type, name string) reflect.Type {
+// field is one YAML key of a struct and the type of its value.
+type field struct {
+	name string
+	typ  reflect.Type
+}
+
+// fieldsOf lists the YAML keys of struct t, inline structs' included
+// (none if t is not a struct).
+func fieldsOf(t reflect.Type) []field {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		switch {
 		case !f.IsExported() || n == "-":
 		case strings.Contains(opts, "inline"):
-			if f.Type.Kind() == reflect.Struct {
-				if ft := fieldType(f.Type, name); ft != nil {
-					return ft
-				}
-			}
-		case n == name || (n == "" && strings.ToLower(f.Name) == name):
-			return f.Type
+			out = append(out, fieldsOf(f.Type)...)
+		case n == "":
+			out = append(out, field{strings.ToLower(f.Name), f.Type})
+		default:
+			out = append(out, field{n, f.Type})
+		}
+	}
+	return out
+}
+
+// fieldType is the type of struct t's field with YAML key name, nil if
+// none.
+func fieldType(t reflect.Type, name string) reflect.Type {
+	for _, f := range fieldsOf(t) {
+		if f.name == name {
+			return f.typ
 		}
 	}
 	return nil
 }
 
-// yamlFields lists the YAML keys of struct t (none if t is not a struct).
+// yamlFields lists the YAML keys of struct t.
 func yamlFields(t reflect.Type) []string {
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
 	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		switch {
-		case !f.IsExported() || n == "-":
-		case strings.Contains(opts, "inline"):
-			out = append(out, yamlFields(f.Type)...)
-		case n == "":
-			out = append(out, strings.ToLower(f.Name))
-		default:
-			out = append(out, n)
-		}
+	for _, f := range fieldsOf(t) {
+		out = append(out, f.name)
 	}
 	return out
 }
