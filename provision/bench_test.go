@@ -38,7 +38,7 @@ func BenchmarkProvisionLab(b *testing.B) {
 				*rn.CNPDSCP = 46
 				in := provision.Intent{Switch: fullProfile(100000 + int64(i%2)*50000), RNIC: rn, Atomic: true}
 				rep, err := provision.Apply(ctx, pool, inv, in, nil)
-				if err != nil || len(rep.Plan.Switches) != 8 || rep.Drift.Len() != 0 {
+				if err != nil || len(rep.Plan.Switches) == 0 || len(rep.Plan.RNICs) == 0 || rep.Drift.Len() != 0 {
 					b.Fatalf("%v: plan %d switch changes, drift %d", err, len(rep.Plan.Switches), rep.Drift.Len())
 				}
 			}
