@@ -199,74 +199,9 @@ func ApplySwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p
 		}
 	}
 
-	// Phase two: its own context, which only StepTimeout ends.
-	p2 := context.WithoutCancel(ctx)
-	step := func(f func(ctx context.Context) error) error {
-		ctx, cancel := context.WithTimeout(p2, StepTimeout)
-		defer cancel()
-		return f(ctx)
-	}
-	each := func(fn func(r *switchRun)) {
-		ts, of := make([]sshdrv.Target, len(staged)), map[string]*switchRun{}
-		for i, r := range staged {
-			ts[i], of[r.Switch] = sshdrv.Target{Name: r.Switch}, r
-		}
-		_, _ = sshdrv.Each(p2, pool, ts, nil, func(_ context.Context, t sshdrv.Target) (struct{}, error) {
-			fn(of[t.Name])
-			return struct{}{}, nil
-		})
-	}
-	rollback := func(r *switchRun, cause error) {
-		outcome := RolledBack
-		if cause != nil {
-			outcome = Failed
-		}
-		if err := step(r.s.Cancel); err != nil {
-			r.set(RollbackFailed, errors.Join(cause, fmt.Errorf("rolling back: %w", err)))
-		} else {
-			r.set(outcome, cause)
-			r.Restored = r.Driver == DriverSDE
-		}
-	}
-	finish := func(r *switchRun) {
-		r.s.Close()
-		r.s = nil
-		done.add(r.Switch)
-	}
 	interrupted := ctx.Err()
-	switch {
-	case interrupted != nil || (atomic && failed):
-		each(func(r *switchRun) { rollback(r, nil); finish(r) })
-	case atomic:
-		var mu sync.Mutex
-		mismatch := false
-		each(func(r *switchRun) {
-			if err := step(func(ctx context.Context) error { return r.s.Check(ctx, r.want) }); err != nil {
-				mu.Lock()
-				mismatch = true
-				mu.Unlock()
-				r.err = err // decides below
-			}
-		})
-		each(func(r *switchRun) {
-			switch {
-			case mismatch:
-				rollback(r, r.err)
-			default:
-				confirmOne(r, step)
-			}
-			finish(r)
-		})
-	default:
-		each(func(r *switchRun) {
-			if err := step(func(ctx context.Context) error { return r.s.Check(ctx, r.want) }); err != nil {
-				rollback(r, err)
-			} else {
-				confirmOne(r, step)
-			}
-			finish(r)
-		})
-	}
+	p2 := &phaseTwo{ctx: context.WithoutCancel(ctx), pool: pool, staged: staged, done: done}
+	p2.run(interrupted != nil || (atomic && failed), atomic)
 
 	out := make([]SwitchResult, len(runs))
 	var all []error
@@ -318,15 +253,6 @@ func stage(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inven
 	}
 	r.s = s
 	return r
-}
-
-// confirmOne makes a staged change permanent.
-func confirmOne(r *switchRun, step func(func(context.Context) error) error) {
-	if err := step(r.s.Confirm); err != nil {
-		r.set(Failed, fmt.Errorf("%w (the switch restores its previous config when the confirm timeout expires or the session ends)", err))
-		return
-	}
-	r.set(Committed, nil)
 }
 
 // counter tells progress about devices as their results become final.
