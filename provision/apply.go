@@ -70,8 +70,13 @@ type LabPlan struct {
 	rnic   *RNICPlan
 }
 
-// Len is the number of differences.
-func (p *LabPlan) Len() int { return len(p.Images) + len(p.Switches) + len(p.RNICs) }
+// Len is the number of differences (0 for a nil plan).
+func (p *LabPlan) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.Images) + len(p.Switches) + len(p.RNICs)
+}
 
 // Report is what an apply did: the plan it started from, every device's
 // result, what still differs when everything was read back afterwards,

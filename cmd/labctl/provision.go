@@ -235,7 +235,7 @@ func (env *provEnv) printReport(rep *provision.Report) error {
 			return err
 		}
 	}
-	if rep.Drift != nil && rep.Drift.Len() > 0 {
+	if rep.Drift.Len() > 0 {
 		fmt.Println("read back after apply, still different:")
 		if len(rep.Drift.Images) > 0 {
 			if err := printImageChanges(rep.Drift.Image, rep.Drift.Images); err != nil {
