@@ -2,6 +2,7 @@ package provision_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/labctl/labctl/drivers/connectx"
@@ -65,9 +66,25 @@ func rnicProfile(tos int) *connectx.Profile {
 	return &connectx.Profile{Trust: "dscp", PFCPriorities: []int{3}, RoCETOS: &tos, RoCEMode: 2}
 }
 
+// qosProfile's thresholds, ECN kmax and pmax differ from any emulated
+// switch's, fresh or with the twin's defaults (lossless 3, XOFF 512 KiB,
+// XON 384 KiB, ECN 100000/400000/20%).
 func qosProfile(kmin int64) *provision.QoSProfile {
-	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 524288, XonBytes: 393216,
-		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: provision.Set(provision.ECNProfile{KminBytes: kmin, KmaxBytes: 400000, PmaxPercent: 20})}}
+	return &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 262144, XonBytes: 196608,
+		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: provision.Set(provision.ECNProfile{KminBytes: kmin, KmaxBytes: 800000, PmaxPercent: 10})}}
+}
+
+// plansFields fails unless every switch of the plan has a change of each
+// of the fields.
+func plansFields(tb testing.TB, inv *inventory.Lab, changes []provision.SwitchChange, fields ...string) {
+	tb.Helper()
+	for _, sw := range inv.Switches {
+		for _, f := range fields {
+			if !slices.ContainsFunc(changes, func(c provision.SwitchChange) bool { return c.Switch == sw.Name && c.Field == f }) {
+				tb.Errorf("the plan lacks %s on %s: %+v", f, sw.Name, changes)
+			}
+		}
+	}
 }
 
 // fullProfile sets every part of the model, in whole 80-byte cells so that

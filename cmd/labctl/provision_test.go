@@ -11,7 +11,8 @@ import (
 	"github.com/labctl/labctl/emulator"
 )
 
-const qosYAML = "pfc_priorities: [3]\nxoff_bytes: 524288\nxon_bytes: 393216\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n"
+// qosYAML differs from the emulated switches' defaults (the twin's).
+const qosYAML = "pfc_priorities: [3]\nxoff_bytes: 262144\nxon_bytes: 196608\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 800000, pmax_percent: 10}\n"
 
 // upLab starts an emulated lab with 'labctl lab up' in a fresh home (and
 // takes it down at the end of the test); it returns the home.
