@@ -40,8 +40,8 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 		return p.Drops, p.PFCPauseFrames
 	}
 	lossless := &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 512 << 10, XonBytes: 384 << 10,
-		ECN: map[int]provision.ECNProfile{3: {KminBytes: 100_000, KmaxBytes: 400_000, PmaxPercent: 20}}}
-	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan) != 0 {
+		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: provision.Set(provision.ECNProfile{KminBytes: 100_000, KmaxBytes: 400_000, PmaxPercent: 20})}}
+	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("a fresh lab must read back the twin's lossless defaults: %v %+v", err, plan)
 	}
 	drops, pfc := run()
@@ -50,7 +50,7 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 	}
 
 	lossy := &provision.QoSProfile{XoffBytes: 524288, XonBytes: 393216,
-		ECN: map[int]provision.ECNProfile{3: {KminBytes: 64 << 20, KmaxBytes: 64 << 20}}}
+		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: {Off: true}}} // no ECN marking on the RoCE queue
 	if err := lab.FailNext("leaf2", emulator.FaultCommit); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 			t.Errorf("%s: outcome %q, want %q", r.Switch, r.Outcome, want)
 		}
 	}
-	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan) != 0 {
+	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("after the rollback the switches must be back on the defaults: %v %+v", err, plan)
 	}
 	if d, p := run(); d != drops || p != pfc {

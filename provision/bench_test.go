@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
@@ -15,56 +14,34 @@ import (
 // BenchmarkProvisionLab: plan, apply and verify of a full switch profile
 // and an RNIC profile together, over real NETCONF and SSH/SFTP to an
 // emulated lab of 8 switches (half NETCONF, half SDE shell) and 64 or 256
-// hosts (every eighth with the upstream driver). Each round changes one
-// ECN threshold on every switch and the RoCE ToS on every host, so every
-// round applies something.
+// hosts (every eighth with the upstream driver): provision.Apply, which
+// plans, applies and reads everything back (the verify). Each round
+// changes one ECN threshold on every switch and the RoCE ToS on every
+// host, so every round applies something.
 func BenchmarkProvisionLab(b *testing.B) {
 	for _, spec := range []string{"leafspine:4x4:16@100", "leafspine:4x4:64@100"} {
-		src, _ := inventory.Generate(spec)
+		src, err := inventory.Generate(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(fmt.Sprintf("8sw-%dh", len(src.Hosts)), func(b *testing.B) {
 			var inbox []string
 			for i := 8; i <= len(src.Hosts); i += 8 {
 				inbox = append(inbox, fmt.Sprintf("h%d", i))
 			}
-			inv, pool, _ := emulatedWith(b, spec, func(lab *inventory.Lab) {
-				for i := range lab.Switches {
-					if i%2 == 1 {
-						lab.Switches[i].QoSDriver = "sde"
-					}
-				}
-			}, emulator.Options{InboxDriverHosts: inbox})
+			inv, pool, _ := emulatedWith(b, spec, sdeEvery(2, 1), emulator.Options{InboxDriverHosts: inbox}, sshdrv.Config{})
 			ctx := context.Background()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				sw := fullProfile(100000 + int64(i%2)*50000)
-				rn := profile(104 + i%2*2)
+				rn := rnicProfile(104 + i%2*2)
 				rn.CNPDSCP = new(int)
 				*rn.CNPDSCP = 46
-				if err := planApplyVerify(ctx, inv, pool, sw, rn); err != nil {
-					b.Fatal(err)
+				in := provision.Intent{Switch: fullProfile(100000 + int64(i%2)*50000), RNIC: rn, Atomic: true}
+				rep, err := provision.Apply(ctx, pool, inv, in, nil)
+				if err != nil || len(rep.Plan.Switches) == 0 || len(rep.Plan.RNICs) == 0 || rep.Drift.Len() != 0 {
+					b.Fatalf("%v: plan %d switch changes, drift %d", err, len(rep.Plan.Switches), rep.Drift.Len())
 				}
 			}
 		})
 	}
-}
-
-func planApplyVerify(ctx context.Context, inv *inventory.Lab, pool *sshdrv.Pool, sw *provision.QoSProfile, rn *connectx.Profile) error {
-	if _, err := provision.PlanSwitches(ctx, pool, inv, sw, nil); err != nil {
-		return err
-	}
-	plan, err := provision.PlanRNIC(ctx, pool, inv, rn, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := provision.ApplySwitches(ctx, pool, inv, sw, true, nil); err != nil {
-		return err
-	}
-	if _, err := provision.ApplyRNIC(ctx, pool, inv, plan, nil); err != nil {
-		return err
-	}
-	if d, err := provision.PlanSwitches(ctx, pool, inv, sw, nil); err != nil || len(d) > 0 {
-		return fmt.Errorf("switches after apply: %v %+v", err, d)
-	}
-	_, err = provision.VerifyRNIC(ctx, pool, inv, rn, nil)
-	return err
 }

@@ -18,20 +18,18 @@ type ImageChange struct {
 	Why    string `json:"why"`
 }
 
-// PlanImage reads every switch's images and health and lists the switches
-// where b's image is not active and healthy; it changes nothing.
-func PlanImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tofino.Bundle, progress Progress) ([]ImageChange, error) {
+// readImages is every switch's images and health.
+func readImages(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, progress Progress) ([]tofino.Status, error) {
 	ts, err := tofino.Targets(lab, nil)
 	if err != nil {
 		return nil, err
 	}
-	ss, err := d.Status(ctx, ts, tofino.Progress(progress))
-	return ImageDrift(ss, b.Manifest.Ref()), err
+	return d.Status(ctx, ts, tofino.Progress(progress))
 }
 
-// ImageDrift lists the switches of a status read that do not run image
+// imageDrift lists the switches of a status read that do not run image
 // want healthily.
-func ImageDrift(ss []tofino.Status, want string) []ImageChange {
+func imageDrift(ss []tofino.Status, want string) []ImageChange {
 	var out []ImageChange
 	for _, s := range ss {
 		c := ImageChange{Switch: s.Switch, From: s.Active, To: want}
@@ -53,11 +51,11 @@ func ImageDrift(ss []tofino.Status, want string) []ImageChange {
 	return out
 }
 
-// ApplyImage pushes b to every switch (a switch that has it keeps its
+// applyImage pushes b to every switch (a switch that has it keeps its
 // copy) and activates it on each switch the push reached. The result per
 // switch is its activation, or its push where that failed. A switch whose
 // activation fails is back on its previous image (see tofino.Driver).
-func ApplyImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tofino.Bundle, progress Progress) ([]tofino.Result, error) {
+func applyImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tofino.Bundle, progress Progress) ([]tofino.Result, error) {
 	ts, err := tofino.Targets(lab, nil)
 	if err != nil {
 		return nil, err
@@ -83,21 +81,15 @@ func ApplyImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *to
 		}
 	}
 	out := make([]tofino.Result, 0, len(ts))
+	failed := 0
 	for _, t := range ts {
 		out = append(out, byName[t.Name])
+		if byName[t.Name].Error != "" {
+			failed++
+		}
 	}
 	if pushErr != nil || activateErr != nil {
-		return out, fmt.Errorf("image %s: %w", b.Manifest.Ref(), errors.Join(pushErr, activateErr))
+		return out, fmt.Errorf("image %s: %d of %d switches failed:\n%w", b.Manifest.Ref(), failed, len(out), errors.Join(pushErr, activateErr))
 	}
 	return out, nil
-}
-
-// VerifyImage reads back: the switches not running b's image healthily;
-// err wraps ErrDrift when there are any.
-func VerifyImage(ctx context.Context, d *tofino.Driver, lab *inventory.Lab, b *tofino.Bundle, progress Progress) ([]ImageChange, error) {
-	drift, err := PlanImage(ctx, d, lab, b, progress)
-	if err == nil && len(drift) > 0 {
-		err = fmt.Errorf("%d switches do not run %s: %w", len(drift), b.Manifest.Ref(), ErrDrift)
-	}
-	return drift, err
 }

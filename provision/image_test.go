@@ -27,32 +27,36 @@ func imageBundle(t *testing.T, version, scheme string) *tofino.Bundle {
 func TestImagePlanApplyVerify(t *testing.T) {
 	inv, pool, l := emulated(t, "leafspine:1x2:2")
 	ctx := context.Background()
-	d := tofino.NewDriver(pool, inv)
 	v1, v2 := imageBundle(t, "1", "ecmp"), imageBundle(t, "2", "letflow")
 
-	plan, err := provision.PlanImage(ctx, d, inv, v1, nil)
-	if err != nil || len(plan) != 3 || plan[0].From != "" || plan[0].To != "lb@1" {
+	plan, err := provision.Plan(ctx, pool, inv, provision.Intent{Image: v1}, nil)
+	if err != nil || len(plan.Images) != 3 || plan.Images[0].From != "" || plan.Images[0].To != "lb@1" {
 		t.Fatalf("plan on a fresh lab: %v %+v", err, plan)
 	}
-	if _, err := provision.VerifyImage(ctx, d, inv, v1, nil); !errors.Is(err, provision.ErrDrift) {
+	if _, err := provision.Verify(ctx, pool, inv, provision.Intent{Image: v1}, nil); !errors.Is(err, provision.ErrDrift) {
 		t.Fatalf("verify before apply: %v", err)
 	}
-	rs, err := provision.ApplyImage(ctx, d, inv, v1, nil)
-	if err != nil || len(rs) != 3 || rs[0].Outcome != tofino.Activated {
-		t.Fatalf("apply: %v %+v", err, rs)
+	rep, err := provision.Apply(ctx, pool, inv, provision.Intent{Image: v1}, nil)
+	if err != nil || len(rep.Images) != 3 || rep.Images[0].Outcome != tofino.Activated || rep.Drift.Len() != 0 || len(rep.ImageReadBack) != 3 {
+		t.Fatalf("apply: %v %+v", err, rep)
 	}
-	if drift, err := provision.VerifyImage(ctx, d, inv, v1, nil); err != nil || len(drift) != 0 {
+	if drift, err := provision.Verify(ctx, pool, inv, provision.Intent{Image: v1}, nil); err != nil || drift.Len() != 0 {
 		t.Fatalf("verify after apply: %v %+v", err, drift)
 	}
 
-	// v2 fails to start on leaf2: it stays on v1, the others move
-	l.FailNext("leaf2", emulator.FaultImageStart)
-	rs, err = provision.ApplyImage(ctx, d, inv, v2, nil)
-	if err == nil || len(rs) != 3 {
-		t.Fatalf("apply with a failing start: %v %+v", err, rs)
+	// v2 fails to start on leaf2: leaf2 rolls back to v1, the others move
+	failNext(t, l, "leaf2", emulator.FaultImageStart)
+	rep, err = provision.Apply(ctx, pool, inv, provision.Intent{Image: v2}, nil)
+	if err == nil || len(rep.Images) != 3 {
+		t.Fatalf("apply with a failing start: %v %+v", err, rep)
 	}
-	drift, err := provision.VerifyImage(ctx, d, inv, v2, nil)
-	if !errors.Is(err, provision.ErrDrift) || len(drift) != 1 || drift[0].Switch != "leaf2" || drift[0].From != "lb@1" {
+	for _, r := range rep.Images {
+		if want := map[bool]string{true: tofino.RolledBack, false: tofino.Activated}[r.Switch == "leaf2"]; r.Outcome != want {
+			t.Errorf("%s: %s, want %s (%s)", r.Switch, r.Outcome, want, r.Error)
+		}
+	}
+	drift := rep.Drift
+	if !errors.Is(err, provision.ErrDrift) || drift.Len() != 1 || drift.Images[0].Switch != "leaf2" || drift.Images[0].From != "lb@1" {
 		t.Fatalf("read-back: %v %+v", err, drift)
 	}
 }

@@ -18,13 +18,26 @@ const (
 	DriverSDE     = "sde"
 )
 
-// ConfirmTimeout is how long a NETCONF switch waits for the confirming
-// commit before it restores its previous configuration by itself.
-const ConfirmTimeout = 2 * time.Minute
+// StepTimeout bounds one step on one switch: reading it, staging a
+// change, reading it back, confirming or undoing the change.
+const StepTimeout = 2 * time.Minute
+
+// ConfirmTimeout is how long a NETCONF switch keeps a staged change
+// waiting for its confirming commit before it restores its previous
+// configuration by itself. An apply works in waves of parallel switches:
+// a switch staged in the first wave waits for the other waves to stage,
+// then for every switch to be read back, then for the confirms, each step
+// bounded by StepTimeout. The timeout covers all of it, so no change
+// expires before labctl can confirm it. (A switch also restores the
+// previous configuration when labctl's session ends.)
+func ConfirmTimeout(switches, parallel int) time.Duration {
+	waves := (switches + parallel - 1) / max(parallel, 1)
+	return time.Duration(3*max(waves, 1)) * StepTimeout
+}
 
 // switchSession is one switch's QoS through its driver, for one plan or
-// apply: read, stage a change that can still be undone, then confirm or
-// cancel it.
+// apply: read, stage a change that can still be undone, read it back,
+// then confirm or cancel it.
 type switchSession interface {
 	// Read is the switch's QoS per port, with the ports in order; a
 	// driver that configures the switch as a whole reports one port "".
@@ -35,41 +48,38 @@ type switchSession interface {
 	// configuration unless the error says otherwise; restored says labctl
 	// had to write it back (drivers without a confirmed commit).
 	Stage(ctx context.Context, want switchqos.Config) (restored bool, err error)
-	// Confirm reads back and makes a staged change permanent.
-	Confirm(ctx context.Context, want switchqos.Config) error
+	// Check reads the switch back: nil if it holds want.
+	Check(ctx context.Context, want switchqos.Config) error
+	// Confirm makes a staged change permanent.
+	Confirm(ctx context.Context) error
 	// Cancel undoes a staged change.
 	Cancel(ctx context.Context) error
 	Close() error
 }
 
-// openSwitch opens the driver the inventory names for sw.
-func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch) (switchSession, error) {
-	cred, ok := lab.CredentialFor(sw.Name)
-	if !ok {
-		return nil, fmt.Errorf("switch %s has no credential in lab %s", sw.Name, lab.Name)
-	}
-	switch driverOf(sw) {
-	case DriverSDE:
-		if sw.Mgmt.SSH == "" {
-			return nil, fmt.Errorf("switch %s (qos_driver sde) has no SSH endpoint", sw.Name)
+// openSwitch opens the driver the inventory names for sw; a NETCONF
+// switch keeps a staged change for confirm before it restores the old one.
+func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration) (switchSession, error) {
+	if driverOf(sw) == DriverSDE {
+		t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
+		if err != nil {
+			return nil, fmt.Errorf("%w (qos_driver sde)", err)
 		}
 		var ports []string
 		for _, p := range sw.Ports {
 			ports = append(ports, p.Name)
 		}
-		t := sshdrv.Target{Name: sw.Name, Addr: sw.Mgmt.SSH, Cred: cred}
-		return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, ports)}, nil
-	default:
-		if sw.Mgmt.NETCONF == "" {
-			return nil, fmt.Errorf("switch %s has no NETCONF endpoint in lab %s", sw.Name, lab.Name)
-		}
-		t := sshdrv.Target{Name: sw.Name, Addr: sw.Mgmt.NETCONF, Cred: cred}
-		s, err := netconf.Dial(ctx, pool, t, t.Addr)
-		if err != nil {
-			return nil, err
-		}
-		return &netconfSession{s: s}, nil
+		return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, ports), device: sw.Name}, nil
 	}
+	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointNETCONF)
+	if err != nil {
+		return nil, err
+	}
+	s, err := netconf.Dial(ctx, pool, t, t.Addr)
+	if err != nil {
+		return nil, err
+	}
+	return &netconfSession{s: s, device: sw.Name, confirm: confirm}, nil
 }
 
 func driverOf(sw *inventory.Switch) string {
@@ -79,49 +89,68 @@ func driverOf(sw *inventory.Switch) string {
 	return DriverNETCONF
 }
 
-// netconfSession: candidate, validate, confirmed commit, confirm after
-// read-back (drivers/netconf).
-type netconfSession struct{ s *netconf.Session }
+// readBackError says how a switch differs from what it should hold.
+func readBackError(device string, d []switchqos.Setting) error {
+	if len(d) == 0 {
+		return nil
+	}
+	return fmt.Errorf("device %s: read-back: %d settings differ, first %s = %s (want %s)", device, len(d), d[0].Field, d[0].From, d[0].To)
+}
 
-func (n *netconfSession) Read(context.Context) ([]string, map[string]switchqos.Config, error) {
-	run, err := n.s.GetConfig("running")
+// netconfSession: candidate, validate, confirmed commit, read back, then
+// the confirming commit (drivers/netconf).
+type netconfSession struct {
+	s       *netconf.Session
+	device  string
+	confirm time.Duration
+	have    switchqos.Config // from the last Read
+}
+
+func (n *netconfSession) Read(ctx context.Context) ([]string, map[string]switchqos.Config, error) {
+	run, err := n.s.GetConfig(ctx, "running")
 	if err != nil {
 		return nil, nil, err
 	}
 	q, err := netconf.ParseQoS(run)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("device %s: %w", n.device, err)
 	}
+	n.have = q
 	return []string{""}, map[string]switchqos.Config{"": q}, nil
 }
 
-func (n *netconfSession) Want(w switchqos.Config) switchqos.Config { return w }
-
-func (n *netconfSession) Stage(_ context.Context, w switchqos.Config) (bool, error) {
-	return false, n.s.Stage(netconf.RenderQoS(w), ConfirmTimeout)
+// Want deletes only what the switch has: NETCONF's delete refuses the rest.
+func (n *netconfSession) Want(w switchqos.Config) switchqos.Config {
+	w.Remove = w.Remove.Within(n.have)
+	return w
 }
 
-func (n *netconfSession) Confirm(_ context.Context, w switchqos.Config) error {
-	return n.s.Confirm(func(running string) error {
-		got, err := netconf.ParseQoS(running)
-		if err != nil {
-			return err
-		}
-		if d := switchqos.Diff(got, w); len(d) > 0 {
-			return fmt.Errorf("%d settings read back differ, first %s = %s", len(d), d[0].Field, d[0].From)
-		}
-		return nil
-	})
+func (n *netconfSession) Stage(ctx context.Context, w switchqos.Config) (bool, error) {
+	return false, n.s.Stage(ctx, netconf.RenderQoS(w), n.confirm)
 }
 
-func (n *netconfSession) Cancel(context.Context) error { return n.s.Cancel() }
-func (n *netconfSession) Close() error                 { return n.s.Close() }
+func (n *netconfSession) Check(ctx context.Context, w switchqos.Config) error {
+	run, err := n.s.GetConfig(ctx, "running")
+	if err != nil {
+		return err
+	}
+	got, err := netconf.ParseQoS(run)
+	if err != nil {
+		return fmt.Errorf("device %s: read-back: %w", n.device, err)
+	}
+	return readBackError(n.device, switchqos.Diff(got, w))
+}
+
+func (n *netconfSession) Confirm(ctx context.Context) error { return n.s.Confirm(ctx) }
+func (n *netconfSession) Cancel(ctx context.Context) error  { return n.s.Cancel(ctx) }
+func (n *netconfSession) Close() error                      { return n.s.Close() }
 
 // sdeSession: snapshot, write, read back, restore on failure
 // (drivers/tofino).
 type sdeSession struct {
-	s    *tofino.SDESession
-	cell int64
+	s      *tofino.SDESession
+	device string
+	cell   int64
 }
 
 func (d *sdeSession) Read(ctx context.Context) ([]string, map[string]switchqos.Config, error) {
@@ -135,11 +164,29 @@ func (d *sdeSession) Read(ctx context.Context) ([]string, map[string]switchqos.C
 
 func (d *sdeSession) Want(w switchqos.Config) switchqos.Config { return w.Quantize(d.cell) }
 
+// Stage runs to its end even when ctx is cancelled (bounded by ctx's
+// deadline, else StepTimeout): the SDE shell has no transaction, so a
+// stage cut short could leave tables half written, and its own restore
+// of the snapshot must be able to run.
 func (d *sdeSession) Stage(ctx context.Context, w switchqos.Config) (bool, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(StepTimeout)
+	}
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
 	return d.s.Stage(ctx, w)
 }
 
-// Confirm has nothing left to do: Stage has read back already.
-func (d *sdeSession) Confirm(context.Context, switchqos.Config) error { return nil }
-func (d *sdeSession) Cancel(ctx context.Context) error                { return d.s.Cancel(ctx) }
-func (d *sdeSession) Close() error                                    { return nil }
+func (d *sdeSession) Check(ctx context.Context, w switchqos.Config) error {
+	ports, have, err := d.Read(ctx)
+	if err != nil {
+		return err
+	}
+	return readBackError(d.device, switchqos.MergePorts(ports, have, w))
+}
+
+// Confirm has nothing to do: a staged SDE change is in place already.
+func (d *sdeSession) Confirm(context.Context) error    { return nil }
+func (d *sdeSession) Cancel(ctx context.Context) error { return d.s.Cancel(ctx) }
+func (d *sdeSession) Close() error                     { return nil }

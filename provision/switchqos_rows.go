@@ -7,6 +7,9 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 )
 
+// ViaSSH is how hosts' RNICs are set (a DeviceChange's Via).
+const ViaSSH = "ssh"
+
 // DeviceChange is one row of the lab-wide listing of differences: switches
 // and RNIC hosts alike, one line per setting and device.
 type DeviceChange struct {
@@ -32,7 +35,7 @@ func DeviceChanges(sw []SwitchChange, rn []connectx.Change) []DeviceChange {
 	}
 	nsw := len(out)
 	for _, c := range rn {
-		out = append(out, DeviceChange{Device: c.Host, Via: "ssh", Where: c.Device, Setting: c.Field, From: c.From, To: c.To})
+		out = append(out, DeviceChange{Device: c.Host, Via: ViaSSH, Where: c.Device, Setting: c.Field, From: c.From, To: c.To})
 	}
 	sort.SliceStable(out[:nsw], func(i, j int) bool { return out[i].Device < out[j].Device })
 	hosts := out[nsw:]

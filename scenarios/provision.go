@@ -7,112 +7,52 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/labctl/labctl/drivers/connectx"
-	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/provision"
 )
 
 // provisionLab makes the session's lab match the image and profiles before
-// traffic, recording the plan, what each device did, and the read-back in
-// pdir (the archive's provision/). The image goes first: one that fails to
-// activate stops it before the profiles. Any failure or remaining drift is
-// an error: the points it was for send nothing.
+// traffic, with provision.Apply (the rules 'labctl provision apply'
+// follows), and records in pdir (the archive's provision/) the whole
+// report (report.json) and its parts: per image, switch QoS and RNIC
+// profile, the plan, what each device did, and the read-back. Any failure
+// or remaining drift is an error: the points it was for send nothing.
 func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, pdir string) error {
-	ssh, lab := sess.ssh, sess.lab
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return err
 	}
-	if p.Image != "" {
-		if err := provisionImage(ctx, sess, p.Image, pdir); err != nil {
-			return err
-		}
+	in, err := provision.LoadIntent(p.Image, p.SwitchProfile, p.RNICProfile)
+	if err != nil {
+		return err
 	}
-	var errs []error
-	if p.SwitchProfile != "" {
-		prof, err := provision.LoadQoSProfile(p.SwitchProfile)
-		if err != nil {
-			return err
-		}
-		plan, err := provision.PlanQoS(ctx, ssh, lab, prof)
-		if err != nil {
-			return fmt.Errorf("switch plan: %w", err)
-		}
-		_ = writeJSON(filepath.Join(pdir, "switch-plan.json"), plan)
-		if len(plan) > 0 {
-			res, err := provision.ApplyQoS(ctx, ssh, lab, prof, p.Atomic)
-			_ = writeJSON(filepath.Join(pdir, "switch-apply.json"), res)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("switch apply: %w", err))
-			}
-		}
-		drift, err := provision.PlanQoS(ctx, ssh, lab, prof)
-		_ = writeJSON(filepath.Join(pdir, "switch-readback.json"), drift)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("switch read-back: %w", err))
-		case len(drift) > 0:
-			errs = append(errs, fmt.Errorf("switch read-back: %d settings differ: %w", len(drift), provision.ErrDrift))
-		}
+	defer in.Close()
+	in.Atomic = p.Atomic
+	rep, err := provision.Apply(ctx, sess.ssh, sess.lab, in, nil)
+	if werr := writeReport(pdir, in, rep); werr != nil {
+		err = errors.Join(err, fmt.Errorf("provision record: %w", werr))
 	}
-	if p.RNICProfile != "" {
-		prof, err := connectx.LoadProfile(p.RNICProfile)
-		if err != nil {
-			return err
-		}
-		plan, err := provision.PlanRNIC(ctx, ssh, lab, prof, nil)
-		if err != nil {
-			return fmt.Errorf("rnic plan: %w", err)
-		}
-		_ = writeJSON(filepath.Join(pdir, "rnic-plan.json"), plan)
-		applied, err := provision.ApplyRNIC(ctx, ssh, lab, plan, nil)
-		_ = writeJSON(filepath.Join(pdir, "rnic-apply.json"), applied)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("rnic apply: %w", err))
-		}
-		drift, err := provision.VerifyRNIC(ctx, ssh, lab, prof, nil)
-		_ = writeJSON(filepath.Join(pdir, "rnic-readback.json"), drift)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("rnic read-back: %w", err))
-		}
-	}
-	return errors.Join(errs...)
+	return err
 }
 
-// provisionImage activates the image bundle on every switch, archiving
-// image-plan.json, image-apply.json and image-readback.json.
-func provisionImage(ctx context.Context, sess *session, bundle, pdir string) error {
-	b, err := tofino.OpenBundle(bundle)
-	if err != nil {
-		return err
+// writeReport records an apply: report.json, and per managed part
+// <part>-plan.json, <part>-apply.json and <part>-readback.json.
+func writeReport(pdir string, in provision.Intent, rep *provision.Report) error {
+	files := map[string]any{"report.json": rep}
+	drift := rep.Drift
+	if drift == nil {
+		drift = &provision.LabPlan{}
 	}
-	defer b.Close()
-	if err := b.Validate(); err != nil {
-		return fmt.Errorf("image %s is not valid:\n%w", bundle, err)
+	if in.Image != nil {
+		files["image-plan.json"], files["image-apply.json"], files["image-readback.json"] = rep.Plan.Images, rep.Images, rep.ImageReadBack
 	}
-	d := tofino.NewDriver(sess.ssh, sess.lab)
-	plan, err := provision.PlanImage(ctx, d, sess.lab, b, nil)
-	_ = writeJSON(filepath.Join(pdir, "image-plan.json"), plan)
-	if err != nil {
-		return fmt.Errorf("image plan: %w", err)
+	if in.Switch != nil {
+		files["switch-plan.json"], files["switch-apply.json"], files["switch-readback.json"] = rep.Plan.Switches, rep.Switches, drift.Switches
 	}
-	if len(plan) > 0 {
-		res, err := provision.ApplyImage(ctx, d, sess.lab, b, nil)
-		_ = writeJSON(filepath.Join(pdir, "image-apply.json"), res)
-		if err != nil {
-			return fmt.Errorf("image apply: %w", err)
-		}
+	if in.RNIC != nil {
+		files["rnic-plan.json"], files["rnic-apply.json"], files["rnic-readback.json"] = rep.Plan.RNICs, rep.RNICs, drift.RNICs
 	}
-	ts, err := tofino.Targets(sess.lab, nil)
-	if err != nil {
-		return err
+	var errs []error
+	for name, v := range files {
+		errs = append(errs, writeJSON(filepath.Join(pdir, name), v))
 	}
-	st, err := d.Status(ctx, ts, nil)
-	_ = writeJSON(filepath.Join(pdir, "image-readback.json"), st)
-	if err != nil {
-		return fmt.Errorf("image read-back: %w", err)
-	}
-	if drift := provision.ImageDrift(st, b.Manifest.Ref()); len(drift) > 0 {
-		return fmt.Errorf("image read-back: switch %s: %s (active %q, want %s): %w", drift[0].Switch, drift[0].Why, drift[0].From, drift[0].To, provision.ErrDrift)
-	}
-	return nil
+	return errors.Join(errs...)
 }

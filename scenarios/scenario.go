@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/perftest"
@@ -171,17 +168,12 @@ func (s *Scenario) resolve(p string) string {
 
 // Parse decodes and validates a scenario; errors carry file:line: field.
 func Parse(data []byte, file string) (*Scenario, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	s := Scenario{File: file}
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	ix, err := yamlpos.Decode(data, file, &s)
+	if err != nil {
+		return nil, err
 	}
-	s.ix = yamlpos.New(file, &root)
+	s.ix = ix
 	if len(s.Matrix) == 0 {
 		if err := s.validate(s.ix).Err(); err != nil {
 			return nil, err

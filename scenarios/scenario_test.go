@@ -34,7 +34,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 		want      []string
 	}{
 		{"unknown field", "name: x\ntraffic:\n  - pattern: incast\n    sendrs: 3\n",
-			[]string{"s.yaml", "line 4", "sendrs"}},
+			[]string{"s.yaml:4: traffic[0].sendrs: unknown field (known here: name, pattern,"}},
 		{"semantic problems all reported", `name: x
 telemetry:
   interval: soon

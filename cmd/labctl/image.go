@@ -305,57 +305,6 @@ func orDash(s string) string {
 	return s
 }
 
-// imageProv is --image on 'provision plan|apply|verify'.
-type imageProv struct {
-	b   *tofino.Bundle
-	drv *tofino.Driver
-	lab *inventory.Lab
-}
-
-// openImageProv opens and validates the bundle --image names (nil if none).
-func openImageProv(c *cli.Context, lab *inventory.Lab, pool *sshdrv.Pool) (*imageProv, error) {
-	src := c.String("image")
-	if src == "" {
-		return nil, nil
-	}
-	b, err := tofino.OpenBundle(src)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Validate(); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("image %s is not valid:\n%w", src, err)
-	}
-	return &imageProv{b: b, drv: tofino.NewDriver(pool, lab), lab: lab}, nil
-}
-
-func (p *imageProv) close() {
-	if p != nil {
-		p.b.Close()
-	}
-}
-
-// plan lists the switches not running the image (nil p: none).
-func (p *imageProv) plan(c *cli.Context, progress provision.Progress) ([]provision.ImageChange, error) {
-	if p == nil {
-		return nil, nil
-	}
-	return provision.PlanImage(c.Context, p.drv, p.lab, p.b, progress)
-}
-
-// apply pushes and activates the image; the error counts the switches
-// that failed (each result says whether it was rolled back).
-func (p *imageProv) apply(c *cli.Context, progress provision.Progress) ([]tofino.Result, error) {
-	if p == nil {
-		return nil, nil
-	}
-	rs, err := provision.ApplyImage(c.Context, p.drv, p.lab, p.b, progress)
-	if err != nil {
-		err = fmt.Errorf("image: %d of %d switches failed:\n%w", failed(rs), len(rs), err)
-	}
-	return rs, err
-}
-
 // printImageChanges prints a plan's image part (nothing when the plan
 // manages no image).
 func printImageChanges(image string, ch []provision.ImageChange) error {

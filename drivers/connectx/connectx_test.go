@@ -145,18 +145,47 @@ func TestDebugfsAndPCILinkParsers(t *testing.T) {
 	for _, f := range DebugfsFiles() {
 		vals = append(vals, strconv.Itoa(d[f]))
 	}
-	st, err := ParseDebugfs("/d", strings.Join(vals, "\n")+"\n")
-	if err != nil || st.RP["rpg_ai_rate"] != 5 || st.NP["cnp_802p_prio"] != 6 || st.CNPPrioMode != 0 {
+	st, err := ParseDebugfs("/d", strings.Join(vals, "\n")+"\n", "")
+	if err != nil || st.RP["rpg_ai_rate"] != 5 || st.NP["cnp_802p_prio"] != 6 || st.CNPPrioMode != 0 || len(st.Missing) != 0 {
 		t.Fatalf("%+v %v", st, err)
 	}
-	if _, err := ParseDebugfs("/d", strings.Join(vals[1:], "\n")); err == nil || !strings.Contains(err.Error(), "older kernels") {
+}
+
+// An older kernel's cc_params lack rp_max_rate and
+// np_min_time_between_cnps: cat prints the others and names those two.
+func TestDebugfsOfAnOlderKernel(t *testing.T) {
+	d := DebugfsDefaults()
+	var vals []string
+	stderr := ""
+	for _, f := range DebugfsFiles() {
+		if f == "rp_max_rate" || f == "np_min_time_between_cnps" {
+			stderr += "cat: /d/" + f + ": No such file or directory\n"
+			continue
+		}
+		vals = append(vals, strconv.Itoa(d[f]))
+	}
+	st, err := ParseDebugfs("/d", strings.Join(vals, "\n")+"\n", stderr)
+	if err != nil || strings.Join(st.Missing, " ") != "roce_np/min_time_between_cnps roce_rp/rpg_max_rate" || st.RP["rpg_ai_rate"] != 5 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if _, err := ParseDebugfs("/d", strings.Join(vals[1:], "\n"), stderr); err == nil || !strings.Contains(err.Error(), "values for") {
 		t.Fatalf("a short read: %v", err)
+	}
+	if _, err := ParseDebugfs("/d", "", "cat: /d/rp_gd: Permission denied\n"); err == nil || !strings.Contains(err.Error(), "Permission denied") {
+		t.Fatalf("not root: %v", err)
+	}
+	none := ""
+	for _, p := range DebugfsPaths("/d") {
+		none += "cat: " + p + ": No such file or directory\n"
+	}
+	if _, err := ParseDebugfs("/d", "", none); err == nil || !strings.Contains(err.Error(), "no cc_params files") {
+		t.Fatalf("no files at all: %v", err)
 	}
 }
 
 func FuzzParseDebugfs(f *testing.F) {
-	f.Add("1\n2\n3\n")
-	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseDebugfs("/d", s) })
+	f.Add("1\n2\n3\n", "cat: /d/rp_max_rate: No such file or directory\n")
+	f.Fuzz(func(t *testing.T, out, stderr string) { _, _ = ParseDebugfs("/d", out, stderr) })
 }
 
 func FuzzParseECN(f *testing.F) {

@@ -12,7 +12,9 @@ import (
 // The upstream (inbox) mlx5 driver has no /sys/class/net/<if>/ecn tree: its
 // DCQCN parameters are debugfs files /sys/kernel/debug/mlx5/<pci>/cc_params/
 // (hardware-surfaces reference, section 2.3), decimal "%d\n", named rp_* and
-// np_* (newer kernels' set, with rp_max_rate and np_min_time_between_cnps).
+// np_*. Older kernels lack some of them (rp_max_rate and
+// np_min_time_between_cnps came later), so ReadState reads the files that
+// exist (parseCat) and notes the parameters a host cannot take.
 // There is no per-priority enable there: DCQCN runs on the priorities of
 // the firmware's ROCE_CC_PRIO_MASK (default all). Profiles name parameters
 // by their OFED sysfs names; debugfsNames maps them.
@@ -82,27 +84,47 @@ func OFEDName(file string) (point, name string, ok bool) {
 	return "", "", false
 }
 
-// ParseDebugfs reads the output of `cat` over DebugfsFiles of dir.
-func ParseDebugfs(dir, out string) (ECNState, error) {
-	st := ECNState{NP: map[string]int{}, RP: map[string]int{}, Dir: dir, CNPPrioMode: -1}
+// DebugfsPaths are DebugfsFiles in dir.
+func DebugfsPaths(dir string) []string {
 	files := DebugfsFiles()
-	vals := strings.Fields(out)
-	if len(vals) != len(files) {
-		return st, fmt.Errorf("debugfs %s: %d values for %d files (older kernels lack rp_max_rate and np_min_time_between_cnps)", dir, len(vals), len(files))
+	for i := range files {
+		files[i] = path.Join(dir, files[i])
 	}
-	for i, f := range files {
-		v, err := strconv.Atoi(vals[i])
-		if err != nil {
-			return st, fmt.Errorf("debugfs %s: %q", path.Join(dir, f), vals[i])
-		}
-		if f == cnpPrioMode {
-			st.CNPPrioMode = v
+	return files
+}
+
+// ParseDebugfs reads the output of `cat` over DebugfsPaths(dir): stdout
+// the values of the files that exist, stderr cat's complaints about those
+// that do not (an older kernel's). The parameters without a file are
+// listed in Missing.
+func ParseDebugfs(dir, stdout, stderr string) (ECNState, error) {
+	st := ECNState{Driver: DriverInbox, NP: map[string]int{}, RP: map[string]int{}, Dir: dir, CNPPrioMode: -1}
+	vals, err := parseCat("debugfs "+dir, DebugfsPaths(dir), stdout, stderr)
+	if err != nil {
+		return st, err
+	}
+	if len(vals) == 0 {
+		return st, fmt.Errorf("debugfs %s: no cc_params files (is debugfs mounted at /sys/kernel/debug?)", dir)
+	}
+	for _, f := range DebugfsFiles() {
+		s, ok := vals[path.Join(dir, f)]
+		point, name, _ := OFEDName(f)
+		if !ok {
+			if f != cnpPrioMode {
+				st.Missing = append(st.Missing, point+"/"+name)
+			}
 			continue
 		}
-		point, name, _ := OFEDName(f)
-		if point == "roce_rp" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return st, fmt.Errorf("debugfs %s: %q", path.Join(dir, f), s)
+		}
+		switch {
+		case f == cnpPrioMode:
+			st.CNPPrioMode = v
+		case point == "roce_rp":
 			st.RP[name] = v
-		} else {
+		default:
 			st.NP[name] = v
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"strconv"
-	"strings"
 )
 
 // The mlx5 RDMA hardware counters (hardware-surfaces reference, section
@@ -31,14 +30,11 @@ func hwCounterNames() []string {
 	}
 }
 
-// HWCounterNames lists the counters labctl reads, in the driver's order.
-func HWCounterNames() []string { return hwCounterNames() }
-
 // HWCountersDir is the hw_counters directory of an RNIC's port 1.
 func HWCountersDir(dev string) string { return "/sys/class/infiniband/" + dev + "/ports/1/hw_counters" }
 
-// HWCounterFiles are the files of HWCounterNames, in order.
-func HWCounterFiles(dev string) []string {
+// hwCounterFiles are the files of hwCounterNames, in order.
+func hwCounterFiles(dev string) []string {
 	names := hwCounterNames()
 	out := make([]string, len(names))
 	for i, n := range names {
@@ -47,53 +43,29 @@ func HWCounterFiles(dev string) []string {
 	return out
 }
 
-// HWCountersCommand reads every counter with one cat. cat goes on past an
-// absent file (naming it on stderr and exiting 1), so one command serves
-// any firmware; ParseHWCounters sorts the output out.
-func HWCountersCommand(dev string) string { return "cat " + strings.Join(HWCounterFiles(dev), " ") }
+// HWCountersCommand reads every counter with one cat, which serves any
+// firmware (see parseCat); ParseHWCounters sorts the output out.
+func HWCountersCommand(dev string) string { return catCommand(hwCounterFiles(dev)) }
 
 // FormatHWCounter is a counter file's content.
 func FormatHWCounter(v uint64) string { return strconv.FormatUint(v, 10) + "\n" }
 
-// ParseHWCounters reads the output of HWCountersCommand: stdout holds one
-// value per file that exists, in order; stderr names each absent file as
-// cat does ("cat: <file>: No such file or directory"). The result maps
+// ParseHWCounters reads the output of HWCountersCommand. The result maps
 // counter names (the file names) to values; absent counters are left out.
 // Any other complaint on stderr (permission denied: not root on a kernel
 // that restricts the files) is an error naming the device.
 func ParseHWCounters(dev, stdout, stderr string) (map[string]uint64, error) {
-	files := HWCounterFiles(dev)
-	absent := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
-		if line == "" {
-			continue
-		}
-		rest, ok := strings.CutPrefix(line, "cat: ")
-		file, ok2 := strings.CutSuffix(rest, ": No such file or directory")
-		if !ok || !ok2 {
-			return nil, fmt.Errorf("hw_counters of %s: cat said %q", dev, line)
-		}
-		absent[file] = true
+	vals, err := parseCat("hw_counters of "+dev, hwCounterFiles(dev), stdout, stderr)
+	if err != nil {
+		return nil, err
 	}
-	values := strings.Fields(stdout)
-	out := make(map[string]uint64, len(files))
-	i := 0
-	for _, f := range files {
-		if absent[f] {
-			continue
-		}
-		if i >= len(values) {
-			return nil, fmt.Errorf("hw_counters of %s: %d values for %d files present", dev, len(values), len(files)-len(absent))
-		}
-		v, err := strconv.ParseUint(values[i], 10, 64)
+	out := make(map[string]uint64, len(vals))
+	for f, s := range vals {
+		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("hw_counters of %s: %s: %q is not a counter", dev, path.Base(f), values[i])
+			return nil, fmt.Errorf("hw_counters of %s: %s: %q is not a counter", dev, path.Base(f), s)
 		}
 		out[path.Base(f)] = v
-		i++
-	}
-	if i != len(values) {
-		return nil, fmt.Errorf("hw_counters of %s: %d values for %d files present", dev, len(values), i)
 	}
 	return out, nil
 }

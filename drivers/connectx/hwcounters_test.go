@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// catOutput is what `cat` prints over HWCounterFiles when every file but
+// catOutput is what `cat` prints over hwCounterFiles when every file but
 // those in absent exists: "%llu\n" per file (counters.c's format), and
 // GNU cat's complaint per absent file.
 func catOutput(dev string, vals map[string]uint64, absent ...string) (stdout, stderr string) {
@@ -14,7 +14,7 @@ func catOutput(dev string, vals map[string]uint64, absent ...string) (stdout, st
 	for _, a := range absent {
 		skip[a] = true
 	}
-	for _, f := range HWCounterFiles(dev) {
+	for _, f := range hwCounterFiles(dev) {
 		name := f[strings.LastIndexByte(f, '/')+1:]
 		if skip[name] {
 			e.WriteString("cat: " + f + ": No such file or directory\n")
@@ -44,8 +44,8 @@ func TestParseHWCounters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(HWCounterNames())-len(tc.absent) {
-				t.Errorf("%d counters, want %d", len(got), len(HWCounterNames())-len(tc.absent))
+			if len(got) != len(hwCounterNames())-len(tc.absent) {
+				t.Errorf("%d counters, want %d", len(got), len(hwCounterNames())-len(tc.absent))
 			}
 			for _, a := range tc.absent {
 				if _, ok := got[a]; ok {
@@ -87,8 +87,8 @@ func FuzzParseHWCounters(f *testing.F) {
 	f.Add("1 2 3", "cat: x: No such file or directory\n")
 	f.Fuzz(func(t *testing.T, stdout, stderr string) {
 		m, err := ParseHWCounters("mlx5_0", stdout, stderr)
-		if err == nil && len(m) > len(HWCounterNames()) {
-			t.Fatalf("%d counters from %d files", len(m), len(HWCounterNames()))
+		if err == nil && len(m) > len(hwCounterNames()) {
+			t.Fatalf("%d counters from %d files", len(m), len(hwCounterNames()))
 		}
 	})
 }

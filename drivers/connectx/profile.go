@@ -73,24 +73,16 @@ func ParseProfile(data []byte, file string) (*Profile, error) {
 	return &p, nil
 }
 
-// Validate checks values against the tools' limits.
-func (p *Profile) Validate() error {
-	if ps := p.problems(); len(ps) > 0 {
-		return fmt.Errorf("%s: %s", ps[0][0], ps[0][1])
-	}
-	return nil
-}
-
 // problems lists (field path, message) pairs.
 func (p *Profile) problems() [][2]string {
 	var out [][2]string
 	add := func(field, format string, args ...any) {
 		out = append(out, [2]string{field, fmt.Sprintf(format, args...)})
 	}
-	if p.Trust != "" {
-		if err := ValidTrust(p.Trust); err != nil {
-			add("trust", "%v", err)
-		}
+	if p.Trust != "" && ValidTrust(p.Trust) != nil {
+		// mlnx_qos's own message ("Invalid trust state command") says
+		// neither what is wanted nor what is allowed.
+		add("trust", "%q: want pcp (classify by the VLAN tag's 802.1p priority) or dscp (by the IP header's DSCP; needed for dscp2prio)", p.Trust)
 	}
 	prio := func(field string, v int) {
 		if v < 0 || v > 7 {
@@ -180,10 +172,12 @@ type State struct {
 // Change is one difference between intent and a host, with the command
 // that makes it.
 type Change struct {
-	Host, Device string
-	Field        string
-	From, To     string
-	Command      string
+	Host    string `json:"host"`
+	Device  string `json:"device"`
+	Field   string `json:"field"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Command string `json:"command"`
 }
 
 // Run executes a command on one host and returns its stdout; an error
@@ -233,16 +227,13 @@ func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (St
 		if err != nil {
 			return st, err
 		}
+		// which files exist depends on the kernel: cat says (parseCat)
 		dir := DebugfsDir(pci)
-		files := DebugfsFiles()
-		for i := range files {
-			files[i] = path.Join(dir, files[i])
-		}
-		if out, err = run(ctx, "cat "+strings.Join(files, " ")); err != nil {
+		out, stderr, err := catPresent(ctx, run, DebugfsPaths(dir))
+		if err != nil {
 			return st, err
 		}
-		ecn, err = ParseDebugfs(dir, string(out))
-		ecn.Driver = DriverInbox
+		ecn, err = ParseDebugfs(dir, out, stderr)
 	}
 	st.ECN = &ecn
 	return st, err
@@ -268,6 +259,39 @@ func (p *Profile) Notes(st State) []string {
 	var out []string
 	if p.ECN != nil && st.ECN != nil && !st.ECN.PerPriority() {
 		out = append(out, "upstream mlx5 driver: no per-priority ECN enable (DCQCN runs on the firmware's ROCE_CC_PRIO_MASK priorities, default all); ecn.priorities is not applied")
+	}
+	if st.ECN == nil {
+		return out
+	}
+	for _, m := range p.managedParams() {
+		if !st.ECN.Has(m.point, m.name) {
+			out = append(out, fmt.Sprintf("older kernel: %s has no %s file; %s is not applied",
+				st.ECN.Dir, path.Base(st.ECN.ParamFile(m.point, m.name)), m.field))
+		}
+	}
+	return out
+}
+
+// param is an ECN/DCQCN parameter a profile sets, and the profile field
+// that sets it.
+type param struct{ point, name, field string }
+
+// managedParams lists the parameters the profile sets, in Diff's order.
+func (p *Profile) managedParams() []param {
+	var out []param
+	if p.CNPDSCP != nil {
+		out = append(out, param{"roce_np", "cnp_dscp", "cnp_dscp"})
+	}
+	if p.CNPPriority != nil {
+		out = append(out, param{"roce_np", "cnp_802p_prio", "cnp_priority"})
+	}
+	if e := p.ECN; e != nil {
+		for _, n := range slices.Sorted(maps.Keys(e.NP)) {
+			out = append(out, param{"roce_np", n, "ecn.np." + n})
+		}
+		for _, n := range slices.Sorted(maps.Keys(e.RP)) {
+			out = append(out, param{"roce_rp", n, "ecn.rp." + n})
+		}
 	}
 	return out
 }
@@ -314,7 +338,9 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 	}
 	if e := st.ECN; e != nil {
 		echo := func(field, from string, v int, point, name string) {
-			add(field, from, strconv.Itoa(v), fmt.Sprintf("echo %d > %s", v, e.ParamFile(point, name)))
+			if e.Has(point, name) { // else a note says it cannot be set
+				add(field, from, strconv.Itoa(v), fmt.Sprintf("echo %d > %s", v, e.ParamFile(point, name)))
+			}
 		}
 		if p.CNPDSCP != nil {
 			echo("cnp_dscp", strconv.Itoa(e.NP["cnp_dscp"]), *p.CNPDSCP, "roce_np", "cnp_dscp")
@@ -349,8 +375,10 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 		}
 		params := func(point string, wantP, haveP map[string]int) {
 			for _, name := range slices.Sorted(maps.Keys(wantP)) {
-				add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
-					fmt.Sprintf("echo %d > %s", wantP[name], st.ECN.ParamFile(point, name)))
+				if st.ECN.Has(point, name) {
+					add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
+						fmt.Sprintf("echo %d > %s", wantP[name], st.ECN.ParamFile(point, name)))
+				}
 			}
 		}
 		params("roce_np", e.NP, st.ECN.NP)

@@ -72,9 +72,15 @@ type ECNState struct {
 	NPEnabled, RPEnabled [8]bool
 	NP, RP               map[string]int
 	// CNPPrioMode is the inbox driver's np_cnp_prio_mode (1: CNPs take the
-	// request's priority, not cnp_802p_prio); -1 on OFED.
+	// request's priority, not cnp_802p_prio); -1 on OFED or when absent.
 	CNPPrioMode int
+	// Missing are the parameters ("roce_rp/rpg_max_rate") the host has no
+	// file for (an older kernel's debugfs): they can be neither read nor set.
+	Missing []string
 }
+
+// Has says whether the host has a file for parameter point/name.
+func (e *ECNState) Has(point, name string) bool { return !slices.Contains(e.Missing, point+"/"+name) }
 
 // PerPriority says whether ECN can be enabled per priority (OFED only).
 func (e *ECNState) PerPriority() bool { return e.Driver == DriverOFED }

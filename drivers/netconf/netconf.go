@@ -5,47 +5,78 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"sync"
 	"time"
 
 	gnc "github.com/Juniper/go-netconf/netconf"
+	"golang.org/x/crypto/ssh"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 )
 
-// Session is an open NETCONF session with one switch.
+// Session is an open NETCONF session with one switch. Every call takes a
+// context: when it ends during the call, the session is closed (the only
+// way to stop go-netconf waiting for a reply), so a switch that stops
+// answering cannot hold labctl. A device discards an unconfirmed commit,
+// an uncommitted candidate and the session's locks when the session ends.
 type Session struct {
-	device string
-	s      *gnc.Session
+	device    string
+	s         *gnc.Session
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Dial opens a session on the target's NETCONF endpoint (addr), with the
-// pool's known_hosts and the target's credential.
+// pool's known_hosts and the target's credential. The TCP connection, SSH
+// handshake and hello exchange end with ctx or after the pool's dial
+// timeout, and leave nothing open when they do.
 func Dial(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, addr string) (*Session, error) {
+	fail := func(err error) error { return fmt.Errorf("device %s (%s): netconf: %w", t.Name, addr, err) }
 	cfg, closer, err := pool.ClientConfig(t)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
-	type result struct {
-		s   *gnc.Session
-		err error
+	// The host key is checked against addr as the lab names it (a host
+	// name in known_hosts), not the address the connection resolved to.
+	check := cfg.HostKeyCallback
+	cfg.HostKeyCallback = func(_ string, remote net.Addr, key ssh.PublicKey) error { return check(addr, remote, key) }
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
 	}
-	ch := make(chan result, 1)
-	go func() { s, err := gnc.DialSSH(addr, cfg); ch <- result{s, err} }()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("device %s (%s): netconf: %w", t.Name, addr, r.err)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fail(err)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks the handshake and the hello
+	gs, err := gnc.NewSSHSession(conn, cfg)
+	if !stop() {
+		if gs != nil {
+			gs.Close()
 		}
-		return &Session{device: t.Name, s: r.s}, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("device %s (%s): netconf: %w", t.Name, addr, ctx.Err())
+		return nil, fail(ctx.Err())
 	}
+	if err != nil {
+		conn.Close()
+		return nil, fail(err)
+	}
+	if len(gs.ServerCapabilities) == 0 { // go-netconf does not report a failed hello
+		gs.Close()
+		return nil, fail(errors.New("no hello from the device"))
+	}
+	return &Session{device: t.Name, s: gs}, nil
 }
 
-// Close ends the session.
-func (s *Session) Close() error { return s.s.Close() }
+// Close ends the session (once; later calls return the first result).
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.s.Close() })
+	return s.closeErr
+}
 
 // Error is an rpc-error a device answered, with the operation it answered.
 type Error struct {
@@ -57,8 +88,15 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("device %s: netconf %s: %s: %s", e.Device, e.Operation, e.Tag, e.Message)
 }
 
-func (s *Session) exec(op, body string) (string, error) {
+func (s *Session) exec(ctx context.Context, op, body string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("device %s: netconf %s: %w", s.device, op, err)
+	}
+	stop := context.AfterFunc(ctx, func() { s.Close() })
 	reply, err := s.s.Exec(gnc.RawMethod(body))
+	if !stop() {
+		return "", fmt.Errorf("device %s: netconf %s: no answer: %w (session closed)", s.device, op, ctx.Err())
+	}
 	if err != nil {
 		var re *gnc.RPCError
 		if errors.As(err, &re) {
@@ -74,8 +112,8 @@ func (s *Session) exec(op, body string) (string, error) {
 }
 
 // GetConfig returns a datastore's configuration (the children of <data>).
-func (s *Session) GetConfig(source string) (string, error) {
-	data, err := s.exec("get-config", "<get-config><source><"+source+"/></source></get-config>")
+func (s *Session) GetConfig(ctx context.Context, source string) (string, error) {
+	data, err := s.exec(ctx, "get-config", "<get-config><source><"+source+"/></source></get-config>")
 	if err != nil {
 		return "", err
 	}
@@ -88,70 +126,52 @@ func (s *Session) GetConfig(source string) (string, error) {
 	return strings.TrimSpace(d.Inner), nil
 }
 
+const unlock = "<unlock><target><candidate/></target></unlock>"
+
+// cleanupTimeout bounds undoing a failed Stage, which runs even when the
+// caller's context has ended (unless that closed the session already).
+const cleanupTimeout = 30 * time.Second
+
 // Stage changes the running configuration through the candidate, as a
 // careful operator does, and leaves it unconfirmed: lock, edit-config
 // (merge), validate, commit confirmed with timeout (the device rolls back
-// by itself if Confirm does not follow). On error the candidate is
-// discarded, the confirmed commit cancelled and the lock released.
-func (s *Session) Stage(config string, timeout time.Duration) (err error) {
-	if _, err := s.exec("lock", "<lock><target><candidate/></target></lock>"); err != nil {
+// by itself if Confirm does not follow in time, or the session ends). On
+// error the candidate is discarded and the lock released.
+func (s *Session) Stage(ctx context.Context, config string, timeout time.Duration) (err error) {
+	if _, err := s.exec(ctx, "lock", "<lock><target><candidate/></target></lock>"); err != nil {
 		return err
 	}
-	committed := false
 	defer func() {
-		if err != nil {
-			if committed {
-				_, _ = s.exec("cancel-commit", "<cancel-commit/>")
-			}
-			_, _ = s.exec("discard-changes", "<discard-changes/>")
-			_, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>")
+		if err != nil { // best effort: a closed session releases both anyway
+			cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+			defer cancel()
+			_, _ = s.exec(cleanup, "discard-changes", "<discard-changes/>")
+			_, _ = s.exec(cleanup, "unlock", unlock)
 		}
 	}()
-	if _, err := s.exec("edit-config", "<edit-config><target><candidate/></target><config>"+config+"</config></edit-config>"); err != nil {
+	if _, err := s.exec(ctx, "edit-config", "<edit-config><target><candidate/></target><config>"+config+"</config></edit-config>"); err != nil {
 		return err
 	}
-	if _, err := s.exec("validate", "<validate><source><candidate/></source></validate>"); err != nil {
+	if _, err := s.exec(ctx, "validate", "<validate><source><candidate/></source></validate>"); err != nil {
 		return err
 	}
 	secs := max(int(timeout.Seconds()), 1)
-	if _, err := s.exec("commit", fmt.Sprintf("<commit><confirmed/><confirm-timeout>%d</confirm-timeout></commit>", secs)); err != nil {
-		return err
-	}
-	committed = true
-	return nil
+	_, err = s.exec(ctx, "commit", fmt.Sprintf("<commit><confirmed/><confirm-timeout>%d</confirm-timeout></commit>", secs))
+	return err
 }
 
-// Confirm reads the running configuration back, lets check accept it, and
-// confirms the staged commit; if check refuses, the commit is cancelled.
-// The lock is released either way.
-func (s *Session) Confirm(check func(running string) error) (err error) {
-	defer func() { _, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>") }()
-	running, err := s.GetConfig("running")
-	if err == nil && check != nil {
-		if cerr := check(running); cerr != nil {
-			err = fmt.Errorf("device %s: read-back after commit: %w", s.device, cerr)
-		}
-	}
-	if err != nil {
-		_, _ = s.exec("cancel-commit", "<cancel-commit/>")
-		return err
-	}
-	_, err = s.exec("commit", "<commit/>")
+// Confirm makes a staged commit permanent (the confirming commit) and
+// releases the lock. Read the running configuration back first.
+func (s *Session) Confirm(ctx context.Context) error {
+	_, err := s.exec(ctx, "commit", "<commit/>")
+	_, _ = s.exec(ctx, "unlock", unlock)
 	return err
 }
 
 // Cancel rolls a staged commit back and releases the lock.
-func (s *Session) Cancel() error {
-	_, err := s.exec("cancel-commit", "<cancel-commit/>")
-	_, _ = s.exec("discard-changes", "<discard-changes/>")
-	_, _ = s.exec("unlock", "<unlock><target><candidate/></target></unlock>")
+func (s *Session) Cancel(ctx context.Context) error {
+	_, err := s.exec(ctx, "cancel-commit", "<cancel-commit/>")
+	_, _ = s.exec(ctx, "discard-changes", "<discard-changes/>")
+	_, _ = s.exec(ctx, "unlock", unlock)
 	return err
-}
-
-// Apply is Stage then Confirm on one device.
-func (s *Session) Apply(config string, timeout time.Duration, check func(running string) error) error {
-	if err := s.Stage(config, timeout); err != nil {
-		return err
-	}
-	return s.Confirm(check)
 }

@@ -3,13 +3,19 @@ package netconf_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/labctl/labctl/drivers/netconf"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -21,7 +27,10 @@ func cfg(min string) string { return strings.Replace(ecn, "%s", min, 1) }
 
 func dial(t *testing.T) (*netconf.Session, *emulator.Lab) {
 	t.Helper()
-	src, _ := inventory.Generate("leafspine:1x1:1@100")
+	src, err := inventory.Generate("leafspine:1x1:1@100")
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +49,23 @@ func dial(t *testing.T) (*netconf.Session, *emulator.Lab) {
 	return s, l
 }
 
+// apply is what a careful caller does: stage, read back, check, then
+// confirm, or cancel if the check refuses.
+func apply(s *netconf.Session, config string, check func(string) error) error {
+	ctx := context.Background()
+	if err := s.Stage(ctx, config, time.Minute); err != nil {
+		return err
+	}
+	running, err := s.GetConfig(ctx, "running")
+	if err == nil && check != nil {
+		err = check(running)
+	}
+	if err != nil {
+		return errors.Join(err, s.Cancel(ctx))
+	}
+	return s.Confirm(ctx)
+}
+
 func has(min string) func(string) error {
 	return func(running string) error {
 		if !strings.Contains(running, "<min-threshold>"+min+"</min-threshold>") {
@@ -51,49 +77,148 @@ func has(min string) func(string) error {
 
 func TestApplyCommitsAndReadsBack(t *testing.T) {
 	s, _ := dial(t)
-	if err := s.Apply(cfg("100000"), time.Minute, has("100000")); err != nil {
+	if err := apply(s, cfg("100000"), has("100000")); err != nil {
 		t.Fatal(err)
 	}
-	run, _ := s.GetConfig("running")
-	if !strings.Contains(run, "ROCE_ECN") || !strings.Contains(run, "<min-threshold>100000</min-threshold>") {
-		t.Fatalf("running: %s", run)
+	run, err := s.GetConfig(context.Background(), "running")
+	if err != nil || !strings.Contains(run, "ROCE_ECN") || !strings.Contains(run, "<min-threshold>100000</min-threshold>") {
+		t.Fatalf("running: %v %s", err, run)
 	}
 	// a change of one threshold merges into the existing profile
-	if err := s.Apply(cfg("150000"), time.Minute, has("150000")); err != nil {
+	if err := apply(s, cfg("150000"), has("150000")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestFailuresLeaveThePreviousConfig(t *testing.T) {
 	s, l := dial(t)
-	if err := s.Apply(cfg("100000"), time.Minute, has("100000")); err != nil {
+	ctx := context.Background()
+	if err := apply(s, cfg("100000"), has("100000")); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s.GetConfig("running")
+	before, err := s.GetConfig(ctx, "running")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ne *netconf.Error
 
-	err := s.Apply(cfg("900000"), time.Minute, nil) // min above max: the model refuses
+	err = apply(s, cfg("900000"), nil) // min above max: the model refuses
 	if !errors.As(err, &ne) || ne.Device != "leaf1" || ne.Tag != "invalid-value" || !strings.Contains(ne.Message, "exceeds max-threshold") {
 		t.Fatalf("model violation: %v", err)
 	}
-	l.FailNext("leaf1", emulator.FaultCommit)
-	err = s.Apply(cfg("120000"), time.Minute, nil)
+	if err := l.FailNext("leaf1", emulator.FaultCommit); err != nil {
+		t.Fatal(err)
+	}
+	err = apply(s, cfg("120000"), nil)
 	if !errors.As(err, &ne) || ne.Operation != "commit" || ne.Tag != "operation-failed" {
 		t.Fatalf("injected commit failure: %v", err)
 	}
 	// the read-back disagrees: the confirmed commit is cancelled
-	err = s.Apply(cfg("130000"), time.Minute, func(string) error { return errors.New("not what we sent") })
-	if err == nil || !strings.Contains(err.Error(), "read-back") {
+	err = apply(s, cfg("130000"), func(string) error { return errors.New("not what we sent") })
+	if err == nil || !strings.Contains(err.Error(), "not what we sent") {
 		t.Fatalf("read-back failure: %v", err)
 	}
-	after, _ := s.GetConfig("running")
-	if after != before {
-		t.Fatalf("running changed after failures:\n%s\n%s", before, after)
+	if after, err := s.GetConfig(ctx, "running"); err != nil || after != before {
+		t.Fatalf("running changed after failures (%v):\n%s\n%s", err, before, after)
 	}
-	if cand, _ := s.GetConfig("candidate"); cand != before {
-		t.Fatalf("candidate not discarded: %s", cand)
+	if cand, err := s.GetConfig(ctx, "candidate"); err != nil || cand != before {
+		t.Fatalf("candidate not discarded (%v): %s", err, cand)
 	}
-	if err := s.Apply(cfg("110000"), time.Minute, has("110000")); err != nil {
+	if err := apply(s, cfg("110000"), has("110000")); err != nil {
 		t.Fatalf("the lock must have been released: %v", err)
+	}
+}
+
+// mute is a device whose NETCONF subsystem says hello and then never
+// answers, as a hung switch does.
+func mute(t *testing.T) (*sshdrv.Pool, sshdrv.Target) {
+	t.Helper()
+	dir := t.TempDir()
+	keyPath, pub, err := sshd.GenerateClientKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk, err := sshd.GenerateHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sshd.New(sshd.Config{Name: "sw1", HostKey: hk, AuthorizedKeys: []ssh.PublicKey{pub},
+		Subsystems: map[string]sshd.SubsystemHandler{"netconf": func(ctx context.Context, rw io.ReadWriter) error {
+			_, err := io.WriteString(rw, `<hello xmlns="urn:ietf:params:xml:ns:netconf:base:1.0"><capabilities>`+
+				`<capability>urn:ietf:params:netconf:base:1.0</capability></capabilities><session-id>1</session-id></hello>]]>]]>`)
+			if err == nil {
+				_, err = io.Copy(io.Discard, rw) // reads every request, answers none
+			}
+			return err
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	kh := filepath.Join(dir, "known_hosts")
+	if err := sshd.WriteKnownHosts(kh, []sshd.KnownHost{{Addr: srv.Addr(), Key: hk.PublicKey()}}); err != nil {
+		t.Fatal(err)
+	}
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: kh})
+	t.Cleanup(func() { pool.Close() })
+	return pool, sshdrv.Target{Name: "sw1", Addr: srv.Addr(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
+}
+
+// A switch that stops answering cannot hold a caller past its context.
+func TestCallsEndWithTheirContext(t *testing.T) {
+	pool, tg := mute(t)
+	for name, call := range map[string]func(ctx context.Context, s *netconf.Session) error{
+		"get-config": func(ctx context.Context, s *netconf.Session) error { _, err := s.GetConfig(ctx, "running"); return err },
+		"stage":      func(ctx context.Context, s *netconf.Session) error { return s.Stage(ctx, cfg("1"), time.Minute) },
+	} {
+		s, err := netconf.Dial(context.Background(), pool, tg, tg.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- call(ctx, s) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "device sw1") {
+				t.Errorf("%s: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s on a mute switch did not end with its context", name)
+		}
+		cancel()
+	}
+}
+
+// A dial that ends with its context leaves no connection behind.
+func TestDialLeavesNothingOpen(t *testing.T) {
+	pool, tg := mute(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never speaks SSH
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	closed := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, c) // returns when the client closes
+		close(closed)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := netconf.Dial(ctx, pool, tg, ln.Addr().String()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("dial: %v", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection of a cancelled dial stays open")
 	}
 }

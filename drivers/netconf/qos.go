@@ -57,11 +57,21 @@ type qosXML struct {
 	} `xml:"queues>queue"`
 }
 
+// baseNamespace is NETCONF's own (RFC 6241), whose operation attribute
+// deletes an entry in an edit-config.
+const baseNamespace = "urn:ietf:params:xml:ns:netconf:base:1.0"
+
+// del is the attribute that deletes the element it is on.
+const del = ` nc:operation="delete"`
+
 // RenderQoS is the edit-config payload (merge) that sets what q manages:
 // the PFC vector and thresholds always, the other parts when q has them.
+// The entries q removes are deleted (operation "delete", which the device
+// refuses for an entry it does not have: send only what it holds, see
+// switchqos.Removal.Within).
 func RenderQoS(q switchqos.Config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<qos xmlns="%s"><pfc>`, QoSNamespace)
+	fmt.Fprintf(&b, `<qos xmlns="%s" xmlns:nc="%s"><pfc>`, QoSNamespace, baseNamespace)
 	for p, on := range q.PFC {
 		fmt.Fprintf(&b, "<priority><id>%d</id><enabled>%t</enabled></priority>", p, on)
 	}
@@ -70,18 +80,25 @@ func RenderQoS(q switchqos.Config) string {
 	if q.HeadroomBytes > 0 {
 		fmt.Fprintf(&b, "<headroom-bytes>%d</headroom-bytes>", q.HeadroomBytes)
 	}
-	if len(q.Pools) > 0 {
+	rm := q.Remove
+	if len(q.Pools)+len(rm.Pools) > 0 {
 		b.WriteString("<pools>")
 		for _, name := range slices.Sorted(maps.Keys(q.Pools)) {
 			fmt.Fprintf(&b, "<pool><name>%s</name><size-bytes>%d</size-bytes></pool>", escape(name), q.Pools[name])
 		}
+		for _, name := range rm.Pools {
+			fmt.Fprintf(&b, "<pool%s><name>%s</name></pool>", del, escape(name))
+		}
 		b.WriteString("</pools>")
 	}
 	b.WriteString("</buffer>")
-	if len(q.DSCP) > 0 {
+	if len(q.DSCP)+len(rm.DSCP) > 0 {
 		b.WriteString("<classifier>")
 		for _, d := range slices.Sorted(maps.Keys(q.DSCP)) {
 			fmt.Fprintf(&b, "<dscp><id>%d</id><traffic-class>%d</traffic-class></dscp>", d, q.DSCP[d])
+		}
+		for _, d := range rm.DSCP {
+			fmt.Fprintf(&b, "<dscp%s><id>%d</id></dscp>", del, d)
 		}
 		b.WriteString("</classifier>")
 	}
@@ -95,6 +112,9 @@ func RenderQoS(q switchqos.Config) string {
 	for id := range q.Weights {
 		queues[id] = true
 	}
+	for _, id := range rm.ECN {
+		queues[id] = true
+	}
 	b.WriteString("<queues>")
 	for _, id := range slices.Sorted(maps.Keys(queues)) {
 		fmt.Fprintf(&b, "<queue><id>%d</id>", id)
@@ -104,6 +124,8 @@ func RenderQoS(q switchqos.Config) string {
 		if e, ok := q.ECN[id]; ok {
 			fmt.Fprintf(&b, "<ecn><min-threshold>%d</min-threshold><max-threshold>%d</max-threshold><max-probability-percent>%d</max-probability-percent></ecn>",
 				e.KminBytes, e.KmaxBytes, e.PmaxPercent)
+		} else if slices.Contains(rm.ECN, id) {
+			fmt.Fprintf(&b, "<ecn%s/>", del)
 		}
 		b.WriteString("</queue>")
 	}

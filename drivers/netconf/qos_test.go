@@ -1,13 +1,13 @@
 package netconf_test
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/drivers/switchqos"
@@ -50,10 +50,13 @@ func TestRenderQoSGolden(t *testing.T) {
 func TestQoSModelRoundTrip(t *testing.T) {
 	s, _ := dial(t)
 	want := fullQoS()
-	if err := s.Apply(netconf.RenderQoS(want), time.Minute, nil); err != nil {
+	if err := apply(s, netconf.RenderQoS(want), nil); err != nil {
 		t.Fatal(err)
 	}
-	run, _ := s.GetConfig("running")
+	run, err := s.GetConfig(context.Background(), "running")
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := netconf.ParseQoS(run)
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +72,13 @@ func TestQoSModelRoundTrip(t *testing.T) {
 	// static thresholds -> dynamic: the merge clears xoff/xon
 	dyn := want
 	dyn.XoffBytes, dyn.XonBytes, dyn.Alpha = 0, 0, 0.125
-	if err := s.Apply(netconf.RenderQoS(dyn), time.Minute, nil); err != nil {
+	if err := apply(s, netconf.RenderQoS(dyn), nil); err != nil {
 		t.Fatal(err)
 	}
-	run, _ = s.GetConfig("running")
-	if got, _ = netconf.ParseQoS(run); len(switchqos.Diff(got, dyn)) != 0 {
+	if run, err = s.GetConfig(context.Background(), "running"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = netconf.ParseQoS(run); err != nil || len(switchqos.Diff(got, dyn)) != 0 {
 		t.Fatalf("dynamic threshold not read back: %+v", got)
 	}
 }
@@ -93,7 +98,7 @@ func TestQoSModelRefusesBadValues(t *testing.T) {
 	} {
 		q := fullQoS()
 		tc.change(&q)
-		err := s.Apply(netconf.RenderQoS(q), time.Minute, nil)
+		err := apply(s, netconf.RenderQoS(q), nil)
 		var ne *netconf.Error
 		if !errors.As(err, &ne) || ne.Operation != "validate" || ne.Tag != "invalid-value" || !strings.Contains(ne.Message, tc.msg) {
 			t.Errorf("%s: %v", name, err)
@@ -118,4 +123,44 @@ func FuzzParseQoS(f *testing.F) {
 			t.Fatalf("%+v", d)
 		}
 	})
+}
+
+// Entries a configuration removes are deleted on the switch, and nothing
+// else changes.
+func TestQoSModelDeletesRemovedEntries(t *testing.T) {
+	s, _ := dial(t)
+	ctx := context.Background()
+	if err := apply(s, netconf.RenderQoS(fullQoS()), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := fullQoS()
+	want.ECN, want.DSCP, want.Pools = nil, map[int]int{26: 3}, map[string]int64{switchqos.PoolLossless: 4 << 20}
+	want.Remove = switchqos.Removal{ECN: []int{3}, DSCP: []int{48}, Pools: []string{switchqos.PoolLossy}}
+	if err := apply(s, netconf.RenderQoS(want), nil); err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.GetConfig(ctx, "running")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := netconf.ParseQoS(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.ECN[3]; ok || len(got.DSCP) != 1 || len(got.Pools) != 1 || got.Weights[3] != 4 {
+		t.Fatalf("after removing queue 3's ECN, DSCP 48 and the lossy pool: %+v", got)
+	}
+	if d := switchqos.Diff(got, want); len(d) != 0 {
+		t.Fatalf("read back differs: %+v", d)
+	}
+	// deleting what the switch does not have is refused: send only what it holds
+	err = apply(s, netconf.RenderQoS(want), nil)
+	var ne *netconf.Error
+	if !errors.As(err, &ne) || ne.Tag != "data-missing" {
+		t.Fatalf("delete of a missing entry: %v", err)
+	}
+	want.Remove = want.Remove.Within(got)
+	if err := apply(s, netconf.RenderQoS(want), nil); err != nil {
+		t.Fatalf("with Within: %v", err)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	xssh "golang.org/x/crypto/ssh"
 )
@@ -137,34 +136,8 @@ func (p *Pool) ExecStdin(ctx context.Context, t Target, cmd string, stdin io.Rea
 // with "device NAME" unless it already says so). Targets not yet started
 // when ctx ends fail with ctx's error.
 func (p *Pool) ForEach(ctx context.Context, targets []Target, fn func(ctx context.Context, t Target) error) error {
-	sem := make(chan struct{}, p.cfg.MaxParallel)
-	errs := make([]error, len(targets)) // by index: the result does not depend on timing
-	var wg sync.WaitGroup
-	for i, t := range targets {
-		acquired := false
-		if ctx.Err() == nil { // select alone would pick at random when both are ready
-			select {
-			case sem <- struct{}{}:
-				acquired = true
-			case <-ctx.Done():
-			}
-		}
-		if !acquired {
-			errs[i] = fmt.Errorf("device %s: not started: %w", t.Name, ctx.Err())
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx, t); err != nil {
-				if !strings.Contains(err.Error(), "device "+t.Name) {
-					err = fmt.Errorf("device %s: %w", t.Name, err)
-				}
-				errs[i] = err
-			}
-		}()
-	}
-	wg.Wait()
+	_, errs := Each(ctx, p, targets, nil, func(ctx context.Context, t Target) (struct{}, error) {
+		return struct{}{}, fn(ctx, t)
+	})
 	return errors.Join(errs...)
 }

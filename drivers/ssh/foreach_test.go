@@ -92,3 +92,60 @@ func TestForEachJoinsErrorsByDevice(t *testing.T) {
 		t.Errorf("cancelled ForEach: calls=%d err=%v", calls, err)
 	}
 }
+
+// Each returns results in target order whatever order the devices finish
+// in, tells progress about each one once, and marks targets it never
+// started.
+func TestEachOrdersResultsAndCountsProgress(t *testing.T) {
+	d := newDevice(t, sshdrv.Config{MaxParallel: 4}, nil)
+	var targets []sshdrv.Target
+	for i := range 8 {
+		tg := d.target
+		tg.Name = fmt.Sprintf("h%d", i)
+		targets = append(targets, tg)
+	}
+	var seen []int
+	out, errs := sshdrv.Each(context.Background(), d.pool, targets, func(dev string, done, total int) {
+		if total != 8 {
+			t.Errorf("progress total %d", total)
+		}
+		seen = append(seen, done)
+	}, func(ctx context.Context, tg sshdrv.Target) (string, error) {
+		// later targets answer first: the order must not follow
+		i := 0
+		fmt.Sscanf(tg.Name, "h%d", &i)
+		time.Sleep(time.Duration(8-i) * 10 * time.Millisecond)
+		if i == 5 {
+			return "", errors.New("boom")
+		}
+		r, err := d.pool.Exec(ctx, tg, "echo "+tg.Name)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(string(r.Stdout)), nil
+	})
+	for i, v := range out {
+		want := fmt.Sprintf("h%d", i)
+		if i == 5 {
+			want = ""
+			if errs[i] == nil || errs[i].Error() != "device h5: boom" {
+				t.Errorf("error of h5: %v", errs[i])
+			}
+		} else if errs[i] != nil {
+			t.Errorf("%s: %v", want, errs[i])
+		}
+		if v != want {
+			t.Errorf("out[%d] = %q, want %q", i, v, want)
+		}
+	}
+	if fmt.Sprint(seen) != "[1 2 3 4 5 6 7 8]" {
+		t.Errorf("progress counted %v", seen)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, errs = sshdrv.Each(ctx, d.pool, targets[:2], nil, func(context.Context, sshdrv.Target) (string, error) { return "ran", nil })
+	if out[0] != "" || !errors.Is(errs[1], context.Canceled) || !strings.Contains(errs[1].Error(), "device h1: not started") {
+		t.Errorf("cancelled: %q %v", out, errs)
+	}
+}

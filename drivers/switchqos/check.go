@@ -56,26 +56,54 @@ func (c Config) Check(bufferBytes int64) []Problem {
 	if bufferBytes > 0 && total > bufferBytes {
 		add("buffer_pools", "pools of %d bytes do not fit the switch's %d-byte buffer", total, bufferBytes)
 	}
+	queue := func(f string, q int) bool {
+		if q < 0 || q > 7 {
+			add(f, "queue %d is not a queue (0..7)", q)
+			return false
+		}
+		return true
+	}
 	for _, q := range slices.Sorted(maps.Keys(c.ECN)) {
 		e := c.ECN[q]
 		f := fmt.Sprintf("ecn.%d", q)
-		switch {
-		case q < 0 || q > 7:
-			add(f, "queue %d is not a queue (0..7)", q)
-		case e.KminBytes < 0 || e.KmaxBytes < 0:
-			add(f+".kmin_bytes", "thresholds must not be negative")
-		case e.KminBytes > e.KmaxBytes:
+		if !queue(f, q) {
+			continue
+		}
+		if e.KminBytes < 0 {
+			add(f+".kmin_bytes", "%d is negative", e.KminBytes)
+		}
+		if e.KmaxBytes < 0 {
+			add(f+".kmax_bytes", "%d is negative", e.KmaxBytes)
+		}
+		if e.KminBytes > e.KmaxBytes {
 			add(f+".kmin_bytes", "kmin_bytes %d exceeds kmax_bytes %d", e.KminBytes, e.KmaxBytes)
-		case e.PmaxPercent < 0 || e.PmaxPercent > 100:
+		}
+		if e.PmaxPercent < 0 || e.PmaxPercent > 100 {
 			add(f+".pmax_percent", "%d is not a percentage (0..100)", e.PmaxPercent)
 		}
 	}
+	dscp := func(f string, d int) bool {
+		if d < 0 || d > 63 {
+			add(f, "%d is not a DSCP (0..63)", d)
+			return false
+		}
+		return true
+	}
 	for _, d := range slices.Sorted(maps.Keys(c.DSCP)) {
 		tc := c.DSCP[d]
-		if d < 0 || d > 63 {
-			add(fmt.Sprintf("dscp_to_tc.%d", d), "%d is not a DSCP (0..63)", d)
-		} else if tc < 0 || tc > 7 {
-			add(fmt.Sprintf("dscp_to_tc.%d", d), "traffic class %d is not 0..7", tc)
+		if f := fmt.Sprintf("dscp_to_tc.%d", d); dscp(f, d) && (tc < 0 || tc > 7) {
+			add(f, "traffic class %d is not 0..7", tc)
+		}
+	}
+	for _, q := range c.Remove.ECN {
+		queue(fmt.Sprintf("ecn.%d", q), q)
+	}
+	for _, d := range c.Remove.DSCP {
+		dscp(fmt.Sprintf("dscp_to_tc.%d", d), d)
+	}
+	for _, name := range c.Remove.Pools {
+		if name != PoolLossless && name != PoolLossy {
+			add("buffer_pools."+name, "unknown pool (want %s or %s)", PoolLossless, PoolLossy)
 		}
 	}
 	switch c.Scheduler {

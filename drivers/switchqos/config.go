@@ -35,6 +35,43 @@ type Config struct {
 	// with Weights per queue.
 	Scheduler string      `json:"scheduler,omitempty"`
 	Weights   map[int]int `json:"dwrr_weights,omitempty"`
+	// Remove lists entries the device must not have (a profile's `off`);
+	// a configuration read from a device never has any.
+	Remove Removal `json:"remove"`
+}
+
+// Removal is what a configuration takes away: the ECN marking of queues,
+// DSCP code points' classes, buffer pools. On a device without a way to
+// delete a pool (Tofino's pools always exist), a removed pool has size 0.
+type Removal struct {
+	ECN   []int    `json:"ecn,omitempty"`
+	DSCP  []int    `json:"dscp,omitempty"`
+	Pools []string `json:"pools,omitempty"`
+}
+
+// Empty says whether nothing is removed.
+func (r Removal) Empty() bool { return len(r.ECN)+len(r.DSCP)+len(r.Pools) == 0 }
+
+// Within is r restricted to the entries have holds: what a device that
+// refuses to delete what it does not have must be sent.
+func (r Removal) Within(have Config) Removal {
+	var out Removal
+	for _, q := range r.ECN {
+		if _, ok := have.ECN[q]; ok {
+			out.ECN = append(out.ECN, q)
+		}
+	}
+	for _, d := range r.DSCP {
+		if _, ok := have.DSCP[d]; ok {
+			out.DSCP = append(out.DSCP, d)
+		}
+	}
+	for _, p := range r.Pools {
+		if _, ok := have.Pools[p]; ok {
+			out.Pools = append(out.Pools, p)
+		}
+	}
+	return out
 }
 
 // ECN is one queue's marking: probability 0 below Kmin, rising linearly to
@@ -76,7 +113,8 @@ type Setting struct {
 }
 
 // Diff lists, in a stable order, every managed setting of want that have
-// does not match; one value changed in want is one Setting.
+// does not match; one value changed in want is one Setting. An entry want
+// removes that have still holds differs with To "none".
 func Diff(have, want Config) []Setting {
 	var out []Setting
 	add := func(field, from, to string) {
@@ -97,8 +135,15 @@ func Diff(have, want Config) []Setting {
 	for _, name := range slices.Sorted(maps.Keys(want.Pools)) {
 		add("pool["+name+"].bytes", lookup(have.Pools, name, i64), i64(want.Pools[name]))
 	}
+	for _, name := range slices.Sorted(slices.Values(want.Remove.Pools)) {
+		add("pool["+name+"].bytes", lookup(have.Pools, name, i64), "none")
+	}
+	dscp := func(d int) string { return fmt.Sprintf("dscp[%d].tc", d) }
 	for _, d := range slices.Sorted(maps.Keys(want.DSCP)) {
-		add(fmt.Sprintf("dscp[%d].tc", d), lookup(have.DSCP, d, strconv.Itoa), strconv.Itoa(want.DSCP[d]))
+		add(dscp(d), lookup(have.DSCP, d, strconv.Itoa), strconv.Itoa(want.DSCP[d]))
+	}
+	for _, d := range slices.Sorted(slices.Values(want.Remove.DSCP)) {
+		add(dscp(d), lookup(have.DSCP, d, strconv.Itoa), "none")
 	}
 	if want.Scheduler != "" {
 		add("scheduler", orNone(have.Scheduler), want.Scheduler)
@@ -121,6 +166,47 @@ func Diff(have, want Config) []Setting {
 		add(f+"kmin_bytes", i64(h.KminBytes), i64(w.KminBytes))
 		add(f+"kmax_bytes", i64(h.KmaxBytes), i64(w.KmaxBytes))
 		add(f+"pmax_percent", strconv.Itoa(h.PmaxPercent), strconv.Itoa(w.PmaxPercent))
+	}
+	for _, q := range slices.Sorted(slices.Values(want.Remove.ECN)) {
+		if h, ok := have.ECN[q]; ok {
+			f := fmt.Sprintf("queue[%d].ecn.", q)
+			add(f+"kmin_bytes", i64(h.KminBytes), "none")
+			add(f+"kmax_bytes", i64(h.KmaxBytes), "none")
+			add(f+"pmax_percent", strconv.Itoa(h.PmaxPercent), "none")
+		}
+	}
+	return out
+}
+
+// Unnamed lists the entries have holds in the tables want manages (ECN,
+// DSCP, pools: want sets or removes some of their entries) that want
+// neither sets nor removes: old settings a profile leaves in place. Each
+// is one Setting with the device's value and To "unnamed"; Diff does not
+// count them, a plan notes them.
+func Unnamed(have, want Config) []Setting {
+	var out []Setting
+	note := func(field, from string) { out = append(out, Setting{Field: field, From: from, To: "unnamed"}) }
+	if len(want.Pools) > 0 || len(want.Remove.Pools) > 0 {
+		for _, name := range slices.Sorted(maps.Keys(have.Pools)) {
+			if _, ok := want.Pools[name]; !ok && !slices.Contains(want.Remove.Pools, name) {
+				note("pool["+name+"].bytes", strconv.FormatInt(have.Pools[name], 10))
+			}
+		}
+	}
+	if len(want.DSCP) > 0 || len(want.Remove.DSCP) > 0 {
+		for _, d := range slices.Sorted(maps.Keys(have.DSCP)) {
+			if _, ok := want.DSCP[d]; !ok && !slices.Contains(want.Remove.DSCP, d) {
+				note(fmt.Sprintf("dscp[%d].tc", d), strconv.Itoa(have.DSCP[d]))
+			}
+		}
+	}
+	if len(want.ECN) > 0 || len(want.Remove.ECN) > 0 {
+		for _, q := range slices.Sorted(maps.Keys(have.ECN)) {
+			if _, ok := want.ECN[q]; !ok && !slices.Contains(want.Remove.ECN, q) {
+				e := have.ECN[q]
+				note(fmt.Sprintf("queue[%d].ecn", q), fmt.Sprintf("kmin_bytes %d, kmax_bytes %d, pmax_percent %d", e.KminBytes, e.KmaxBytes, e.PmaxPercent))
+			}
+		}
 	}
 	return out
 }

@@ -119,3 +119,53 @@ func TestMergePorts(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// A removed entry the device still holds differs (to "none"); once gone
+// it does not; entries a profile neither sets nor removes are Unnamed.
+func TestRemoveAndUnnamed(t *testing.T) {
+	have := base()
+	have.ECN[5] = ECN{1000, 2000, 10}
+	have.DSCP[10] = 2
+	want := base()
+	want.Remove = Removal{ECN: []int{5}, DSCP: []int{10}, Pools: []string{PoolLossy}}
+	delete(want.Pools, PoolLossy)
+	d := Diff(have, want)
+	var got []string
+	for _, s := range d {
+		got = append(got, s.Field+" "+s.From+" -> "+s.To)
+	}
+	if strings.Join(got, "; ") != "pool[lossy].bytes 6291456 -> none; dscp[10].tc 2 -> none; "+
+		"queue[5].ecn.kmin_bytes 1000 -> none; queue[5].ecn.kmax_bytes 2000 -> none; queue[5].ecn.pmax_percent 10 -> none" {
+		t.Fatalf("diff: %s", strings.Join(got, "; "))
+	}
+	if w := want.Remove.Within(base()); len(w.ECN) != 0 || len(w.DSCP) != 0 || len(w.Pools) != 1 {
+		t.Fatalf("within what the device has: %+v", w)
+	}
+	gone := base()
+	delete(gone.Pools, PoolLossy)
+	if d := Diff(gone, want); len(d) != 0 {
+		t.Fatalf("removed entries that are gone still differ: %+v", d)
+	}
+
+	// a profile that names only queue 3 leaves queue 5's marking: noted, not a change
+	if u := Unnamed(have, base()); len(u) != 2 || u[0].Field != "dscp[10].tc" || u[1].Field != "queue[5].ecn" || u[1].From != "kmin_bytes 1000, kmax_bytes 2000, pmax_percent 10" {
+		t.Fatalf("unnamed: %+v", u)
+	}
+	if u := Unnamed(have, Config{}); len(u) != 0 {
+		t.Fatalf("tables the profile does not manage: %+v", u)
+	}
+}
+
+// Every problem of a configuration is reported, several of one queue too.
+func TestCheckReportsEveryProblem(t *testing.T) {
+	c := base()
+	c.ECN = map[int]ECN{3: {KminBytes: 500000, KmaxBytes: 400000, PmaxPercent: 120}, 4: {KminBytes: -1, KmaxBytes: 10}}
+	c.Remove = Removal{ECN: []int{9}, DSCP: []int{70}, Pools: []string{"video"}}
+	var got []string
+	for _, p := range c.Check(12 << 20) {
+		got = append(got, p.Field)
+	}
+	if strings.Join(got, " ") != "ecn.3.kmin_bytes ecn.3.pmax_percent ecn.4.kmin_bytes ecn.9 dscp_to_tc.70 buffer_pools.video" {
+		t.Fatalf("problems: %v", got)
+	}
+}

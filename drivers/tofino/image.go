@@ -69,17 +69,11 @@ func ParseRef(ref string) (name, version string, err error) {
 // ParseManifest decodes and checks a manifest; every problem is reported
 // as file:line: field: message.
 func ParseManifest(data []byte, file string) (*Manifest, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var m Manifest
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	ix, err := yamlpos.Decode(data, file, &m)
+	if err != nil {
+		return nil, err
 	}
-	ix := yamlpos.New(file, &root)
 	var ps yamlpos.Problems
 	m.check(ix, &ps)
 	if err := ps.Err(); err != nil {

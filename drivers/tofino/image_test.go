@@ -68,7 +68,7 @@ func TestValidateFindsEachProblem(t *testing.T) {
 		{"bad target", func(d string) { edit(d, "target: tofino\n", "target: tofino3\n") },
 			`image.yaml:11: target: "tofino3": want tofino or tofino2`},
 		{"unknown field", func(d string) { edit(d, "program: drill_lb\n", "program: drill_lb\nprogramme: x\n") },
-			"image.yaml: yaml: unmarshal errors:\n  line 13: field programme not found"},
+			"image.yaml:13: programme: unknown field (known here: name, version, target, program, lb, files)"},
 		{"bad sha256", func(d string) { edit(d, "sha256: d5d9", "sha256: D5D9") },
 			`image.yaml:20: files[0].sha256: "D5D9`},
 		{"path escaping the bundle", func(d string) { edit(d, "path: bf-rt.json", "path: ../bf-rt.json") },

@@ -12,10 +12,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -111,23 +109,7 @@ func (r *Result) fail(err error) {
 // Targets are lab's switches as SSH targets, all of them or those named
 // in only.
 func Targets(lab *inventory.Lab, only []string) ([]sshdrv.Target, error) {
-	var ts []sshdrv.Target
-	for _, sw := range lab.Switches {
-		if len(only) > 0 && !slices.Contains(only, sw.Name) {
-			continue
-		}
-		cred, ok := lab.CredentialFor(sw.Name)
-		if !ok || sw.Mgmt.SSH == "" {
-			return nil, fmt.Errorf("switch %s has no SSH endpoint or credential in lab %s", sw.Name, lab.Name)
-		}
-		ts = append(ts, sshdrv.Target{Name: sw.Name, Addr: sw.Mgmt.SSH, Cred: cred})
-	}
-	for _, n := range only {
-		if _, ok := lab.Switch(n); !ok {
-			return nil, fmt.Errorf("lab %s has no switch %s", lab.Name, n)
-		}
-	}
-	return ts, nil
+	return sshdrv.SwitchTargets(lab, only, sshdrv.EndpointSSH)
 }
 
 // defaultRoot is labctl's directory on a switch unless told otherwise.
@@ -171,31 +153,15 @@ func (d *Driver) run(ctx context.Context, t sshdrv.Target, cmd string) ([]byte, 
 // started (ctx ended first) gets notStarted's result.
 func each[T any](ctx context.Context, d *Driver, ts []sshdrv.Target, progress Progress,
 	fn func(context.Context, sshdrv.Target) T, notStarted func(sshdrv.Target, error) T) []T {
-	out := make([]T, len(ts))
-	ran := make([]bool, len(ts))
-	idx := map[string]int{}
-	for i, t := range ts {
-		idx[t.Name] = i
-	}
-	var mu sync.Mutex
-	done := 0
-	_ = d.SSH.ForEach(ctx, ts, func(ctx context.Context, t sshdrv.Target) error {
-		r := fn(ctx, t)
-		mu.Lock()
-		defer mu.Unlock()
-		out[idx[t.Name]], ran[idx[t.Name]] = r, true
-		done++
-		if progress != nil {
-			progress(t.Name, done, len(ts))
-		}
-		return nil
+	out, errs := sshdrv.Each(ctx, d.SSH, ts, sshdrv.Progress(progress), func(ctx context.Context, t sshdrv.Target) (T, error) {
+		return fn(ctx, t), nil
 	})
-	for i, t := range ts {
-		if !ran[i] {
-			out[i] = notStarted(t, fmt.Errorf("device %s: not started: %w", t.Name, ctx.Err()))
+	for i, err := range errs {
+		if err != nil { // fn never fails: only the targets not started
+			out[i] = notStarted(ts[i], err)
 		}
 	}
-	return out // fn never fails: ForEach's error is only the targets not started
+	return out
 }
 
 // failedResult is a Result for a switch where nothing was done.

@@ -132,12 +132,13 @@ func ParsePortName(name string) (conn, chnl int, err error) {
 // priority is reported as not lossless and gets rewritten.
 func (tm *TM) Configs() map[string]switchqos.Config {
 	cell := tm.CellBytes
-	global := switchqos.Config{
-		Pools: map[string]int64{
-			switchqos.PoolLossless: min(tm.Pools[poolIgLossless], tm.Pools[poolEgLossless]) * cell,
-			switchqos.PoolLossy:    min(tm.Pools[poolIgLossy], tm.Pools[poolEgLossy]) * cell,
-		},
-		ECN: map[int]switchqos.ECN{}, DSCP: map[int]int{},
+	global := switchqos.Config{Pools: map[string]int64{}, ECN: map[int]switchqos.ECN{}, DSCP: map[int]int{}}
+	// A pool of 0 cells holds nothing: it counts as no pool (pools cannot
+	// be deleted, so a removed pool is written as 0 cells).
+	for name, pair := range map[string][2]string{switchqos.PoolLossless: {poolIgLossless, poolEgLossless}, switchqos.PoolLossy: {poolIgLossy, poolEgLossy}} {
+		if v := min(tm.Pools[pair[0]], tm.Pools[pair[1]]); v > 0 {
+			global.Pools[name] = v * cell
+		}
 	}
 	for q, r := range tm.ECN {
 		global.ECN[q] = switchqos.ECN{KminBytes: r.KminCells * cell, KmaxBytes: r.KmaxCells * cell, PmaxPercent: r.PmaxPercent}
@@ -189,7 +190,8 @@ func schedulerOf(qs [8]TMQueue) string {
 }
 
 // With is tm changed to hold want (quantized to cells) on every port; what
-// want does not manage stays as it is.
+// want does not manage stays as it is, what it removes is deleted (a pool
+// is set to 0 cells).
 func (tm *TM) With(want switchqos.Config) *TM {
 	cell := tm.CellBytes
 	w := want.Quantize(cell)
@@ -206,6 +208,20 @@ func (tm *TM) With(want switchqos.Config) *TM {
 	}
 	for d, tc := range w.DSCP {
 		n.DSCP[d] = tc
+	}
+	for _, q := range w.Remove.ECN {
+		delete(n.ECN, q)
+	}
+	for _, d := range w.Remove.DSCP {
+		delete(n.DSCP, d)
+	}
+	for _, p := range w.Remove.Pools {
+		switch p {
+		case switchqos.PoolLossless:
+			n.Pools[poolIgLossless], n.Pools[poolEgLossless] = 0, 0
+		case switchqos.PoolLossy:
+			n.Pools[poolIgLossy], n.Pools[poolEgLossy] = 0, 0
+		}
 	}
 	mask := int(w.PFCMask())
 	for i := range n.Ports {

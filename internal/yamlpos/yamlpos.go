@@ -15,8 +15,16 @@ import (
 
 // Index is a field-path -> line map for one file.
 type Index struct {
-	File  string
-	lines map[string]int
+	File    string
+	lines   map[string]int
+	entries []entry // every key and list item, in document order
+}
+
+// entry is one key or list item of the document: its field path, its key
+// node (nil for list items) and its value.
+type entry struct {
+	path     string
+	key, val *yaml.Node
 }
 
 // New indexes the document in root (as returned by yaml.Unmarshal into a
@@ -48,11 +56,14 @@ func (ix *Index) walk(path string, n *yaml.Node) {
 				p = path + "." + k.Value
 			}
 			ix.lines[p] = k.Line
+			ix.entries = append(ix.entries, entry{p, k, v})
 			ix.walk(p, v)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			ix.walk(fmt.Sprintf("%s[%d]", path, i), c)
+			p := fmt.Sprintf("%s[%d]", path, i)
+			ix.entries = append(ix.entries, entry{p, nil, c})
+			ix.walk(p, c)
 		}
 	case yaml.AliasNode:
 		ix.walk(path, n.Alias)

@@ -120,7 +120,7 @@ rules:
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	if _, err := ParseThresholds([]byte("rules:\n  - {metric: fct.mean, relativ: 0.1}\n"), "th.yaml"); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := ParseThresholds([]byte("rules:\n  - {metric: fct.mean, relativ: 0.1}\n"), "th.yaml"); err == nil || !strings.Contains(err.Error(), "th.yaml:2: rules[0].relativ: unknown field (known here: metric,") {
 		t.Errorf("unknown key: %v", err)
 	}
 }

@@ -1,13 +1,10 @@
 package regress
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"os"
 	"path"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/labctl/labctl/internal/yamlpos"
 )
@@ -63,18 +60,12 @@ func LoadThresholds(file string) (*Thresholds, error) {
 
 // ParseThresholds decodes and checks a thresholds document.
 func ParseThresholds(data []byte, file string) (*Thresholds, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var t Thresholds
-	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	ix, err := yamlpos.Decode(data, file, &t)
+	if err != nil {
+		return nil, err
 	}
 	t.File = file
-	ix := yamlpos.New(file, &root)
 	var ps yamlpos.Problems
 	if t.NoiseSigma != nil && *t.NoiseSigma < 0 {
 		ix.Add(&ps, "noise_sigma", "must be >= 0")
