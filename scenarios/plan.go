@@ -18,9 +18,11 @@ type Point struct {
 	Variant    int    `json:"variant"` // index in the matrix's cross product
 	Traffic    int    `json:"traffic"` // index of the traffic entry
 	Repetition int    `json:"repetition"`
-	// Params are the swept values by name, the well-known keys
-	// (reports.ParamScheme, ParamLoad, ParamWorkload) where the point has
-	// them, "seed" for a random pattern and "repetition" when repeated.
+	// Params are the swept values that apply to the point's traffic entry
+	// by name, the well-known keys (reports.ParamScheme, ParamLoad,
+	// ParamWorkload) where the point has them, ParamTraffic when the
+	// scenario has several entries, "seed" for a random pattern and
+	// "repetition" when repeated.
 	Params      map[string]any  `json:"params,omitempty"`
 	Hosts       []string        `json:"hosts"`
 	Flows       []perftest.Flow `json:"flows"`
@@ -41,6 +43,11 @@ type Plan struct {
 }
 
 const defaultMsgSize = 64 << 10
+
+// ParamTraffic is the key of PointMeta.Params that names a point's
+// traffic entry when a scenario has several: points of different entries
+// never fall into one report group (reports group on Params).
+const ParamTraffic = "traffic"
 
 // MakePlan expands s over lab: for every variant of its matrix (one
 // without), repetitions x traffic entries. Every variant is planned on
@@ -68,27 +75,28 @@ func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 	racks := rackMap(lab)
 	var out []Point
 	for r := 0; r < reps; r++ {
-		for i, t := range s.Traffic {
-			name := pointName(v, t, i, r, reps)
+		for _, e := range v.Entries {
+			i, t := e.Index, s.Traffic[e.Index]
+			name := pointName(e, t, r, reps)
 			pc := &planCtx{s: s, lab: lab, racks: racks, name: name, seed: seedFor(t, i, r)}
 			pt, err := pc.point(t)
 			if err != nil {
 				return nil, fmt.Errorf("point %s: %w", name, err)
 			}
 			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
-			pt.Params = pointParams(v, t, pc.seed, r, reps)
+			pt.Params = pointParams(v, e, pc.seed, r, reps)
 			out = append(out, *pt)
 		}
 	}
 	return out, nil
 }
 
-// pointName is the traffic entry's name, then the variant's label, then
-// the repetition: "ws/scheme=ecmp/load=0.3/rep1".
-func pointName(v Variant, t Traffic, i, rep, reps int) string {
-	name := t.PointName(i)
-	if v.Label != "" {
-		name += "/" + v.Label
+// pointName is the traffic entry's name, then the label of the sweeps
+// that apply to it, then the repetition: "ws/scheme=ecmp/load=0.3/rep1".
+func pointName(e Entry, t Traffic, rep, reps int) string {
+	name := t.PointName(e.Index)
+	if e.Label != "" {
+		name += "/" + e.Label
 	}
 	if reps > 1 {
 		name += fmt.Sprintf("/rep%d", rep)
@@ -109,10 +117,14 @@ func seedFor(t Traffic, i, rep int) int64 {
 // randomPattern says whether a pattern draws from a seed.
 func randomPattern(p string) bool { return p == PatternWorkload || p == PatternPermutation }
 
-func pointParams(v Variant, t Traffic, seed int64, rep, reps int) map[string]any {
-	m := make(map[string]any, len(v.Params)+5)
-	for k, x := range v.Params {
+func pointParams(v Variant, e Entry, seed int64, rep, reps int) map[string]any {
+	t := v.Scenario.Traffic[e.Index]
+	m := make(map[string]any, len(e.Params)+6)
+	for k, x := range e.Params {
 		m[k] = x
+	}
+	if len(v.Scenario.Traffic) > 1 {
+		m[ParamTraffic] = t.PointName(e.Index)
 	}
 	setDefault := func(k string, x any) {
 		if _, ok := m[k]; !ok {

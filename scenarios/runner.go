@@ -121,7 +121,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		plan: &Plan{Scenario: s.Name}, started: time.Now(),
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
-	st.total = len(variants) * max(s.Repetitions, 1) * len(s.Traffic)
+	for _, v := range variants {
+		st.total += max(s.Repetitions, 1) * len(v.Entries)
+	}
 	st.save()
 	defer func() {
 		if st.flowsCSV != nil {
@@ -153,12 +155,18 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	}
 	sess, err := st.session(ctx, cur, s, vi == 0)
 	if err != nil {
-		st.failVariant(v, vi, stage("lab"), err)
+		st.failVariant(v, vi, firstNonEmpty(s.Lab, DefaultLab), stage("lab"), err)
 		return nil
 	}
 	if st.m.Lab == nil {
 		st.m.Lab = labSnapshot(sess.lab)
 		st.plan.Lab = sess.lab.Name
+	}
+	if _, ok := st.m.Labs[sess.lab.Name]; !ok {
+		if st.m.Labs == nil {
+			st.m.Labs = map[string]*inventory.Lab{}
+		}
+		st.m.Labs[sess.lab.Name] = labSnapshot(sess.lab)
 	}
 	st.m.Stage = stage("plan")
 	st.save()
@@ -169,7 +177,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 		err = writeJSON(filepath.Join(st.dir, "plan.json"), st.plan)
 	}
 	if err != nil {
-		st.failVariant(v, vi, stage("plan"), err)
+		st.failVariant(v, vi, sess.lab.Name, stage("plan"), err)
 		return sess
 	}
 	if err := st.provision(ctx, sess, v); err != nil {
@@ -259,13 +267,16 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	st.record(*meta)
 }
 
-// failVariant records every point of a variant that could not be planned.
-func (st *runState) failVariant(v Variant, vi int, stage string, err error) {
+// failVariant records every point of a variant that could not be planned
+// (on lab, by name: the variant's lab, or what it asked for when that
+// could not be opened).
+func (st *runState) failVariant(v Variant, vi int, lab, stage string, err error) {
 	reps := max(v.Scenario.Repetitions, 1)
 	for r := 0; r < reps; r++ {
-		for i, t := range v.Scenario.Traffic {
-			pt := &Point{Name: pointName(v, t, i, r, reps), Pattern: t.Pattern, Lab: v.Scenario.Lab, Variant: vi,
-				Params: pointParams(v, t, seedFor(t, i, r), r, reps)}
+		for _, e := range v.Entries {
+			t := v.Scenario.Traffic[e.Index]
+			pt := &Point{Name: pointName(e, t, r, reps), Pattern: t.Pattern, Lab: lab, Variant: vi,
+				Traffic: e.Index, Repetition: r, Params: pointParams(v, e, seedFor(t, e.Index, r), r, reps)}
 			st.failPoint(pt, stage, err)
 		}
 	}
