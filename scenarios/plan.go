@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/labctl/labctl/inventory"
@@ -23,9 +24,14 @@ type Point struct {
 	// ParamWorkload) where the point has them, ParamTraffic when the
 	// scenario has several entries, "seed" for a random pattern and
 	// "repetition" when repeated.
-	Params      map[string]any  `json:"params,omitempty"`
-	Hosts       []string        `json:"hosts"`
-	Flows       []perftest.Flow `json:"flows"`
+	Params map[string]any `json:"params,omitempty"`
+	Hosts  []string       `json:"hosts"`
+	// Flows are the point's flows until it has run; plan.json leaves them
+	// out (the point's schedule, raw/<point>/schedule.json, has them) and
+	// says how many there are and where the schedule is.
+	Flows       []perftest.Flow `json:"-"`
+	FlowCount   int             `json:"flow_count"`
+	Schedule    string          `json:"schedule,omitempty"`
 	BufferBytes int64           `json:"buffer_bytes,omitempty"`
 	LinkGbps    float64         `json:"link_gbps"`
 	// workload: the arrival window, the requested load and the load the
@@ -35,7 +41,8 @@ type Point struct {
 	OfferedLoad   float64 `json:"offered_load,omitempty"`
 }
 
-// Plan is the expanded scenario: what the runner will do, written to plan.json.
+// Plan is the expanded scenario: what the runner will do, written to
+// plan.json (without the flows: see Point.Flows).
 type Plan struct {
 	Scenario string  `json:"scenario"`
 	Lab      string  `json:"lab"`
@@ -84,6 +91,7 @@ func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 				return nil, fmt.Errorf("point %s: %w", name, err)
 			}
 			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
+			pt.FlowCount, pt.Schedule = len(pt.Flows), path.Join("raw", safeName(name), "schedule.json")
 			pt.Params = pointParams(v, e, pc.seed, r, reps)
 			out = append(out, *pt)
 		}

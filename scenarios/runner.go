@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -41,9 +42,14 @@ type Runner struct {
 	// PointTimeout bounds one point's traffic stage (default 10m); agents
 	// still running then are killed and the point fails.
 	PointTimeout time.Duration
-	Progress     Progress
-	Logger       *slog.Logger
-	Version      string
+	// MaxConcurrent, when > 0, bounds the perftest clients each host agent
+	// runs at once (agent.Options.MaxConcurrent): a hardware host that
+	// cannot start flows as fast as the schedule asks then starts them
+	// late, and the point records how many and by how much.
+	MaxConcurrent int
+	Progress      Progress
+	Logger        *slog.Logger
+	Version       string
 }
 
 // Run outcomes, as manifest.json and Outcome say them.
@@ -173,7 +179,10 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", firstNonEmpty(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
 	if err == nil {
-		st.plan.Points = append(st.plan.Points, pts...)
+		for _, pt := range pts {
+			pt.Flows = nil // the run keeps only the points to come with theirs
+			st.plan.Points = append(st.plan.Points, pt)
+		}
 		err = writeJSON(filepath.Join(st.dir, "plan.json"), st.plan)
 	}
 	if err != nil {
@@ -191,6 +200,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 			break
 		}
 		st.point(ctx, sess, &pts[i])
+		pts[i].Flows = nil
 	}
 	return sess
 }
@@ -285,7 +295,7 @@ func (st *runState) failVariant(v Variant, vi int, lab, stage string, err error)
 func (st *runState) failPoint(pt *Point, stage string, err error) {
 	st.r.Logger.Info("point failed", "point", pt.Name, "stage", stage, "err", err)
 	st.failures = append(st.failures, failure{stage, pt.Name, err})
-	m := pointMeta(pt, nil)
+	m := pointMeta(pt)
 	m.Status, m.Error = pointFailed, fmt.Sprintf("%s: %v", stage, err)
 	st.record(*m)
 }
@@ -443,6 +453,29 @@ func writeJSON(path string, v any) error {
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeCompactJSON writes v to path without indentation, through a
+// buffer: for documents of thousands of flows.
+func writeCompactJSON(path string, v any) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = json.NewEncoder(w).Encode(v)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.Rename(tmp, path)
