@@ -18,7 +18,7 @@ type IncastParams struct {
 }
 
 // Incast builds one flow per sender, all at offset 0, each on its own port
-// of the receiver (see PortFor).
+// of the receiver (see portFor).
 func Incast(p IncastParams) ([]Flow, error) {
 	if len(p.Senders) == 0 {
 		return nil, errors.New("incast: no senders")

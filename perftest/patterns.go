@@ -11,14 +11,14 @@ type Endpoint struct {
 // DefaultBasePort is perftest's default out-of-band port.
 const DefaultBasePort = 18515
 
-// PortFor is the out-of-band port of the k-th flow (0-based) a host
+// portFor is the out-of-band port of the k-th flow (0-based) a host
 // receives when its ports count from base (0: DefaultBasePort). Ports stay
 // within base..65535: a host that receives more flows than that wraps
 // around to base, and its agent then runs the flows that share a port one
 // after the other (by the time a port comes round again, tens of thousands
 // of flows later, its earlier flow is long done). base must be a
 // non-privileged port, 1024..65535.
-func PortFor(base, k int) (int, error) {
+func portFor(base, k int) (int, error) {
 	if base == 0 {
 		base = DefaultBasePort
 	}
@@ -28,14 +28,14 @@ func PortFor(base, k int) (int, error) {
 	return base + k%(65536-base), nil
 }
 
-// ports hands out each receiving host's ports in turn (PortFor).
+// ports hands out each receiving host's ports in turn (portFor).
 type ports struct {
 	base int
 	next map[string]int
 }
 
 func newPorts(base int) (*ports, error) {
-	if _, err := PortFor(base, 0); err != nil {
+	if _, err := portFor(base, 0); err != nil {
 		return nil, err
 	}
 	return &ports{base: base, next: map[string]int{}}, nil
@@ -43,7 +43,7 @@ func newPorts(base int) (*ports, error) {
 
 // of is the next port of host dst.
 func (p *ports) of(dst string) int {
-	port, _ := PortFor(p.base, p.next[dst]) // base checked by newPorts
+	port, _ := portFor(p.base, p.next[dst]) // base checked by newPorts
 	p.next[dst]++
 	return port
 }

@@ -155,7 +155,7 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 		}
 		if name := w.ParamName(); names[name] {
 			s.ix.Add(ps, at+".name", "two sweeps are named %q: give one a name", name)
-		} else if name == ParamTraffic && len(s.Traffic) > 1 {
+		} else if name == paramTraffic && len(s.Traffic) > 1 {
 			s.ix.Add(ps, at+".name", "%q names the traffic entry of a scenario with several: give the sweep another name", name)
 		} else {
 			names[name] = true

@@ -21,7 +21,7 @@ type Point struct {
 	Repetition int    `json:"repetition"`
 	// Params are the swept values that apply to the point's traffic entry
 	// by name, the well-known keys (reports.ParamScheme, ParamLoad,
-	// ParamWorkload) where the point has them, ParamTraffic when the
+	// ParamWorkload) where the point has them, paramTraffic when the
 	// scenario has several entries, "seed" for a random pattern and
 	// "repetition" when repeated.
 	Params map[string]any `json:"params,omitempty"`
@@ -51,10 +51,10 @@ type Plan struct {
 
 const defaultMsgSize = 64 << 10
 
-// ParamTraffic is the key of PointMeta.Params that names a point's
+// paramTraffic is the key of PointMeta.Params that names a point's
 // traffic entry when a scenario has several: points of different entries
 // never fall into one report group (reports group on Params).
-const ParamTraffic = "traffic"
+const paramTraffic = "traffic"
 
 // MakePlan expands s over lab: for every variant of its matrix (one
 // without), repetitions x traffic entries. Every variant is planned on
@@ -132,7 +132,7 @@ func pointParams(v Variant, e Entry, seed int64, rep, reps int) map[string]any {
 		m[k] = x
 	}
 	if len(v.Scenario.Traffic) > 1 {
-		m[ParamTraffic] = t.PointName(e.Index)
+		m[paramTraffic] = t.PointName(e.Index)
 	}
 	setDefault := func(k string, x any) {
 		if _, ok := m[k]; !ok {

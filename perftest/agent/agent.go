@@ -38,12 +38,12 @@ type Options struct {
 	// comes, and no process may linger.
 	ServerGrace time.Duration
 	// ServerLead is how long before its flow's planned start (epoch +
-	// offset) a server is started (default DefaultServerLead). Servers
+	// offset) a server is started (default 200ms). Servers
 	// start in the order of their flows' offsets; the server of a flow
 	// that waits for others starts by its offset too, its client later.
 	ServerLead time.Duration
 	// MaxServers bounds the perftest servers running at once (default
-	// DefaultMaxServers): a server whose slot is not free in time starts
+	// 256): a server whose slot is not free in time starts
 	// late, and its client retries connecting for ConnectRetry.
 	MaxServers int
 	// MaxConcurrent bounds the perftest clients running at once (0: no
@@ -59,8 +59,8 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultServerLead = 200 * time.Millisecond
-	DefaultMaxServers = 256
+	defaultServerLead = 200 * time.Millisecond
+	defaultMaxServers = 256
 )
 
 // DefaultLateTolerance is Options.LateTolerance unless set: about what
@@ -84,10 +84,10 @@ func (o *Options) defaults() {
 		o.LateTolerance = DefaultLateTolerance
 	}
 	if o.ServerLead <= 0 {
-		o.ServerLead = DefaultServerLead
+		o.ServerLead = defaultServerLead
 	}
 	if o.MaxServers <= 0 {
-		o.MaxServers = DefaultMaxServers
+		o.MaxServers = defaultMaxServers
 	}
 }
 
@@ -226,7 +226,7 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	close(allDone)
 	sort.Slice(res.Records, func(i, j int) bool { return res.Records[i].FlowID < res.Records[j].FlowID })
 	sort.Slice(res.Servers, func(i, j int) bool { return res.Servers[i].FlowID < res.Servers[j].FlowID })
-	res.Lateness(o.LateTolerance)
+	res.countLate(o.LateTolerance)
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("host %s: schedule %s: %w", o.Self, s.ID, err)
 	}

@@ -341,7 +341,7 @@ func TestServersStartShortlyBeforeTheirFlowsBounded(t *testing.T) {
 }
 
 // TestFlowsSharingAPortRunInTurn: when a host receives more flows than
-// there are ports, flows share ports (perftest.PortFor); the agent starts
+// there are ports, flows share ports (the patterns reuse them in turn); the agent starts
 // a port's next server only once the previous one has exited.
 func TestFlowsSharingAPortRunInTurn(t *testing.T) {
 	s := &perftest.Schedule{ID: "t/reuse", Epoch: time.Now().Add(200 * time.Millisecond),

@@ -60,8 +60,8 @@ func (l *lateness) add(rec perftest.FlowRecord) {
 	}
 }
 
-// Lateness fills Late and MaxLagNs from the records' LagNs.
-func (r *Result) Lateness(tolerance time.Duration) {
+// countLate fills Late and MaxLagNs from the records' LagNs.
+func (r *Result) countLate(tolerance time.Duration) {
 	l := lateness{tolerance: tolerance.Nanoseconds()}
 	for _, rec := range r.Records {
 		l.add(rec)

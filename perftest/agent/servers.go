@@ -13,7 +13,7 @@ import (
 // servers starts the perftest servers of the flows a host receives: each
 // ServerLead before its flow is due, in offset order, at most MaxServers
 // at once, and one at a time per port (a host that receives more flows
-// than there are ports gets ports reused; see perftest.PortFor). A host
+// than there are ports gets ports reused, in turn: see the perftest patterns). A host
 // receiving tens of thousands of flows thus never runs a process per flow
 // up front.
 type servers struct {
