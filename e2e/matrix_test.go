@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
@@ -161,4 +162,93 @@ func fakeAgent(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestMatrixOverLabsRecordsEveryLab: a matrix that sweeps the lab records
+// every lab its points ran on in the manifest (Labs, by name, credential
+// references only), and each point names its own.
+func TestMatrixOverLabsRecordsEveryLab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	s, err := scenarios.Parse([]byte(`name: labs
+traffic:
+  - {name: inc, pattern: incast, senders: 1, receiver: h1, bytes: 64KiB}
+matrix:
+  - path: lab
+    values: ["leafspine:1x2:2@100", "leafspine:1x2:3@100"]
+`), "labs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &scenarios.Runner{Labs: &emulatedLabs{t: t}, OutDir: t.TempDir(), AgentPath: fakeAgent(t), PointTimeout: time.Minute}
+	out, err := r.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readManifest(t, out.Dir)
+	hosts := map[string]int{"leafspine:1x2:2@100": 4, "leafspine:1x2:3@100": 6}
+	if len(m.Labs) != 2 || m.Lab == nil || m.Lab.Name != "leafspine:1x2:2@100" {
+		t.Fatalf("manifest labs %v, lab %v", m.Labs, m.Lab)
+	}
+	for name, n := range hosts {
+		if l := m.Labs[name]; l == nil || l.Name != name || len(l.Hosts) != n {
+			t.Errorf("lab %s: %+v", name, l)
+		}
+	}
+	if len(m.Points) != 2 || m.Points[0].Lab != "leafspine:1x2:2@100" || m.Points[1].Lab != "leafspine:1x2:3@100" {
+		t.Errorf("points: %+v", m.Points)
+	}
+	b, _ := os.ReadFile(filepath.Join(out.Dir, "manifest.json"))
+	if strings.Contains(string(b), "BEGIN OPENSSH PRIVATE KEY") {
+		t.Error("the manifest holds a secret")
+	}
+}
+
+// TestPointTimeoutStopsASimulation: a point whose simulation runs far past
+// --point-timeout fails at its timeout, and the simulation is cut short
+// instead of holding the twin, so the next point runs.
+func TestPointTimeoutStopsASimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	s, err := scenarios.Parse([]byte(`name: runaway
+traffic:
+  - {name: huge, pattern: incast, senders: 2, receiver: h1, bytes: 100GiB}
+  - {name: small, pattern: incast, senders: 2, receiver: h1, bytes: 256KiB}
+`), "runaway.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, pool, agent := emulatedLab(t, "leafspine:1x2:3@100")
+	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent, PointTimeout: 4 * time.Second}
+	out, err := r.Run(context.Background(), s)
+	if !errors.Is(err, scenarios.ErrPartial) {
+		t.Fatalf("want a partial run, got %v", err)
+	}
+	m := readManifest(t, out.Dir)
+	if len(m.Points) != 2 {
+		t.Fatalf("points %+v", m.Points)
+	}
+	if huge := m.Points[0]; huge.Status != "failed" || !strings.Contains(huge.Error, "deadline") {
+		t.Errorf("the runaway point must fail at its timeout: %s %q", huge.Status, huge.Error)
+	}
+	if small := m.Points[1]; small.Status != "ok" || small.EndNs == 0 {
+		t.Errorf("the next point must run: %s %q", small.Status, small.Error)
+	}
+	// The simulation stopped: the fabric never carried the runaway
+	// point's bytes (2 x 100 GiB into h1), by the switches' own counters.
+	var most uint64
+	err = collectors.ReadLPFile(filepath.Join(out.Dir, "telemetry", "port.lp"), func(p collectors.Point) error {
+		if v, ok := collectors.Uint(p.Fields["tx_bytes"]); ok {
+			most = max(most, v)
+		}
+		return nil
+	})
+	if err != nil || most == 0 {
+		t.Fatalf("no port telemetry: %v", err)
+	}
+	if most >= 100<<30 {
+		t.Errorf("a switch port sent %d bytes: the runaway simulation ran on after its point timed out", most)
+	}
 }

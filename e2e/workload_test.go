@@ -21,8 +21,9 @@ import (
 // {WebSearch, AliStorage}, 2 repetitions) on an emulated leaf-spine with
 // the packet engine (the scenario pins it: its lb needs it). It must run to
 // the end on one lab, every point must achieve its requested load within
-// 5 %, the mean FCT of each workload must rise with load, and every point
-// must leave RNIC counter samples in the archive and in InfluxDB.
+// 5 %, the report's mean FCT of each workload (summary.json) must rise with
+// load, and every point must leave RNIC counter samples in the archive and
+// in InfluxDB.
 func TestWorkloadMatrixEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -68,42 +69,60 @@ func TestWorkloadMatrixEndToEnd(t *testing.T) {
 		byPoint[p.Name] = key{w, l}
 	}
 
-	// Mean FCT per workload and load, pooled over the repetitions.
-	type acc struct{ sum, n float64 }
-	fct := map[key]*acc{}
+	// FCT rises with load in the report itself: summary.json's groups (one
+	// per workload and load, over the repetitions), the numbers
+	// report.html shows.
+	sum, err := reports.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fct := map[key]reports.GroupBucket{}
+	for _, g := range sum.Groups {
+		if len(g.BySize) == 0 || g.BySize[0].Bucket != "all" || g.OK != 2 {
+			t.Fatalf("group %s: %d ok points, buckets %+v", g.Key, g.OK, g.BySize)
+		}
+		fct[key{g.Workload, g.Load}] = g.BySize[0]
+	}
+	if len(sum.Groups) != 6 {
+		t.Errorf("%d groups, want 2 workloads x 3 loads", len(sum.Groups))
+	}
+	for _, w := range []string{"websearch", "alistorage2019"} {
+		var means []float64
+		for _, l := range []float64{0.3, 0.5, 0.7} {
+			b, ok := fct[key{w, l}]
+			if !ok || b.Flows == 0 || b.FCTMean.N != 2 {
+				t.Fatalf("%s at %.1f: no group or no flows in the summary (%+v)", w, l, b)
+			}
+			means = append(means, b.FCTMean.Mean)
+		}
+		t.Logf("%s: mean FCT %.0f / %.0f / %.0f ns at load 0.3 / 0.5 / 0.7 (summary.json)", w, means[0], means[1], means[2])
+		if !sort.Float64sAreSorted(means) || means[0] == means[2] {
+			t.Errorf("%s: the report's mean FCT must rise with load, got %.0f, %.0f, %.0f ns", w, means[0], means[1], means[2])
+		}
+	}
+	// Every flow of flows.csv belongs to a point and completed.
 	f, err := os.Open(filepath.Join(out.Dir, "flows.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	rows := 0
 	err = reports.ReadFlowsCSV(f, func(row reports.FlowRow) error {
-		k, ok := byPoint[row.Point]
-		if !ok || row.Status != "ok" {
+		if _, ok := byPoint[row.Point]; !ok || row.Status != "ok" {
 			return fmt.Errorf("flow %d of %q: status %s", row.FlowID, row.Point, row.Status)
 		}
-		if fct[k] == nil {
-			fct[k] = &acc{}
-		}
-		fct[k].sum += float64(row.FCTNs)
-		fct[k].n++
+		rows++
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"websearch", "alistorage2019"} {
-		var means []float64
-		for _, l := range []float64{0.3, 0.5, 0.7} {
-			a := fct[key{w, l}]
-			if a == nil || a.n == 0 {
-				t.Fatalf("%s at %.1f: no flows", w, l)
-			}
-			means = append(means, a.sum/a.n)
-		}
-		t.Logf("%s: mean FCT %.0f / %.0f / %.0f ns at load 0.3 / 0.5 / 0.7", w, means[0], means[1], means[2])
-		if !sort.Float64sAreSorted(means) || means[0] == means[2] {
-			t.Errorf("%s: mean FCT must rise with load, got %.0f, %.0f, %.0f ns", w, means[0], means[1], means[2])
-		}
+	flows := 0
+	for _, p := range m.Points {
+		flows += p.Flows
+	}
+	if rows != flows {
+		t.Errorf("flows.csv has %d rows, the manifest %d flows", rows, flows)
 	}
 
 	// RNIC counters: two samples per host and point, in the archive and

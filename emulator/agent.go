@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/perftest"
 	"github.com/labctl/labctl/perftest/agent"
@@ -18,7 +20,10 @@ import (
 // agent emulates `labctl agent run --schedule F --host H --out O` on a host:
 // instead of spawning perftest processes, the twin executes the schedule
 // (once for all hosts) and this host's flows are reported exactly as the
-// real agent reports them, with the client output perftest would print.
+// real agent reports them, with the output perftest would print. The
+// hosts of a point share one parsed schedule, and each streams its result
+// to O a flow at a time, rendering only the outputs it keeps (clients of
+// the flows it sends, servers of those it receives).
 func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 	if len(argv) < 3 || argv[1] != "agent" || argv[2] != "run" {
 		if len(argv) >= 2 && argv[1] == "version" {
@@ -33,6 +38,9 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 	schedPath := fs.String("schedule", "", "")
 	self := fs.String("host", "", "")
 	out := fs.String("out", "", "")
+	// The twin starts every flow on time; the bound on clients is taken
+	// and recorded, as the real agent does, and has nothing to slow down.
+	maxConc := fs.Int("max-concurrent", 0, "")
 	if err := fs.Parse(argv[3:]); err != nil {
 		return 2
 	}
@@ -40,95 +48,150 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 		fmt.Fprintln(s.Stderr, "labctl agent run: --schedule, --host and --out are required")
 		return 2
 	}
-	b, err := os.ReadFile(h.path(*schedPath))
+	sched, release, err := h.loadSchedule(h.path(*schedPath))
 	if err != nil {
-		fmt.Fprintf(s.Stderr, "labctl agent: read schedule %s: %v\n", *schedPath, err)
-		return 1
-	}
-	var sched perftest.Schedule
-	if err := json.Unmarshal(b, &sched); err != nil {
 		fmt.Fprintf(s.Stderr, "labctl agent: schedule %s: %v\n", *schedPath, err)
 		return 1
 	}
-	res, err := h.runEmulated(ctx, &sched, *self)
+	defer release()
+	base, results, err := h.runEmulated(ctx, sched)
 	if err != nil {
 		fmt.Fprintf(s.Stderr, "labctl agent: %v\n", err)
 		return 1
 	}
-	rb, _ := json.MarshalIndent(res, "", "  ")
-	dst := h.path(*out)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		fmt.Fprintf(s.Stderr, "labctl agent: %v\n", err)
-		return 1
-	}
-	if err := os.WriteFile(dst, rb, 0o644); err != nil {
+	head := agent.Result{Host: *self, ScheduleID: sched.ID, EpochNs: base.UnixNano(),
+		LateToleranceNs: agent.DefaultLateTolerance.Nanoseconds(), MaxConcurrent: *maxConc}
+	sent, served, err := h.writeResult(h.path(*out), head, sched, base, results)
+	if err != nil {
 		fmt.Fprintf(s.Stderr, "labctl agent: write %s: %v\n", *out, err)
 		return 1
 	}
-	fmt.Fprintf(s.Stdout, "agent %s: schedule %s: %d flows sent, %d served\n", *self, sched.ID, len(res.Records), len(res.Servers))
+	fmt.Fprintf(s.Stdout, "agent %s: schedule %s: %d flows sent, %d served\n", *self, sched.ID, sent, served)
 	return 0
 }
 
-func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule, self string) (*agent.Result, error) {
+// loadSchedule returns the schedule in file, shared with every other
+// agent of the lab that reads the same schedule (by its id, the first
+// field the runner writes); release drops this agent's hold on it.
+func (h *host) loadSchedule(file string) (*perftest.Schedule, func(), error) {
+	decode := func() (*perftest.Schedule, error) {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		var s perftest.Schedule
+		if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
+			return nil, err
+		}
+		return &s, nil
+	}
+	id, err := leadingID(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if id == "" { // no id up front: this agent's own copy
+		s, err := decode()
+		return s, func() {}, err
+	}
+	return h.lab.twin.schedule(id, decode)
+}
+
+// leadingID is the value of a JSON document's first key when that key is
+// "id", read without decoding the rest; "" otherwise.
+func leadingID(file string) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", fmt.Errorf("not a JSON object (%v)", err)
+	}
+	if tok, err := dec.Token(); err != nil || tok != "id" {
+		return "", nil
+	}
+	var id string
+	if err := dec.Decode(&id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
 	// Like the real agent, start nothing before the epoch (wall time); the
 	// traffic itself then runs in sim time.
 	select {
 	case <-time.After(time.Until(sched.Epoch)):
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return time.Time{}, nil, ctx.Err()
 	}
-	base, results, err := h.lab.twin.RunSchedule(ctx, sched)
+	return h.lab.twin.RunSchedule(ctx, sched)
+}
+
+// writeResult streams this host's result to file: a record with the
+// client's output for every flow it sends, then a server run with the
+// server's output for every flow it received that completed.
+func (h *host) writeResult(file string, head agent.Result, sched *perftest.Schedule, base time.Time,
+	results map[int]fabric.Result) (sent, served int, err error) {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return 0, 0, err
+	}
+	f, err := os.Create(file)
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
-	res := &agent.Result{Host: self, ScheduleID: sched.ID, EpochNs: base.UnixNano()}
-	for _, f := range sched.Flows {
-		if f.Src != self && f.Dst != self {
-			continue
-		}
-		fr, ok := results[f.ID]
-		rec := perftest.FlowRecord{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Tool: f.Tool,
-			Group: f.Group, Step: f.Step, Status: perftest.StatusOK}
-		switch {
-		case !ok:
-			rec.Status, rec.Error = perftest.StatusFailed, "fabric twin returned no result"
-		case fr.Err != "":
-			rec.Status, rec.Error = perftest.StatusFailed, fr.Err
-		default:
-			rec.StartNs = base.Add(time.Duration(fr.Start)).UnixNano()
-			rec.EndNs = base.Add(time.Duration(fr.End)).UnixNano()
-			if len(f.After) == 0 {
-				rec.LagNs = max(fr.Start-int64(f.Offset), 0)
+	defer f.Close()
+	w := agent.NewResultWriter(f, head)
+	for _, fl := range sched.Flows {
+		if fl.Src == head.Host {
+			rec := record(fl, results, base)
+			if rec.Result != nil {
+				rec.Output = h.formatFlow(fl, perftest.Client, *rec.Result)
 			}
-			iters := f.Iterations() * int64(max(f.QPs, 1))
-			bw := perftest.NewResult(f.MsgSize, iters, float64(fr.End-fr.Start)/1e9, true)
-			rec.Result = &bw
-			rec.Output = h.clientOutput(f, bw)
-		}
-		if f.Src == self {
-			res.Records = append(res.Records, rec)
-		}
-		if f.Dst == self && rec.Status == perftest.StatusOK {
-			res.Servers = append(res.Servers, agent.ServerRun{FlowID: f.ID, Output: h.serverOutput(f, bw(rec))})
+			_ = w.Record(rec) // errors stick: Close returns them
+			sent++
 		}
 	}
-	res.Lateness(agent.DefaultLateTolerance)
-	return res, nil
-}
-
-func bw(r perftest.FlowRecord) perftest.BWResult {
-	if r.Result == nil {
-		return perftest.BWResult{}
+	for _, fl := range sched.Flows {
+		if fl.Dst == head.Host {
+			if rec := record(fl, results, base); rec.Result != nil {
+				_ = w.Server(agent.ServerRun{FlowID: fl.ID, Output: h.formatFlow(fl, perftest.Server, *rec.Result),
+					StartNs: rec.StartNs, EndNs: rec.EndNs})
+				served++
+			}
+		}
 	}
-	return *r.Result
+	if err := w.Close(); err != nil {
+		return sent, served, err
+	}
+	return sent, served, f.Close()
 }
 
-func (h *host) clientOutput(f perftest.Flow, res perftest.BWResult) string {
-	return h.formatFlow(f, perftest.Client, res)
-}
-
-func (h *host) serverOutput(f perftest.Flow, res perftest.BWResult) string {
-	return h.formatFlow(f, perftest.Server, res)
+// record is a flow's record from the twin's result: times on the wall
+// clock from base, and the bandwidth row perftest would print (nil when
+// the flow failed).
+func record(f perftest.Flow, results map[int]fabric.Result, base time.Time) perftest.FlowRecord {
+	fr, ok := results[f.ID]
+	rec := perftest.FlowRecord{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Tool: f.Tool,
+		Group: f.Group, Step: f.Step, Status: perftest.StatusOK}
+	switch {
+	case !ok:
+		rec.Status, rec.Error = perftest.StatusFailed, "fabric twin returned no result"
+	case fr.Err != "":
+		rec.Status, rec.Error = perftest.StatusFailed, fr.Err
+	default:
+		rec.StartNs = base.Add(time.Duration(fr.Start)).UnixNano()
+		rec.EndNs = base.Add(time.Duration(fr.End)).UnixNano()
+		if len(f.After) == 0 {
+			rec.LagNs = max(fr.Start-int64(f.Offset), 0)
+		}
+		iters := f.Iterations() * int64(max(f.QPs, 1))
+		bw := perftest.NewResult(f.MsgSize, iters, float64(fr.End-fr.Start)/1e9, true)
+		rec.Result = &bw
+	}
+	return rec
 }
 
 func (h *host) formatFlow(f perftest.Flow, role perftest.Role, res perftest.BWResult) string {

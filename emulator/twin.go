@@ -31,51 +31,81 @@ type Twin struct {
 	runsMu sync.Mutex
 	runs   map[string]*scheduleRun // by schedule ID
 	order  []string                // oldest first, to bound runs
+	parsed map[string]*sharedSchedule
 }
 
 // keepRuns is how many schedules' results a long-lived lab remembers: every
-// host agent of a point fetches them within seconds of each other.
-const keepRuns = 64
+// host agent of a point fetches them within seconds of each other, and a
+// runner runs one point at a time.
+const keepRuns = 8
 
 type scheduleRun struct {
 	done    chan struct{}
 	base    time.Time // sim time 0
 	results map[int]fabric.Result
 	err     error
+	waiting int                // RunSchedule calls waiting for the result
+	cancel  context.CancelFunc // cuts the simulation short
 }
 
 func newTwin(engine fabric.Engine, switches map[string]publisher, log *slog.Logger) *Twin {
-	return &Twin{engine: engine, switches: switches, log: log, runs: map[string]*scheduleRun{}}
+	return &Twin{engine: engine, switches: switches, log: log, runs: map[string]*scheduleRun{}, parsed: map[string]*sharedSchedule{}}
 }
 
 // RunSchedule simulates s once, however many host agents ask for it, and
-// returns every flow's result with the sim's time base.
+// returns every flow's result with the sim's time base. The simulation
+// runs on its own and is cut short when every caller waiting for it has
+// gone (their ctx ended: a point timed out or was interrupted), so that
+// the next schedule can run; a caller that comes later starts it afresh.
 func (t *Twin) RunSchedule(ctx context.Context, s *perftest.Schedule) (base time.Time, res map[int]fabric.Result, err error) {
 	t.runsMu.Lock()
 	r, ok := t.runs[s.ID]
 	if !ok {
-		r = &scheduleRun{done: make(chan struct{})}
+		sctx, cancel := context.WithCancel(context.Background())
+		r = &scheduleRun{done: make(chan struct{}), cancel: cancel}
 		t.runs[s.ID] = r
 		t.order = append(t.order, s.ID)
 		if len(t.order) > keepRuns {
 			delete(t.runs, t.order[0])
 			t.order = t.order[1:]
 		}
+		go func() {
+			defer close(r.done)
+			defer cancel()
+			r.base, r.results, r.err = t.simulate(sctx, s)
+		}()
 	}
+	r.waiting++
 	t.runsMu.Unlock()
-	if !ok {
-		r.base, r.results, r.err = t.simulate(s)
-		close(r.done)
-	}
 	select {
 	case <-r.done:
+		t.runsMu.Lock()
+		r.waiting--
+		t.runsMu.Unlock()
 		return r.base, r.results, r.err
 	case <-ctx.Done():
+		t.runsMu.Lock()
+		if r.waiting--; r.waiting == 0 && !closed(r.done) {
+			r.cancel()
+			if t.runs[s.ID] == r {
+				delete(t.runs, s.ID)
+			}
+		}
+		t.runsMu.Unlock()
 		return time.Time{}, nil, ctx.Err()
 	}
 }
 
-func (t *Twin) simulate(s *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
+func closed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
 	flows := make([]fabric.Flow, len(s.Flows))
 	for i, f := range s.Flows {
 		flows[i] = fabric.Flow{
@@ -88,26 +118,69 @@ func (t *Twin) simulate(s *perftest.Schedule) (time.Time, map[int]fabric.Result,
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	base := s.Epoch
+	if err := ctx.Err(); err != nil { // nobody waits any more
+		return base, nil, fmt.Errorf("fabric twin: schedule %s: not simulated: %w", s.ID, err)
+	}
 	if !base.After(t.lastTs) {
 		base = t.lastTs.Add(time.Microsecond)
 	}
 	opt := fabric.RunOptions{SampleEvery: int64(t.sampleInterval())}
 	opt.OnSample = func(now int64, c *fabric.Counters) { t.publishLocked(base.Add(time.Duration(now)), c) }
-	// The simulation is pure CPU on a snapshot of the schedule; it is not
-	// cut short by one agent going away, since the others share its result.
-	results, err := t.engine.Run(context.Background(), flows, opt)
+	results, err := t.engine.Run(ctx, flows, opt)
 	if err != nil {
+		if ctx.Err() != nil {
+			t.log.Warn("simulation cut short: every agent waiting for it has gone", "schedule", s.ID)
+			return base, nil, fmt.Errorf("fabric twin: schedule %s: simulation cut short: %w", s.ID, err)
+		}
 		return base, nil, fmt.Errorf("fabric twin: schedule %s: %w", s.ID, err)
 	}
 	out := make(map[int]fabric.Result, len(results))
 	var end int64
 	for _, r := range results {
+		r.Path = nil // agents need times and errors only; results are kept a while
 		out[r.ID] = r
 		end = max(end, r.End)
 	}
 	t.publishLocked(base.Add(time.Duration(end)+time.Nanosecond), t.engine.Counters())
 	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end)
 	return base, out, nil
+}
+
+// sharedSchedule is one parsed schedule that every host agent of a point
+// reads: a point's schedule is the same document on every host, and
+// decoding it once per host would multiply its memory by the hosts.
+type sharedSchedule struct {
+	once  sync.Once
+	s     *perftest.Schedule
+	err   error
+	users int
+}
+
+// schedule returns the schedule id, parsed by load the first time one of
+// the agents holding it asks; release drops the agent's hold, and the
+// parse with the last.
+func (t *Twin) schedule(id string, load func() (*perftest.Schedule, error)) (s *perftest.Schedule, release func(), err error) {
+	t.runsMu.Lock()
+	p, ok := t.parsed[id]
+	if !ok {
+		p = &sharedSchedule{}
+		t.parsed[id] = p
+	}
+	p.users++
+	t.runsMu.Unlock()
+	release = func() {
+		t.runsMu.Lock()
+		defer t.runsMu.Unlock()
+		if p.users--; p.users == 0 && t.parsed[id] == p {
+			delete(t.parsed, id)
+		}
+	}
+	p.once.Do(func() { p.s, p.err = load() })
+	if p.err != nil {
+		release()
+		return nil, nil, p.err
+	}
+	return p.s, release, nil
 }
 
 // sampleInterval is the finest interval any collector asked for.

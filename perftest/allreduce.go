@@ -42,9 +42,9 @@ func RingAllReduce(p AllReduceParams) ([]Flow, error) {
 	// whole messages per QP, and at least perftest's 5 iterations
 	iters := max((chunk+p.MsgSize*qps-1)/(p.MsgSize*qps), 5)
 	chunk = iters * p.MsgSize * qps
-	base := p.BasePort
-	if base == 0 {
-		base = DefaultBasePort
+	ports, err := newPorts(p.BasePort)
+	if err != nil {
+		return nil, fmt.Errorf("all-reduce: %w", err)
 	}
 	steps := 2 * (n - 1)
 	flows := make([]Flow, 0, steps*n)
@@ -52,8 +52,7 @@ func RingAllReduce(p AllReduceParams) ([]Flow, error) {
 	for k := 0; k < steps; k++ {
 		for i := 0; i < n; i++ {
 			dst := (i + 1) % n
-			// ports: distinct per receiving host across all steps
-			f := flow(id(k, i), p.Hosts[i], p.Hosts[dst], p.Tool, chunk, p.MsgSize, p.QPs, base+k, p.Group, k)
+			f := flow(id(k, i), p.Hosts[i], p.Hosts[dst], p.Tool, chunk, p.MsgSize, p.QPs, ports.of(p.Hosts[dst].Host), p.Group, k)
 			if k > 0 {
 				prev := (i - 1 + n) % n
 				f.After = []int{id(k-1, i), id(k-1, prev)}

@@ -70,9 +70,6 @@ func (p *BurstParams) defaults() {
 	if p.MsgSize <= 0 {
 		p.MsgSize = 64 << 10
 	}
-	if p.BasePort == 0 {
-		p.BasePort = DefaultBasePort
-	}
 }
 
 // Burst builds a burst over background, as in FLB's HoL-blocking
@@ -151,11 +148,13 @@ func Burst(p BurstParams) ([]Flow, error) {
 		return nil, fmt.Errorf("burst: %d background flows and %d burst senders need %d hosts besides the receiver; %d are given",
 			p.Background, p.Senders, need, len(p.Hosts)-1)
 	}
+	ports, err := newPorts(p.BasePort)
+	if err != nil {
+		return nil, fmt.Errorf("burst: %w", err)
+	}
 	flows := make([]Flow, 0, p.Background+p.Bursts*p.Senders)
-	port := map[string]int{}
 	add := func(src, dst string, size int64, off time.Duration, step int) {
-		f := flow(len(flows), byName[src], byName[dst], p.Tool, size, messageFor(size, p.MsgSize), p.QPs, p.BasePort+port[dst], p.Group, step)
-		port[dst]++
+		f := flow(len(flows), byName[src], byName[dst], p.Tool, size, messageFor(size, p.MsgSize), p.QPs, ports.of(dst), p.Group, step)
 		f.Offset = off
 		flows = append(flows, f)
 	}

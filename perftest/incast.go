@@ -18,7 +18,7 @@ type IncastParams struct {
 }
 
 // Incast builds one flow per sender, all at offset 0, each on its own port
-// of the receiver.
+// of the receiver (see portFor).
 func Incast(p IncastParams) ([]Flow, error) {
 	if len(p.Senders) == 0 {
 		return nil, errors.New("incast: no senders")
@@ -26,16 +26,16 @@ func Incast(p IncastParams) ([]Flow, error) {
 	if err := checkCommon(p.Tool, p.Bytes, p.MsgSize); err != nil {
 		return nil, fmt.Errorf("incast: %w", err)
 	}
-	base := p.BasePort
-	if base == 0 {
-		base = DefaultBasePort
+	ports, err := newPorts(p.BasePort)
+	if err != nil {
+		return nil, fmt.Errorf("incast: %w", err)
 	}
 	flows := make([]Flow, 0, len(p.Senders))
 	for i, s := range p.Senders {
 		if s.Host == p.Receiver.Host {
 			return nil, fmt.Errorf("incast: sender %s is also the receiver", s.Host)
 		}
-		flows = append(flows, flow(i, s, p.Receiver, p.Tool, p.Bytes, p.MsgSize, p.QPs, base+i, p.Group, 0))
+		flows = append(flows, flow(i, s, p.Receiver, p.Tool, p.Bytes, p.MsgSize, p.QPs, ports.of(p.Receiver.Host), p.Group, 0))
 	}
 	return flows, nil
 }

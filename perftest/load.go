@@ -28,11 +28,17 @@ func OfferedLoad(flows []Flow, hosts int, linkGbps float64, window time.Duration
 // the time they started, counted from epoch (the time offsets count from).
 func AchievedLoad(recs []FlowRecord, epoch time.Time, hosts int, linkGbps float64, window time.Duration) float64 {
 	var b float64
-	e := epoch.UnixNano()
 	for _, r := range recs {
-		if r.Status == StatusOK && r.StartNs >= e && r.StartNs < e+window.Nanoseconds() {
+		if InWindow(r, epoch, window) {
 			b += float64(r.Bytes)
 		}
 	}
 	return Load(b, hosts, linkGbps, window)
+}
+
+// InWindow says whether a record's bytes count towards the achieved load:
+// the flow completed and started within [epoch, epoch+window).
+func InWindow(r FlowRecord, epoch time.Time, window time.Duration) bool {
+	e := epoch.UnixNano()
+	return r.Status == StatusOK && r.StartNs >= e && r.StartNs < e+window.Nanoseconds()
 }

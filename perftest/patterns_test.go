@@ -98,3 +98,40 @@ func TestBurstOverBackgroundFLB(t *testing.T) {
 		t.Error("6 hosts cannot hold 3 background flows and 14 burst senders")
 	}
 }
+
+// TestPortsStayInRange: a host receiving more flows than there are ports
+// above the base gets ports reused in turn, never one past 65535; a base
+// port outside 1024..65535 is refused.
+func TestPortsStayInRange(t *testing.T) {
+	const n = 60000 // > 65536 - DefaultBasePort
+	recv := Endpoint{Host: "r", Dev: "mlx5_0", IP: "10.0.0.1"}
+	senders := make([]Endpoint, n)
+	for i := range senders {
+		senders[i] = Endpoint{Host: fmt.Sprintf("s%d", i), Dev: "mlx5_0", IP: "10.0.1.1"}
+	}
+	incast, err := Incast(IncastParams{Senders: senders, Receiver: recv, Bytes: 4096, MsgSize: 4096, Tool: "ib_write_bw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PoissonParams{Hosts: []Endpoint{senders[0], recv}, Tool: "ib_write_bw", MsgSize: 4096}
+	all := make([]arrival, n)
+	for i := range all {
+		all[i] = arrival{t: float64(i), src: 0, dst: 1, size: 4096}
+	}
+	workload, err := p.flows(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, flows := range map[string][]Flow{"incast": incast, "workload": workload} {
+		for k, f := range flows {
+			if want := DefaultBasePort + k%(65536-DefaultBasePort); f.Port != want || f.Port > 65535 {
+				t.Fatalf("%s: flow %d to %s on port %d, want %d", name, k, f.Dst, f.Port, want)
+			}
+		}
+	}
+	for _, base := range []int{80, 65536} {
+		if _, err := Incast(IncastParams{Senders: senders[:1], Receiver: recv, Bytes: 1, MsgSize: 1, Tool: "ib_write_bw", BasePort: base}); err == nil {
+			t.Errorf("base port %d: want an error", base)
+		}
+	}
+}

@@ -40,9 +40,9 @@ func Permutation(p PermutationParams) ([]Flow, error) {
 	if err := checkCommon(p.Tool, max(p.Bytes, 1), msg); err != nil {
 		return nil, fmt.Errorf("permutation: %w", err)
 	}
-	base := p.BasePort
-	if base == 0 {
-		base = DefaultBasePort
+	ports, err := newPorts(p.BasePort)
+	if err != nil {
+		return nil, fmt.Errorf("permutation: %w", err)
 	}
 	rng := rand.New(rand.NewSource(p.Seed))
 	d := derangement(n, rng)
@@ -53,7 +53,7 @@ func Permutation(p PermutationParams) ([]Flow, error) {
 			size = p.CDF.Sample(rng.Float64())
 			m = messageFor(size, msg)
 		}
-		flows[i] = flow(i, p.Hosts[i], p.Hosts[j], p.Tool, size, m, p.QPs, base, p.Group, 0)
+		flows[i] = flow(i, p.Hosts[i], p.Hosts[j], p.Tool, size, m, p.QPs, ports.of(p.Hosts[j].Host), p.Group, 0)
 	}
 	return flows, nil
 }

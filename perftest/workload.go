@@ -89,7 +89,7 @@ func Poisson(p PoissonParams) ([]Flow, error) {
 		}
 		miss := math.Abs(bytes-want) / want
 		if p.Tolerance == 0 || miss <= p.Tolerance {
-			return p.flows(all), nil
+			return p.flows(all)
 		}
 		best = min(best, miss)
 	}
@@ -107,9 +107,6 @@ func (p *PoissonParams) defaults() {
 	}
 	if p.MaxFlows <= 0 {
 		p.MaxFlows = 1_000_000
-	}
-	if p.BasePort == 0 {
-		p.BasePort = DefaultBasePort
 	}
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = 10000
@@ -138,17 +135,20 @@ func (p *PoissonParams) window(rng *rand.Rand, meanGap float64, dest func(src in
 	return all, bytes, nil
 }
 
-func (p *PoissonParams) flows(all []arrival) []Flow {
+func (p *PoissonParams) flows(all []arrival) ([]Flow, error) {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })
-	ports := map[int]int{}
+	ports, err := newPorts(p.BasePort)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
 	flows := make([]Flow, len(all))
 	for i, a := range all {
-		f := flow(i, p.Hosts[a.src], p.Hosts[a.dst], p.Tool, a.size, messageFor(a.size, p.MsgSize), 1, p.BasePort+ports[a.dst], p.Group, 0)
-		ports[a.dst]++
+		dst := p.Hosts[a.dst]
+		f := flow(i, p.Hosts[a.src], dst, p.Tool, a.size, messageFor(a.size, p.MsgSize), 1, ports.of(dst.Host), p.Group, 0)
 		f.Offset = time.Duration(a.t)
 		flows[i] = f
 	}
-	return flows
+	return flows, nil
 }
 
 // newPairer returns how a flow from host index src picks its destination.

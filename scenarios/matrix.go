@@ -30,15 +30,30 @@ type Sweep struct {
 const maxVariants = 10000
 
 // Variant is one combination of a matrix's values: the scenario with them
-// set, and the values by sweep name.
+// set, the values by sweep name, and the traffic entries it runs.
 type Variant struct {
 	Scenario *Scenario
 	// Params are the swept values by name, in Names order.
 	Params map[string]any
 	Names  []string
-	// Label is "name=value/..." in sweep order ("" without a matrix);
-	// point names end with it.
+	// Label is "name=value/..." in sweep order ("" without a matrix); it
+	// names the variant's stages and provisioning records.
 	Label string
+	// Entries are the traffic entries the variant runs, in order.
+	Entries []Entry
+}
+
+// Entry is a traffic entry as one variant runs it. A sweep of traffic[i]
+// (or of a field inside it) applies to entry i alone: the other entries
+// run once per combination of the sweeps that do apply to them (in the
+// first variant that has it), and neither the value nor its name appears
+// in their points.
+type Entry struct {
+	Index int // in Scenario.Traffic
+	// Params and Label are the variant's, restricted to the sweeps that
+	// apply to the entry; point names end with the label.
+	Params map[string]any
+	Label  string
 }
 
 // ParamName is a sweep's name (see Sweep).
@@ -71,7 +86,11 @@ func (w Sweep) ParamName() string {
 // ("file:line: matrix[i].values[j]: path = value: message").
 func (s *Scenario) Variants() ([]Variant, error) {
 	if len(s.Matrix) == 0 {
-		return []Variant{{Scenario: s, Params: map[string]any{}}}, nil
+		v := Variant{Scenario: s, Params: map[string]any{}}
+		for i := range s.Traffic {
+			v.Entries = append(v.Entries, Entry{Index: i, Params: map[string]any{}})
+		}
+		return []Variant{v}, nil
 	}
 	var ps yamlpos.Problems
 	if s.checkSweeps(&ps); len(ps) > 0 {
@@ -136,6 +155,8 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 		}
 		if name := w.ParamName(); names[name] {
 			s.ix.Add(ps, at+".name", "two sweeps are named %q: give one a name", name)
+		} else if name == paramTraffic && len(s.Traffic) > 1 {
+			s.ix.Add(ps, at+".name", "%q names the traffic entry of a scenario with several: give the sweep another name", name)
 		} else {
 			names[name] = true
 		}
@@ -187,6 +208,7 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 	}
 	v := Variant{Scenario: c, Params: map[string]any{}}
 	var label []string
+	entry := make([]int, len(s.Matrix)) // the traffic entry each sweep is confined to, or -1
 	for i, w := range s.Matrix {
 		steps, _ := parsePath(w.Path) // checked by checkSweeps
 		node := &w.Values[idx[i]]
@@ -210,9 +232,37 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 		}
 		v.Params[name], v.Names = val, append(v.Names, name)
 		label = append(label, name+"="+labelValue(val))
+		entry[i] = trafficEntry(steps)
 	}
 	v.Label = strings.Join(label, "/")
+	for j := range c.Traffic {
+		e := Entry{Index: j, Params: map[string]any{}}
+		var el []string
+		runs := true
+		for i, name := range v.Names {
+			switch entry[i] {
+			case -1, j:
+				e.Params[name] = v.Params[name]
+				el = append(el, label[i])
+			default: // another entry's sweep: run j at its first value only
+				runs = runs && idx[i] == 0
+			}
+		}
+		if runs {
+			e.Label = strings.Join(el, "/")
+			v.Entries = append(v.Entries, e)
+		}
+	}
 	return v, idx, nil
+}
+
+// trafficEntry is the traffic entry a sweep's path is confined to
+// (traffic[i] or a field inside it), or -1 for a sweep of anything else.
+func trafficEntry(steps []step) int {
+	if len(steps) >= 2 && steps[0].key == "traffic" && steps[1].key == "" {
+		return steps[1].index
+	}
+	return -1
 }
 
 // placeInMatrix moves a problem about a swept field to the value in the

@@ -175,3 +175,78 @@ func TestPlainScenarioHasOneVariant(t *testing.T) {
 		t.Fatalf("%v %+v", err, plan.Points)
 	}
 }
+
+// fourEntries has two incasts and two workloads; the matrix sweeps the
+// scheme (every entry) and the load of traffic[2] (that entry only).
+const fourEntries = `name: four
+lab: leafspine:2x2:4@100
+emulation:
+  engine: packet
+traffic:
+  - {name: small, pattern: incast, senders: 3, receiver: h1, bytes: 64KiB}
+  - {name: big, pattern: incast, senders: 3, receiver: h1, bytes: 4MiB}
+  - {name: ws, pattern: workload, cdf: websearch, load: 0.5, duration: 5ms}
+  - {name: ws2, pattern: workload, cdf: websearch, load: 0.6, duration: 5ms}
+matrix:
+  - path: emulation.lb
+    values: [ecmp, drill]
+  - path: traffic[2].load
+    values: [0.3, 0.5]
+`
+
+// TestMatrixTrafficSweepAppliesToItsEntry: a traffic[i] sweep changes only
+// entry i's points (the others run once per combination of the sweeps that
+// apply to them, with neither the value nor its name), and every point of a
+// scenario with several entries names its entry in params, so that the
+// report's groups keep the entries apart.
+func TestMatrixTrafficSweepAppliesToItsEntry(t *testing.T) {
+	s, err := Parse([]byte(fourEntries), "four.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, _ := inventory.Generate("leafspine:2x2:4@100")
+	plan, err := MakePlan(s, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range plan.Points {
+		names = append(names, p.Name)
+	}
+	want := []string{
+		"small/scheme=ecmp", "big/scheme=ecmp", "ws/scheme=ecmp/load=0.3", "ws2/scheme=ecmp", "ws/scheme=ecmp/load=0.5",
+		"small/scheme=drill", "big/scheme=drill", "ws/scheme=drill/load=0.3", "ws2/scheme=drill", "ws/scheme=drill/load=0.5",
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("points:\n got %q\nwant %q", names, want)
+	}
+	keys := map[string]string{}
+	for _, p := range plan.Points {
+		entry := s.Traffic[p.Traffic].Name
+		if p.Params["traffic"] != entry {
+			t.Errorf("%s: params %v, want traffic=%s", p.Name, p.Params, entry)
+		}
+		load, hasLoad := p.Params[reports.ParamLoad]
+		switch entry {
+		case "small", "big":
+			if hasLoad {
+				t.Errorf("%s: an incast has load %v from another entry's sweep", p.Name, load)
+			}
+		case "ws2":
+			if load != 0.6 || p.RequestedLoad != 0.6 {
+				t.Errorf("%s: load %v, requested %v; want its own 0.6", p.Name, load, p.RequestedLoad)
+			}
+		case "ws":
+			if load != p.RequestedLoad || (load != 0.3 && load != 0.5) {
+				t.Errorf("%s: load %v, requested %v", p.Name, load, p.RequestedLoad)
+			}
+		}
+		ps := reports.PointSummary{Name: p.Name, Params: p.Params}
+		ps.Scheme, _ = p.Params[reports.ParamScheme].(string)
+		key, _ := reports.GroupKeys(ps)
+		if other, ok := keys[key]; ok {
+			t.Errorf("points %s and %s fall into one report group %q", other, p.Name, key)
+		}
+		keys[key] = p.Name
+	}
+}

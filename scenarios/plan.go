@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/labctl/labctl/inventory"
@@ -18,12 +19,19 @@ type Point struct {
 	Variant    int    `json:"variant"` // index in the matrix's cross product
 	Traffic    int    `json:"traffic"` // index of the traffic entry
 	Repetition int    `json:"repetition"`
-	// Params are the swept values by name, the well-known keys
-	// (reports.ParamScheme, ParamLoad, ParamWorkload) where the point has
-	// them, "seed" for a random pattern and "repetition" when repeated.
-	Params      map[string]any  `json:"params,omitempty"`
-	Hosts       []string        `json:"hosts"`
-	Flows       []perftest.Flow `json:"flows"`
+	// Params are the swept values that apply to the point's traffic entry
+	// by name, the well-known keys (reports.ParamScheme, ParamLoad,
+	// ParamWorkload) where the point has them, paramTraffic when the
+	// scenario has several entries, "seed" for a random pattern and
+	// "repetition" when repeated.
+	Params map[string]any `json:"params,omitempty"`
+	Hosts  []string       `json:"hosts"`
+	// Flows are the point's flows until it has run; plan.json leaves them
+	// out (the point's schedule, raw/<point>/schedule.json, has them) and
+	// says how many there are and where the schedule is.
+	Flows       []perftest.Flow `json:"-"`
+	FlowCount   int             `json:"flow_count"`
+	Schedule    string          `json:"schedule,omitempty"`
 	BufferBytes int64           `json:"buffer_bytes,omitempty"`
 	LinkGbps    float64         `json:"link_gbps"`
 	// workload: the arrival window, the requested load and the load the
@@ -33,7 +41,8 @@ type Point struct {
 	OfferedLoad   float64 `json:"offered_load,omitempty"`
 }
 
-// Plan is the expanded scenario: what the runner will do, written to plan.json.
+// Plan is the expanded scenario: what the runner will do, written to
+// plan.json (without the flows: see Point.Flows).
 type Plan struct {
 	Scenario string  `json:"scenario"`
 	Lab      string  `json:"lab"`
@@ -41,6 +50,11 @@ type Plan struct {
 }
 
 const defaultMsgSize = 64 << 10
+
+// paramTraffic is the key of PointMeta.Params that names a point's
+// traffic entry when a scenario has several: points of different entries
+// never fall into one report group (reports group on Params).
+const paramTraffic = "traffic"
 
 // MakePlan expands s over lab: for every variant of its matrix (one
 // without), repetitions x traffic entries. Every variant is planned on
@@ -68,27 +82,29 @@ func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 	racks := rackMap(lab)
 	var out []Point
 	for r := 0; r < reps; r++ {
-		for i, t := range s.Traffic {
-			name := pointName(v, t, i, r, reps)
+		for _, e := range v.Entries {
+			i, t := e.Index, s.Traffic[e.Index]
+			name := pointName(e, t, r, reps)
 			pc := &planCtx{s: s, lab: lab, racks: racks, name: name, seed: seedFor(t, i, r)}
 			pt, err := pc.point(t)
 			if err != nil {
 				return nil, fmt.Errorf("point %s: %w", name, err)
 			}
 			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
-			pt.Params = pointParams(v, t, pc.seed, r, reps)
+			pt.FlowCount, pt.Schedule = len(pt.Flows), path.Join("raw", safeName(name), "schedule.json")
+			pt.Params = pointParams(v, e, pc.seed, r, reps)
 			out = append(out, *pt)
 		}
 	}
 	return out, nil
 }
 
-// pointName is the traffic entry's name, then the variant's label, then
-// the repetition: "ws/scheme=ecmp/load=0.3/rep1".
-func pointName(v Variant, t Traffic, i, rep, reps int) string {
-	name := t.PointName(i)
-	if v.Label != "" {
-		name += "/" + v.Label
+// pointName is the traffic entry's name, then the label of the sweeps
+// that apply to it, then the repetition: "ws/scheme=ecmp/load=0.3/rep1".
+func pointName(e Entry, t Traffic, rep, reps int) string {
+	name := t.PointName(e.Index)
+	if e.Label != "" {
+		name += "/" + e.Label
 	}
 	if reps > 1 {
 		name += fmt.Sprintf("/rep%d", rep)
@@ -109,10 +125,14 @@ func seedFor(t Traffic, i, rep int) int64 {
 // randomPattern says whether a pattern draws from a seed.
 func randomPattern(p string) bool { return p == PatternWorkload || p == PatternPermutation }
 
-func pointParams(v Variant, t Traffic, seed int64, rep, reps int) map[string]any {
-	m := make(map[string]any, len(v.Params)+5)
-	for k, x := range v.Params {
+func pointParams(v Variant, e Entry, seed int64, rep, reps int) map[string]any {
+	t := v.Scenario.Traffic[e.Index]
+	m := make(map[string]any, len(e.Params)+6)
+	for k, x := range e.Params {
 		m[k] = x
+	}
+	if len(v.Scenario.Traffic) > 1 {
+		m[paramTraffic] = t.PointName(e.Index)
 	}
 	setDefault := func(k string, x any) {
 		if _, ok := m[k]; !ok {

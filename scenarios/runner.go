@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -41,9 +42,14 @@ type Runner struct {
 	// PointTimeout bounds one point's traffic stage (default 10m); agents
 	// still running then are killed and the point fails.
 	PointTimeout time.Duration
-	Progress     Progress
-	Logger       *slog.Logger
-	Version      string
+	// MaxConcurrent, when > 0, bounds the perftest clients each host agent
+	// runs at once (agent.Options.MaxConcurrent): a hardware host that
+	// cannot start flows as fast as the schedule asks then starts them
+	// late, and the point records how many and by how much.
+	MaxConcurrent int
+	Progress      Progress
+	Logger        *slog.Logger
+	Version       string
 }
 
 // Run outcomes, as manifest.json and Outcome say them.
@@ -121,7 +127,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		plan: &Plan{Scenario: s.Name}, started: time.Now(),
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
-	st.total = len(variants) * max(s.Repetitions, 1) * len(s.Traffic)
+	for _, v := range variants {
+		st.total += max(s.Repetitions, 1) * len(v.Entries)
+	}
 	st.save()
 	defer func() {
 		if st.flowsCSV != nil {
@@ -153,23 +161,32 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	}
 	sess, err := st.session(ctx, cur, s, vi == 0)
 	if err != nil {
-		st.failVariant(v, vi, stage("lab"), err)
+		st.failVariant(v, vi, firstNonEmpty(s.Lab, DefaultLab), stage("lab"), err)
 		return nil
 	}
 	if st.m.Lab == nil {
 		st.m.Lab = labSnapshot(sess.lab)
 		st.plan.Lab = sess.lab.Name
 	}
+	if _, ok := st.m.Labs[sess.lab.Name]; !ok {
+		if st.m.Labs == nil {
+			st.m.Labs = map[string]*inventory.Lab{}
+		}
+		st.m.Labs[sess.lab.Name] = labSnapshot(sess.lab)
+	}
 	st.m.Stage = stage("plan")
 	st.save()
 	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", firstNonEmpty(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
 	if err == nil {
-		st.plan.Points = append(st.plan.Points, pts...)
+		for _, pt := range pts {
+			pt.Flows = nil // the run keeps only the points to come with theirs
+			st.plan.Points = append(st.plan.Points, pt)
+		}
 		err = writeJSON(filepath.Join(st.dir, "plan.json"), st.plan)
 	}
 	if err != nil {
-		st.failVariant(v, vi, stage("plan"), err)
+		st.failVariant(v, vi, sess.lab.Name, stage("plan"), err)
 		return sess
 	}
 	if err := st.provision(ctx, sess, v); err != nil {
@@ -183,6 +200,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 			break
 		}
 		st.point(ctx, sess, &pts[i])
+		pts[i].Flows = nil
 	}
 	return sess
 }
@@ -259,13 +277,16 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	st.record(*meta)
 }
 
-// failVariant records every point of a variant that could not be planned.
-func (st *runState) failVariant(v Variant, vi int, stage string, err error) {
+// failVariant records every point of a variant that could not be planned
+// (on lab, by name: the variant's lab, or what it asked for when that
+// could not be opened).
+func (st *runState) failVariant(v Variant, vi int, lab, stage string, err error) {
 	reps := max(v.Scenario.Repetitions, 1)
 	for r := 0; r < reps; r++ {
-		for i, t := range v.Scenario.Traffic {
-			pt := &Point{Name: pointName(v, t, i, r, reps), Pattern: t.Pattern, Lab: v.Scenario.Lab, Variant: vi,
-				Params: pointParams(v, t, seedFor(t, i, r), r, reps)}
+		for _, e := range v.Entries {
+			t := v.Scenario.Traffic[e.Index]
+			pt := &Point{Name: pointName(e, t, r, reps), Pattern: t.Pattern, Lab: lab, Variant: vi,
+				Traffic: e.Index, Repetition: r, Params: pointParams(v, e, seedFor(t, e.Index, r), r, reps)}
 			st.failPoint(pt, stage, err)
 		}
 	}
@@ -274,7 +295,7 @@ func (st *runState) failVariant(v Variant, vi int, stage string, err error) {
 func (st *runState) failPoint(pt *Point, stage string, err error) {
 	st.r.Logger.Info("point failed", "point", pt.Name, "stage", stage, "err", err)
 	st.failures = append(st.failures, failure{stage, pt.Name, err})
-	m := pointMeta(pt, nil)
+	m := pointMeta(pt)
 	m.Status, m.Error = pointFailed, fmt.Sprintf("%s: %v", stage, err)
 	st.record(*m)
 }
@@ -432,6 +453,29 @@ func writeJSON(path string, v any) error {
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeCompactJSON writes v to path without indentation, through a
+// buffer: for documents of thousands of flows.
+func writeCompactJSON(path string, v any) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	err = json.NewEncoder(w).Encode(v)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.Rename(tmp, path)

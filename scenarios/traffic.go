@@ -2,13 +2,12 @@ package scenarios
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,13 +19,13 @@ import (
 )
 
 // runPoint ships the point's schedule to every host taking part, reads
-// their RNIC counters, runs the agents in parallel, gathers their results
-// into raw/ and flows.csv, reads the counters again, and waits for
-// telemetry to cover the traffic. It returns the point's record (also on
-// error) and warnings that do not fail it (hosts that started flows late).
+// their RNIC counters, runs the agents in parallel, streams their results
+// into raw/ and flows.csv as each arrives (the tools' verbatim output stays
+// in raw/ only), reads the counters again, and waits for telemetry to cover
+// the traffic. It returns the point's record (also on error) and warnings
+// that do not fail it (hosts that started flows late).
 func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session, pt *Point, flowsCSV io.Writer) (*reports.PointMeta, []string, error) {
-	meta := pointMeta(pt, nil)
-	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Flows: pt.Flows}
+	meta := pointMeta(pt)
 	safe := safeName(pt.Name)
 	rawDir := filepath.Join(dir, "raw", safe)
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
@@ -50,29 +49,29 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	// The epoch is set after the counters are read, so reading them does
 	// not eat into the agents' lead.
-	sched.Epoch = time.Now().Add(sess.lead).UTC()
-	if err := writeJSON(filepath.Join(rawDir, "schedule.json"), sched); err != nil {
+	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(sess.lead).UTC(), Flows: pt.Flows}
+	localSched := filepath.Join(rawDir, "schedule.json")
+	if err := writeCompactJSON(localSched, sched); err != nil {
 		return meta, nil, err
 	}
-	schedJSON, _ := json.Marshal(sched)
 	total := len(pt.Flows)
 	r.Progress.Stage("traffic", fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
 	r.Progress.Flows(pt.Name, 0, total)
 
-	var mu sync.Mutex
-	var recs []perftest.FlowRecord
-	var results []agent.Result
-	done := 0
+	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
 	tctx, cancel := context.WithTimeout(ctx, r.PointTimeout)
 	defer cancel()
 	err := sess.ssh.ForEach(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		if err := sess.ssh.WriteFile(ctx, t, remoteSched, schedJSON, 0o644); err != nil {
+		if err := sess.ssh.Upload(ctx, t, localSched, remoteSched, 0o644); err != nil {
 			return fmt.Errorf("host %s: upload schedule: %w", t.Name, err)
 		}
 		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json")
-		cmd := strings.Join([]string{remoteAgent(), "agent", "run",
-			"--schedule", shellQuote(remoteSched), "--host", shellQuote(t.Name), "--out", shellQuote(remoteOut)}, " ")
-		res, err := sess.ssh.Exec(ctx, t, cmd)
+		args := []string{remoteAgent(), "agent", "run",
+			"--schedule", shellQuote(remoteSched), "--host", shellQuote(t.Name), "--out", shellQuote(remoteOut)}
+		if r.MaxConcurrent > 0 {
+			args = append(args, "--max-concurrent", strconv.Itoa(r.MaxConcurrent))
+		}
+		res, err := sess.ssh.Exec(ctx, t, strings.Join(args, " "))
 		if err != nil {
 			return err
 		}
@@ -81,25 +80,17 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		if err := res.Err(); err != nil {
 			return err
 		}
-		b, err := sess.ssh.ReadFile(ctx, t, remoteOut)
-		if err != nil {
+		local := filepath.Join(rawDir, t.Name+".result.json")
+		if err := sess.ssh.Download(ctx, t, remoteOut, local); err != nil {
 			return fmt.Errorf("host %s: fetch agent result: %w", t.Name, err)
 		}
-		if err := os.WriteFile(filepath.Join(rawDir, t.Name+".result.json"), b, 0o644); err != nil {
-			return err
-		}
-		var ar agent.Result
-		if err := json.Unmarshal(b, &ar); err != nil {
+		n, err := tally.add(local)
+		if err != nil {
 			return fmt.Errorf("host %s: agent result %s: %w", t.Name, remoteOut, err)
 		}
-		mu.Lock()
-		recs = append(recs, ar.Records...)
-		results = append(results, ar)
-		if len(ar.Records) > 0 { // a host that only receives adds nothing to show
-			done += len(ar.Records)
-			r.Progress.Flows(pt.Name, done, total)
+		if n > 0 { // a host that only receives adds nothing to show
+			r.Progress.Flows(pt.Name, tally.done(), total)
 		}
-		mu.Unlock()
 		return nil
 	})
 	if err != nil {
@@ -110,20 +101,18 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 			return cleanupAgents(ctx, sess.ssh, t, remoteRun)
 		})
 	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].FlowID < recs[j].FlowID })
-	meta = pointMeta(pt, recs)
+	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
-	warnings := timing(pt, meta, results)
 	if rnics && err == nil {
 		sess.writeRNICs(ctx, runID, before, sess.readRNICs(ctx, pt.Hosts), meta)
 	}
-	if werr := reports.WriteFlowsCSV(flowsCSV, runID, pt.Name, recs); werr != nil && err == nil {
-		err = werr
+	if tally.err != nil && err == nil {
+		err = tally.err
 	}
 	if err != nil {
 		return meta, warnings, err
 	}
-	if missing := total - len(recs); missing > 0 {
+	if missing := total - tally.records; missing > 0 {
 		return meta, warnings, fmt.Errorf("%d of %d flows reported no record", missing, total)
 	}
 	// Telemetry is asynchronous: wait until every switch has sent a sample
@@ -135,29 +124,100 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	return meta, warnings, nil
 }
 
-// timing computes the load a workload point's flows achieved, from when
-// they really started (each agent counts from its epoch), and warns of
-// hosts that started flows late.
-func timing(pt *Point, meta *reports.PointMeta, results []agent.Result) []string {
-	var warnings []string
-	late := 0
-	var lag int64
-	for _, ar := range results {
-		if pt.WindowNs > 0 {
-			meta.AchievedLoad += perftest.AchievedLoad(ar.Records, time.Unix(0, ar.EpochNs), len(pt.Hosts), pt.LinkGbps, time.Duration(pt.WindowNs))
-		}
-		if ar.Late > 0 {
-			late += ar.Late
-			lag = max(lag, ar.MaxLagNs)
-			warnings = append(warnings, fmt.Sprintf("point %s: host %s started %d of %d flows more than %v after their time (up to %v): "+
-				"the schedule asks for more flows than the host can start", pt.Name, ar.Host, ar.Late, len(ar.Records),
-				time.Duration(ar.LateToleranceNs), time.Duration(ar.MaxLagNs)))
-		}
+// pointTally adds up a point's agent results as they arrive: their
+// records go to flows.csv (without the verbatim output, which stays in
+// raw/), and into the point's time span, achieved load and late flows.
+type pointTally struct {
+	pt   *Point
+	meta *reports.PointMeta
+	csv  io.Writer
+	run  string
+
+	mu        sync.Mutex
+	records   int
+	loadBytes float64
+	late      int
+	lag       int64
+	warnings  []string
+	err       error // writing flows.csv
+}
+
+// flushEvery bounds the records held before they are written to flows.csv.
+const flushEvery = 1024
+
+// add streams one host's result file and returns how many records it had.
+func (t *pointTally) add(file string) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
 	}
-	if late > 0 {
-		meta.LateFlows, meta.MaxStartLagNs = late, lag
+	defer f.Close()
+	var batch []perftest.FlowRecord
+	n := 0
+	flush := func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if err := reports.WriteFlowsCSV(t.csv, t.run, t.pt.Name, batch); err != nil && t.err == nil {
+			t.err = err
+		}
+		t.records += len(batch)
+		batch = batch[:0]
 	}
-	return warnings
+	var bytes float64
+	head, err := agent.ReadResult(f, func(h *agent.Result, rec perftest.FlowRecord) error {
+		rec.Output = "" // kept in raw/
+		n++
+		t.span(rec)
+		if t.pt.WindowNs > 0 && perftest.InWindow(rec, time.Unix(0, h.EpochNs), time.Duration(t.pt.WindowNs)) {
+			bytes += float64(rec.Bytes)
+		}
+		if batch = append(batch, rec); len(batch) == flushEvery {
+			flush()
+		}
+		return nil
+	})
+	flush() // what was read is recorded even when the rest is unreadable
+	if err != nil {
+		return n, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.loadBytes += bytes
+	if head.Late > 0 {
+		t.late += head.Late
+		t.lag = max(t.lag, head.MaxLagNs)
+		t.warnings = append(t.warnings, fmt.Sprintf("point %s: host %s started %d of %d flows more than %v after their time (up to %v): "+
+			"the schedule asks for more flows than the host can start", t.pt.Name, head.Host, head.Late, n,
+			time.Duration(head.LateToleranceNs), time.Duration(head.MaxLagNs)))
+	}
+	return n, nil
+}
+
+// span widens the point's [StartNs, EndNs] to cover rec.
+func (t *pointTally) span(rec perftest.FlowRecord) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.meta
+	if rec.StartNs > 0 && (m.StartNs == 0 || rec.StartNs < m.StartNs) { // 0: never started
+		m.StartNs = rec.StartNs
+	}
+	m.EndNs = max(m.EndNs, rec.EndNs)
+}
+
+func (t *pointTally) done() int { t.mu.Lock(); defer t.mu.Unlock(); return t.records }
+
+// finish sets the point's achieved load and late flows and returns the
+// warnings about late hosts.
+func (t *pointTally) finish() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pt.WindowNs > 0 {
+		t.meta.AchievedLoad = perftest.Load(t.loadBytes, len(t.pt.Hosts), t.pt.LinkGbps, time.Duration(t.pt.WindowNs))
+	}
+	if t.late > 0 {
+		t.meta.LateFlows, t.meta.MaxStartLagNs = t.late, t.lag
+	}
+	return t.warnings
 }
 
 // Point statuses in the manifest.
@@ -166,10 +226,10 @@ const (
 	pointFailed = "failed"
 )
 
-func pointMeta(pt *Point, recs []perftest.FlowRecord) *reports.PointMeta {
+func pointMeta(pt *Point) *reports.PointMeta {
 	m := &reports.PointMeta{
 		Name: pt.Name, Pattern: pt.Pattern, Lab: pt.Lab, Hosts: len(pt.Hosts),
-		BufferBytes: pt.BufferBytes, LinkGbps: pt.LinkGbps, Flows: len(pt.Flows),
+		BufferBytes: pt.BufferBytes, LinkGbps: pt.LinkGbps, Flows: pt.FlowCount,
 		RequestedLoad: pt.RequestedLoad, Params: map[string]any{},
 	}
 	for k, v := range pt.Params {
@@ -177,14 +237,6 @@ func pointMeta(pt *Point, recs []perftest.FlowRecord) *reports.PointMeta {
 	}
 	if pt.WindowNs > 0 {
 		m.OfferedLoad = pt.OfferedLoad
-	}
-	for i, rec := range recs {
-		if i == 0 || rec.StartNs < m.StartNs {
-			m.StartNs = rec.StartNs
-		}
-		if rec.EndNs > m.EndNs {
-			m.EndNs = rec.EndNs
-		}
 	}
 	return m
 }

@@ -38,8 +38,9 @@ The run goes plan -> provision -> collect -> traffic -> gather -> analyse and
 writes OUT/<run-id>/: manifest.json, plan.json, raw/, flows.csv,
 telemetry/*.lp (switch port/queue counters, RNIC hw counters), summary.json,
 report.html. On a terminal it shows progress (point i/n with an ETA);
-otherwise it prints one JSON line {"run_id","run_dir","report","outcome",...}
-on stdout.
+otherwise it prints progress as JSON lines on stderr ({"stage":...},
+{"point":...,"index":i,"total":n,"eta_s":...}) and one JSON line
+{"run_id","run_dir","report","outcome",...} on stdout at the end.
 
 Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
@@ -49,6 +50,8 @@ Examples:
    labctl run incast
    labctl run allreduce --lab leafspine:2x4:4@100
    labctl run workload-matrix          # ECMP x 3 loads x 2 workloads
+   labctl run workload-matrix 2>progress.jsonl | jq .report   # unattended: progress lines, one result line
+   labctl run my.yaml --lab lab.yaml --max-concurrent 64     # hardware hosts start at most 64 clients at once
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name"},
@@ -59,7 +62,8 @@ Examples:
 			&cli.StringFlag{Name: "influx-token", Usage: "InfluxDB token; prefer --influx-token-env or --influx-token-file so it stays out of shell history", EnvVars: []string{"LABCTL_INFLUX_TOKEN"}},
 			&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the InfluxDB token"},
 			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
-			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed; the run goes on)"},
+			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed, an emulated lab's simulation is cut short; the run goes on)"},
+			&cli.IntFlag{Name: "max-concurrent", Usage: "each host agent runs at most this many perftest clients at once (0: no bound); flows beyond start late and the manifest counts them"},
 			engineFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
@@ -80,26 +84,36 @@ Examples:
 			if c.IsSet("engine") {
 				s.Emulation.Engine = c.String("engine")
 			}
+			tty := isTerminal(os.Stderr)
 			logger := newLogger(c.Bool("verbose"))
+			if !tty { // stderr is a log a machine may read: JSON lines only
+				logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(c.Bool("verbose"))}))
+			}
 			influx, err := influxConfig(c)
 			if err != nil {
 				return err
 			}
+			if c.Int("max-concurrent") < 0 {
+				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
+			}
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout")}
-			tty := isTerminal(os.Stderr)
+				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent")}
+			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
+			} else {
+				jp := newJSONProgress(os.Stderr)
+				r.Progress, warn = jp, jp.Warning
 			}
 			out, err := r.Run(c.Context, s)
 			if out == nil {
 				return err
 			}
 			for _, w := range out.Warnings {
-				fmt.Fprintln(os.Stderr, "warning:", w)
+				warn(w)
 			}
 			if out.Report == "" {
-				fmt.Fprintf(os.Stderr, "run archive (incomplete): %s\n", out.Dir)
+				warn("run archive (incomplete): " + out.Dir)
 			}
 			switch {
 			case !tty:
@@ -140,9 +154,12 @@ func influxConfig(c *cli.Context) (*collectors.InfluxConfig, error) {
 }
 
 func newLogger(verbose bool) *slog.Logger {
-	lvl := slog.LevelWarn
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(verbose)}))
+}
+
+func logLevel(verbose bool) slog.Level {
 	if verbose {
-		lvl = slog.LevelDebug
+		return slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	return slog.LevelWarn
 }

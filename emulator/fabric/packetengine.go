@@ -203,6 +203,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	limit := e.cfg.MaxSimNs * 1000
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
 		if n%65536 == 0 && ctx.Err() != nil {
+			e.settle() // the next run starts on an idle fabric
 			return nil, ctx.Err()
 		}
 		if e.fault != nil {

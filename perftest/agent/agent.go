@@ -1,9 +1,9 @@
 // Package agent is the host agent: it runs this host's part of a traffic
-// schedule by spawning perftest processes (servers for the flows it
-// receives, clients at epoch+offset for the flows it sends) and reports
-// per-flow start/end times and the tools' verbatim output. It never leaves
-// a process behind: every child runs in its own process group, killed on
-// cancellation.
+// schedule by spawning perftest processes (servers shortly before the
+// flows it receives, a bounded number at a time; clients at epoch+offset
+// for the flows it sends) and reports per-flow start/end times and the
+// tools' verbatim output. It never leaves a process behind: every child
+// runs in its own process group, killed on cancellation.
 //
 // It must not import the emulator.
 package agent
@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -32,12 +33,22 @@ type Options struct {
 	Bin          map[string]string // tool -> path (default: looked up on PATH)
 	ConnectRetry time.Duration     // how long a client retries a server that is not up (default 10s)
 	// ServerGrace is how long servers may still wait for their client once
-	// this host's own clients are done (default 60s): a sender that was
-	// skipped on another host never comes, and no process may linger.
+	// this host's own clients are done and every flow it receives was due
+	// (default 60s): a sender that was skipped on another host never
+	// comes, and no process may linger.
 	ServerGrace time.Duration
+	// ServerLead is how long before its flow's planned start (epoch +
+	// offset) a server is started (default 200ms). Servers
+	// start in the order of their flows' offsets; the server of a flow
+	// that waits for others starts by its offset too, its client later.
+	ServerLead time.Duration
+	// MaxServers bounds the perftest servers running at once (default
+	// 256): a server whose slot is not free in time starts
+	// late, and its client retries connecting for ConnectRetry.
+	MaxServers int
 	// MaxConcurrent bounds the perftest clients running at once (0: no
-	// bound). A flow whose offset comes while every slot is taken starts
-	// when one frees, late.
+	// bound; `labctl run --max-concurrent`). A flow whose offset comes
+	// while every slot is taken starts when one frees, late.
 	MaxConcurrent int
 	// LateTolerance is how far after epoch+offset a client may start and
 	// still count as on time (default DefaultLateTolerance); see Result.Late.
@@ -46,47 +57,15 @@ type Options struct {
 	Now           func() time.Time
 }
 
+// Defaults of Options.
+const (
+	defaultServerLead = 200 * time.Millisecond
+	defaultMaxServers = 256
+)
+
 // DefaultLateTolerance is Options.LateTolerance unless set: about what
 // starting a perftest process costs.
 const DefaultLateTolerance = time.Millisecond
-
-// Result is what an agent reports.
-type Result struct {
-	Host       string                `json:"host"`
-	ScheduleID string                `json:"schedule_id"`
-	Records    []perftest.FlowRecord `json:"records"` // flows this host sent
-	Servers    []ServerRun           `json:"servers"` // flows it received
-	// EpochNs is the time the flows' offsets count from (unix ns): the
-	// schedule's epoch, or where an emulated lab's twin put it.
-	EpochNs int64 `json:"epoch_ns"`
-	// Late counts the flows without dependencies whose client started more
-	// than LateToleranceNs after epoch+offset (each record's LagNs says by
-	// how much; MaxLagNs is the largest): the host could not start flows
-	// as fast as the schedule asked (process start cost, MaxConcurrent).
-	Late            int   `json:"late"`
-	MaxLagNs        int64 `json:"max_lag_ns"`
-	LateToleranceNs int64 `json:"late_tolerance_ns"`
-	MaxConcurrent   int   `json:"max_concurrent,omitempty"`
-}
-
-// Lateness fills Late and MaxLagNs from the records' LagNs.
-func (r *Result) Lateness(tolerance time.Duration) {
-	r.Late, r.MaxLagNs, r.LateToleranceNs = 0, 0, tolerance.Nanoseconds()
-	for _, rec := range r.Records {
-		r.MaxLagNs = max(r.MaxLagNs, rec.LagNs)
-		if rec.LagNs > r.LateToleranceNs {
-			r.Late++
-		}
-	}
-}
-
-// ServerRun is a server side's output.
-type ServerRun struct {
-	FlowID   int    `json:"flow_id"`
-	Output   string `json:"output"`
-	Stderr   string `json:"stderr,omitempty"`
-	ExitCode int    `json:"exit_code"`
-}
 
 func (o *Options) defaults() {
 	if o.ConnectRetry <= 0 {
@@ -103,6 +82,12 @@ func (o *Options) defaults() {
 	}
 	if o.LateTolerance <= 0 {
 		o.LateTolerance = DefaultLateTolerance
+	}
+	if o.ServerLead <= 0 {
+		o.ServerLead = defaultServerLead
+	}
+	if o.MaxServers <= 0 {
+		o.MaxServers = defaultMaxServers
 	}
 }
 
@@ -143,6 +128,9 @@ func (p *procs) killAll() {
 // Run executes this host's part of s.
 func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) {
 	o.defaults()
+	if err := lookTools(o, s); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ps := &procs{ctx: ctx, set: map[*exec.Cmd]bool{}}
@@ -158,9 +146,17 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	done := map[int]chan struct{}{}
 	var failedMu sync.Mutex
 	failed := map[int]bool{}
+	var recv []perftest.Flow
+	var lastDue time.Time // when the last flow this host receives is due
 	for _, f := range s.Flows {
 		if f.Src == o.Self || f.Dst == o.Self {
 			done[f.ID] = make(chan struct{})
+		}
+		if f.Dst == o.Self {
+			recv = append(recv, f)
+			if at := s.Epoch.Add(f.Offset); at.After(lastDue) {
+				lastDue = at
+			}
 		}
 	}
 	finish := func(id int, ok bool) {
@@ -171,35 +167,21 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	}
 	var wg, clients sync.WaitGroup
 	var mu sync.Mutex
-	var graceUsed sync.Once
 	graceExpired := false
-	// Servers first, before the epoch, so clients find them listening.
-	for _, f := range s.Flows {
-		if f.Dst != o.Self {
-			continue
-		}
-		argv := perftest.Args(f, perftest.Server)
-		cmd, stdout, stderr := command(o, argv)
-		if err := ps.start(cmd); err != nil {
-			return nil, fmt.Errorf("host %s: start %s server for flow %d: %w", o.Self, f.Tool, f.ID, err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			ps.done(cmd)
-			sr := ServerRun{FlowID: f.ID, Output: stdout.String(), Stderr: stderr.String(), ExitCode: exitCode(err)}
+	srv := &servers{o: o, ps: ps, epoch: s.Epoch, stop: make(chan struct{}),
+		exited: func(f perftest.Flow, sr ServerRun, ok bool) {
 			mu.Lock()
-			if graceExpired && err != nil {
+			if graceExpired && !ok && sr.StartNs != 0 {
 				sr.Stderr += fmt.Sprintf("labctl agent: no client connected within %v after this host's flows ended; server killed\n", o.ServerGrace)
 			}
 			res.Servers = append(res.Servers, sr)
 			mu.Unlock()
 			if f.Src != o.Self { // when this host also sends it, the client decides
-				finish(f.ID, err == nil)
+				finish(f.ID, ok)
 			}
-		}()
-	}
+		}}
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.run(ctx, recv, &wg) }()
 	for _, f := range s.Flows {
 		if f.Src != o.Self {
 			continue
@@ -223,24 +205,52 @@ func Run(ctx context.Context, s *perftest.Schedule, o Options) (*Result, error) 
 	allDone := make(chan struct{})
 	go func() {
 		clients.Wait()
+		// The grace counts from when this host's clients are done and the
+		// last flow it receives was due, whichever is later.
+		select {
+		case <-time.After(time.Until(lastDue)):
+		case <-allDone:
+			return
+		}
 		select {
 		case <-time.After(o.ServerGrace):
-			graceUsed.Do(func() {
-				mu.Lock()
-				graceExpired = true
-				mu.Unlock()
-				ps.killAll()
-			})
+			mu.Lock()
+			graceExpired = true
+			mu.Unlock()
+			close(srv.stop)
+			ps.killAll()
 		case <-allDone:
 		}
 	}()
 	wg.Wait()
 	close(allDone)
-	res.Lateness(o.LateTolerance)
+	sort.Slice(res.Records, func(i, j int) bool { return res.Records[i].FlowID < res.Records[j].FlowID })
+	sort.Slice(res.Servers, func(i, j int) bool { return res.Servers[i].FlowID < res.Servers[j].FlowID })
+	res.countLate(o.LateTolerance)
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("host %s: schedule %s: %w", o.Self, s.ID, err)
 	}
 	return res, nil
+}
+
+// lookTools fails before anything starts when a tool this host needs is
+// missing.
+func lookTools(o Options, s *perftest.Schedule) error {
+	seen := map[string]bool{}
+	for _, f := range s.Flows {
+		if (f.Src != o.Self && f.Dst != o.Self) || seen[f.Tool] {
+			continue
+		}
+		seen[f.Tool] = true
+		bin := f.Tool
+		if p, ok := o.Bin[bin]; ok {
+			bin = p
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			return fmt.Errorf("host %s: %w", o.Self, err)
+		}
+	}
+	return nil
 }
 
 func command(o Options, argv []string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
@@ -353,26 +363,31 @@ func RunFile(ctx context.Context, schedulePath, outPath string, o Options) error
 	}
 	res, runErr := Run(ctx, &s, o)
 	if res != nil {
-		out, _ := json.MarshalIndent(res, "", "  ")
-		if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(outPath, out, 0o644); err != nil {
+		if err := writeResult(outPath, res); err != nil {
 			return err
 		}
 	}
 	return runErr
 }
 
-// ReadResult reads an agent's result file.
-func ReadResult(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
+func writeResult(path string, res *Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("agent result %s: %w", path, err)
+	defer f.Close()
+	w := NewResultWriter(f, *res)
+	for _, rec := range res.Records {
+		_ = w.Record(rec) // errors stick: Close returns them
 	}
-	return &r, nil
+	for _, sr := range res.Servers {
+		_ = w.Server(sr)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("agent result %s: %w", path, err)
+	}
+	return f.Close()
 }

@@ -277,3 +277,82 @@ func TestLateFlowsAreReported(t *testing.T) {
 		t.Errorf("achieved load %.4f should fall far below the offered %.4f: most flows started after the window", achieved, offered)
 	}
 }
+
+// runPair runs the receiving agent r with ro and the sending agent a.
+func runPair(t *testing.T, s *perftest.Schedule, ro Options) (send, recv *Result) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ro.Self = "r"
+		var err error
+		if recv, err = Run(context.Background(), s, ro); err != nil {
+			t.Errorf("receiver: %v", err)
+		}
+	}()
+	send, err := Run(context.Background(), s, Options{Self: "a", ConnectRetry: 5 * time.Second})
+	<-done
+	if err != nil {
+		t.Fatalf("sender: %v", err)
+	}
+	for _, rec := range send.Records {
+		if rec.Status != perftest.StatusOK {
+			t.Errorf("flow %d: %s %s", rec.FlowID, rec.Status, rec.Error)
+		}
+	}
+	return send, recv
+}
+
+// TestServersStartShortlyBeforeTheirFlowsBounded: the receiving agent does
+// not start a server per flow up front: each starts ServerLead before its
+// flow is due, and no more than MaxServers run at once.
+func TestServersStartShortlyBeforeTheirFlowsBounded(t *testing.T) {
+	const lead = 100 * time.Millisecond
+	s := &perftest.Schedule{ID: "t/servers", Epoch: time.Now().Add(200 * time.Millisecond)}
+	for i := 0; i < 6; i++ { // six flows 10 ms apart, ~9 ms each
+		f := flow(i, "a", "r", 21300+i)
+		f.Offset = time.Duration(i) * 10 * time.Millisecond
+		s.Flows = append(s.Flows, f)
+	}
+	late := flow(6, "a", "r", 21306)
+	late.Offset = 600 * time.Millisecond
+	s.Flows = append(s.Flows, late)
+	_, recv := runPair(t, s, Options{MaxServers: 2, ServerLead: lead})
+	if len(recv.Servers) != len(s.Flows) {
+		t.Fatalf("%d server runs, want %d", len(recv.Servers), len(s.Flows))
+	}
+	for _, a := range recv.Servers {
+		if a.ExitCode != 0 || a.StartNs == 0 || a.EndNs < a.StartNs {
+			t.Fatalf("server %d: %+v", a.FlowID, a)
+		}
+		if due := s.Epoch.Add(s.Flows[a.FlowID].Offset - lead); a.StartNs < due.UnixNano() {
+			t.Errorf("server %d started %v before its lead", a.FlowID, due.Sub(time.Unix(0, a.StartNs)))
+		}
+		running := 0
+		for _, b := range recv.Servers {
+			if b.StartNs <= a.StartNs && a.StartNs < b.EndNs {
+				running++
+			}
+		}
+		if running > 2 {
+			t.Errorf("%d servers ran at once when server %d started; MaxServers is 2", running, a.FlowID)
+		}
+	}
+}
+
+// TestFlowsSharingAPortRunInTurn: when a host receives more flows than
+// there are ports, flows share ports (the patterns reuse them in turn); the agent starts
+// a port's next server only once the previous one has exited.
+func TestFlowsSharingAPortRunInTurn(t *testing.T) {
+	s := &perftest.Schedule{ID: "t/reuse", Epoch: time.Now().Add(200 * time.Millisecond),
+		Flows: []perftest.Flow{flow(0, "a", "r", 21400), flow(1, "a", "r", 21400)}}
+	s.Flows[1].Offset = 100 * time.Millisecond
+	_, recv := runPair(t, s, Options{})
+	if len(recv.Servers) != 2 {
+		t.Fatalf("%+v", recv.Servers)
+	}
+	first, second := recv.Servers[0], recv.Servers[1]
+	if first.ExitCode != 0 || second.ExitCode != 0 || second.StartNs < first.EndNs {
+		t.Errorf("servers on one port must run in turn: %+v then %+v", first, second)
+	}
+}

@@ -1,6 +1,6 @@
 // Command fakeperf stands in for ib_write_bw in the agent's tests: a real
 // process with perftest's process model (no host argument: a server that
-// listens on -p and serves one client; otherwise a client that fails like
+// listens on -p, stops listening once one client is in and serves it; otherwise a client that fails like
 // the real tool when nobody listens) printing perftest's real output
 // through the perftest package's formatter. It moves no data: it sleeps in
 // proportion to the bytes.
@@ -36,6 +36,7 @@ func main() {
 		if err != nil {
 			os.Exit(1)
 		}
+		l.Close() // perftest serves one client: it stops listening once one is in
 		var secs float64
 		fmt.Fscan(bufio.NewReader(c), &secs)
 		sess.Role, sess.Result = perftest.Server, perftest.NewResult(inv.Size, inv.Iters*int64(inv.QPs), secs, inv.Gbits)

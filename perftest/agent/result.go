@@ -1,0 +1,227 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/labctl/labctl/perftest"
+)
+
+// Result is what an agent reports. Its JSON keeps the fields a reader
+// needs to interpret the records (host, epoch, tolerance) before them and
+// the tallies over all records after them, so that results with thousands
+// of flows and their verbatim outputs can be written and read a record at
+// a time (ResultWriter, ReadResult).
+type Result struct {
+	Host       string `json:"host"`
+	ScheduleID string `json:"schedule_id"`
+	// EpochNs is the time the flows' offsets count from (unix ns): the
+	// schedule's epoch, or where an emulated lab's twin put it.
+	EpochNs         int64                 `json:"epoch_ns"`
+	LateToleranceNs int64                 `json:"late_tolerance_ns"`
+	MaxConcurrent   int                   `json:"max_concurrent,omitempty"`
+	Records         []perftest.FlowRecord `json:"records"` // flows this host sent
+	Servers         []ServerRun           `json:"servers"` // flows it received
+	// Late counts the flows without dependencies whose client started more
+	// than LateToleranceNs after epoch+offset (each record's LagNs says by
+	// how much; MaxLagNs is the largest): the host could not start flows
+	// as fast as the schedule asked (process start cost, MaxConcurrent).
+	Late     int   `json:"late"`
+	MaxLagNs int64 `json:"max_lag_ns"`
+}
+
+// ServerRun is a server side's output. StartNs and EndNs (unix ns) say
+// when the server process ran; 0 when it was never started.
+type ServerRun struct {
+	FlowID   int    `json:"flow_id"`
+	Output   string `json:"output"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	StartNs  int64  `json:"start_ns,omitempty"`
+	EndNs    int64  `json:"end_ns,omitempty"`
+}
+
+// lateness counts late records as they are written or read.
+type lateness struct {
+	tolerance int64
+	late      int
+	maxLag    int64
+}
+
+func (l *lateness) add(rec perftest.FlowRecord) {
+	l.maxLag = max(l.maxLag, rec.LagNs)
+	if rec.LagNs > l.tolerance {
+		l.late++
+	}
+}
+
+// countLate fills Late and MaxLagNs from the records' LagNs.
+func (r *Result) countLate(tolerance time.Duration) {
+	l := lateness{tolerance: tolerance.Nanoseconds()}
+	for _, rec := range r.Records {
+		l.add(rec)
+	}
+	r.Late, r.MaxLagNs, r.LateToleranceNs = l.late, l.maxLag, l.tolerance
+}
+
+// ResultWriter writes a Result's JSON a record and a server run at a time,
+// as json.Marshal would write the whole Result (without indentation), and
+// counts the late records on the way.
+type ResultWriter struct {
+	w     *bufio.Writer
+	n     int // items written in the open list
+	state int // 0 records, 1 servers, 2 closed
+	late  lateness
+	err   error
+}
+
+// NewResultWriter starts a result on w with head's host, schedule, epoch,
+// tolerance and bound (its records, servers and tallies are ignored).
+func NewResultWriter(w io.Writer, head Result) *ResultWriter {
+	rw := &ResultWriter{w: bufio.NewWriterSize(w, 64<<10), late: lateness{tolerance: head.LateToleranceNs}}
+	b, err := json.Marshal(Result{Host: head.Host, ScheduleID: head.ScheduleID, EpochNs: head.EpochNs,
+		LateToleranceNs: head.LateToleranceNs, MaxConcurrent: head.MaxConcurrent})
+	if err != nil {
+		rw.err = err
+		return rw
+	}
+	// The head is the Marshal of a Result without records: cut it before
+	// its "records" key and go on from there.
+	head0, _, _ := strings.Cut(string(b), `"records":`)
+	rw.write(head0 + `"records":[`)
+	return rw
+}
+
+func (rw *ResultWriter) write(s string) {
+	if rw.err == nil {
+		_, rw.err = rw.w.WriteString(s)
+	}
+}
+
+func (rw *ResultWriter) item(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil && rw.err == nil {
+		rw.err = err
+	}
+	if rw.n > 0 {
+		rw.write(",")
+	}
+	rw.n++
+	if rw.err == nil {
+		_, rw.err = rw.w.Write(b)
+	}
+	return rw.err
+}
+
+// Record appends a flow record (before any Server).
+func (rw *ResultWriter) Record(rec perftest.FlowRecord) error {
+	if rw.state != 0 {
+		return errors.New("agent result: a record after the server runs")
+	}
+	rw.late.add(rec)
+	return rw.item(rec)
+}
+
+// Server appends a server run.
+func (rw *ResultWriter) Server(sr ServerRun) error {
+	if rw.state == 0 {
+		rw.write(`],"servers":[`)
+		rw.state, rw.n = 1, 0
+	}
+	return rw.item(sr)
+}
+
+// Close ends the result with the late records' tallies and flushes it.
+func (rw *ResultWriter) Close() error {
+	if rw.state == 0 {
+		rw.write(`],"servers":[`)
+	}
+	rw.state = 2
+	rw.write(fmt.Sprintf(`],"late":%d,"max_lag_ns":%d}`, rw.late.late, rw.late.maxLag))
+	if rw.err == nil {
+		rw.err = rw.w.Flush()
+	}
+	return rw.err
+}
+
+// ReadResult streams an agent's result JSON: rec is called for every flow
+// record in order, with the fields read so far (those that precede the
+// records: host, epoch, tolerance), so a caller can act on each record and
+// drop it, its verbatim output included. It returns the Result without
+// records and server runs.
+func ReadResult(r io.Reader, rec func(head *Result, r perftest.FlowRecord) error) (*Result, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	head := &Result{}
+	rest := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "records":
+			err = eachItem(dec, func() error {
+				var fr perftest.FlowRecord
+				if err := dec.Decode(&fr); err != nil {
+					return err
+				}
+				return rec(head, fr)
+			})
+		case "servers":
+			err = eachItem(dec, func() error { var skip struct{}; return dec.Decode(&skip) })
+		default:
+			var raw json.RawMessage
+			if err = dec.Decode(&raw); err == nil {
+				rest[key] = raw
+				// Refresh the head, so records see the fields before them.
+				b, _ := json.Marshal(rest)
+				err = json.Unmarshal(b, head)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, err
+	}
+	head.Records, head.Servers = nil, nil
+	return head, nil
+}
+
+// eachItem reads a JSON list (or null) with item per element.
+func eachItem(dec *json.Decoder, item func() error) error {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("want a list, found %v", tok)
+	}
+	for dec.More() {
+		if err := item(); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("want %q, found %v", want, tok)
+	}
+	return nil
+}
