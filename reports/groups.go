@@ -193,9 +193,7 @@ func (g *Group) aggregate(ps []PointSummary) {
 	}
 	g.GoodputGbps = always(func(p PointSummary) float64 { return p.GoodputGbps })
 	g.AchievedLoad = collect(func(p PointSummary) (float64, bool) { return p.AchievedLoad, p.AchievedLoad > 0 })
-	g.PFCPausePerS = collect(func(p PointSummary) (float64, bool) {
-		return float64(p.PFCPauseFrames) / (float64(p.DurationNs) / 1e9), p.DurationNs > 0
-	})
+	g.PFCPausePerS = collect(func(p PointSummary) (float64, bool) { return p.PFCPauseTxPerS, p.RateSpanNs > 0 })
 	g.ECNMarksPerS = always(func(p PointSummary) float64 { return p.ECNMarksPerSec })
 	g.PeakQueueBytes = always(func(p PointSummary) float64 { return float64(p.PeakQueueBytes) })
 	g.MeanQueueBytes = always(func(p PointSummary) float64 { return p.MeanQueueBytes })
@@ -213,10 +211,10 @@ func (g *Group) aggregate(ps []PointSummary) {
 		g.PFCTierPerS[t] = collect(func(p PointSummary) (float64, bool) {
 			for _, x := range p.PFCByTier {
 				if x.Tier == t {
-					return x.TxPerS, p.DurationNs > 0
+					return x.TxPerS, p.RateSpanNs > 0
 				}
 			}
-			return 0, p.DurationNs > 0 // the tier reported nothing: no pauses
+			return 0, p.RateSpanNs > 0 // the tier reported nothing: no pauses
 		})
 	}
 	// Buckets in the order the points list them ("all" first).

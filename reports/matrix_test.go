@@ -60,7 +60,7 @@ func matrixRun(t *testing.T) *Run {
 				for j, size := range matrixSizes {
 					ideal := inventory.IdealFCT(size, inventory.DefaultMTU, inventory.DefaultHeaderBytes, path)
 					fct := int64(math.Round(float64(ideal) * matrixFactor(scheme, load, rep)))
-					rows = append(rows, RowOf("m1", name, perftest.FlowRecord{FlowID: j, Src: "h1", Dst: "h3", Bytes: size,
+					rows = append(rows, rowOf("m1", name, perftest.FlowRecord{FlowID: j, Src: "h1", Dst: "h3", Bytes: size,
 						StartNs: start, EndNs: start + fct, Status: perftest.StatusOK, Tool: "ib_write_bw"}))
 				}
 				// leaf1's uplink sends 10(i+1) pauses, 1000 packets, 50 ECN
@@ -91,7 +91,7 @@ func matrixRun(t *testing.T) *Run {
 	m.Points = append(m.Points, PointMeta{Name: "drill/websearch/load0.8/rep3", Pattern: "workload", Status: StatusFailed, Error: "agent h3: timeout",
 		Params: map[string]any{ParamScheme: "drill", ParamLoad: 0.8, ParamWorkload: "websearch", ParamRepetition: float64(3)}, RequestedLoad: 0.8,
 		StartNs: t0 + int64(i)*100*ms, EndNs: t0 + int64(i)*100*ms + ms})
-	return &Run{Manifest: m, Flows: RowsSource(rows), Telemetry: PointsSource(tel)}
+	return &Run{Manifest: m, Flows: rowsSource(rows), Telemetry: pointsSource(tel)}
 }
 
 func analyseMatrix(t *testing.T, a Analyser) *Summary {
@@ -241,7 +241,7 @@ func TestCompareRuns(t *testing.T) {
 		for i := range 10 {
 			rows = append(rows, FlowRow{Run: id, Point: "inc", FlowID: i, Src: "h1", Dst: "h2", Size: 1000, StartNs: 0, EndNs: fct, FCTNs: fct, Status: "ok"})
 		}
-		return &Run{Manifest: Manifest{RunID: id, Scenario: scenario, Points: []PointMeta{{Name: "inc", Pattern: "incast", StartNs: 0, EndNs: fct}}}, Flows: RowsSource(rows)}
+		return &Run{Manifest: Manifest{RunID: id, Scenario: scenario, Points: []PointMeta{{Name: "inc", Pattern: "incast", StartNs: 0, EndNs: fct}}}, Flows: rowsSource(rows)}
 	}
 	s, err := Analyser{BaselineScheme: "old"}.Compare([]*Run{mk("r1", "old", 100_000), mk("r2", "new", 50_000)})
 	if err != nil {

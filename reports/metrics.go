@@ -77,10 +77,13 @@ func Metrics(s *Summary) []Metric {
 			add(g, "busbw_gbps", "", "Gb/s", ar.BusBWGbps)
 		}
 		add(g, "failed_flows", "", "", float64(p.Failed))
+		if p.NoTraffic {
+			continue // no fabric numbers: n/a, not 0
+		}
 		add(g, "drops", "", "", float64(p.Drops))
 		add(g, "ecn_marks_per_s", "", "/s", p.ECNMarksPerSec)
-		if p.DurationNs > 0 {
-			add(g, "pfc_pause_tx_per_s", "", "/s", float64(p.PFCPauseFrames)/(float64(p.DurationNs)/1e9))
+		if p.RateSpanNs > 0 {
+			add(g, "pfc_pause_tx_per_s", "", "/s", p.PFCPauseTxPerS)
 			for _, t := range p.PFCByTier {
 				add(g, "pfc_pause_tx_per_s", t.Tier, "/s", t.TxPerS)
 			}
