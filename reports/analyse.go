@@ -45,7 +45,9 @@ func (a Analyser) Analyse(run *Run) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.across(sum)
+	if err := a.across(sum); err != nil {
+		return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, run.Manifest.RunID), err)
+	}
 	return sum, nil
 }
 

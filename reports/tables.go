@@ -205,14 +205,14 @@ func acrossTables(s *Summary) []table {
 	}
 	if len(s.Comparisons) > 0 {
 		c := table{Title: "Comparisons (reduction = (baseline - scheme) / baseline)", Header: []string{"Condition", "Scheme", "Baseline", "Metric", "Size",
-			"Scheme value", "Baseline value", "Reduction", "Ratio"}}
+			"Scheme value", "Baseline value", "Reduction", "Ratio", "n (scheme vs baseline)", "Within noise"}}
 		for _, x := range s.Comparisons {
 			v := f2
 			if x.Metric == "avg FCT" || x.Metric == "p99 FCT" {
 				v = func(ns float64) string { return usf(ns) + " µs" }
 			}
 			c.Rows = append(c.Rows, []string{x.Condition, x.Scheme, x.Baseline, x.Metric, x.Bucket, v(x.Value), v(x.BaselineValue),
-				fmt.Sprintf("%.1f%%", x.ReductionPct), f2(x.Ratio)})
+				fmt.Sprintf("%.1f%%", x.ReductionPct), f2(x.Ratio), fmt.Sprintf("%d vs %d", x.N, x.BaselineN), yesNo(x.WithinNoise)})
 		}
 		out = append(out, c)
 	}
@@ -221,6 +221,13 @@ func acrossTables(s *Summary) []table {
 
 func f0(v float64) string { return fmt.Sprintf("%.0f", v) }
 func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
 
 // headlines are the comparison sentences against the baseline over all
 // flows, the papers' headline form.
