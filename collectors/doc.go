@@ -1,8 +1,9 @@
 // Package collectors turns device telemetry into points of labctl's
 // telemetry schema (port, queue, rnic, flow, collector_gap) and writes them
 // to sinks: the run archive as InfluxDB line protocol, and InfluxDB.
-// Nothing is dropped silently: a broken device stream leaves a gap point,
-// a failed write leaves its points in a spool file and an error.
+// Nothing is dropped silently: a broken device stream, or samples a gNMI
+// target coalesced (Update.Duplicates), leave a gap point; a failed write
+// leaves its points in a spool file and an error.
 //
 // It must not import the emulator.
 package collectors

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openconfig/gnmi/path"
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -137,6 +138,7 @@ func subscribeOnce(ctx context.Context, client pb.GNMIClient, t GNMITarget, targ
 	if err := sc.Send(req); err != nil {
 		return err
 	}
+	last := map[string]int64{} // newest sample per notification prefix
 	for {
 		resp, err := sc.Recv()
 		if err != nil {
@@ -148,6 +150,11 @@ func subscribeOnce(ctx context.Context, client pb.GNMIClient, t GNMITarget, targ
 			continue // sync_response
 		}
 		pts := Decode(n, t.Device, o.Lab, o.Run)
+		k := strings.Join(path.ToStrings(n.GetPrefix(), true), "/")
+		if gap, ok := coalesced(n, last[k], *lastSeen, k, t.Device, target, o); ok {
+			pts = append(pts, gap)
+		}
+		last[k] = n.GetTimestamp()
 		if len(pts) == 0 {
 			continue
 		}
@@ -156,6 +163,34 @@ func subscribeOnce(ctx context.Context, client pb.GNMIClient, t GNMITarget, targ
 			o.Logger.Error("telemetry sink write failed", "device", t.Device, "err", err)
 		}
 	}
+}
+
+// coalesced is the collector_gap of a notification that stands for
+// samples the target dropped: gNMI targets (openconfig/gnmi's subscribe
+// server among them) coalesce updates of one path that the client has not
+// read yet and send the newest with Update.Duplicates counting the others.
+// The gap runs from the previous sample of the same path (prev; the
+// stream's last sample when there was none) to this one.
+func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device, target string, o GNMIOptions) (Point, bool) {
+	var dups uint64
+	for _, u := range n.GetUpdate() {
+		dups += uint64(u.GetDuplicates())
+	}
+	if dups == 0 {
+		return Point{}, false
+	}
+	ts := n.GetTimestamp()
+	since := prev
+	if since == 0 {
+		since = ts
+		if !streamLast.IsZero() {
+			since = min(streamLast.UnixNano(), ts)
+		}
+	}
+	return Point{Measurement: "collector_gap", Time: time.Unix(0, ts),
+		Tags: map[string]string{"lab": o.Lab, "run": o.Run, "device": device, "target": target},
+		Fields: map[string]any{"reason": fmt.Sprintf("target coalesced %d samples of %s (the collector fell behind)", dups, key),
+			"since_ns": since, "until_ns": ts, "duplicates": dups}}, true
 }
 
 // Decode maps one notification to points of the schema; unknown paths

@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -44,7 +45,9 @@ func (a Analyser) Analyse(run *Run) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.across(sum)
+	if err := a.across(sum); err != nil {
+		return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, run.Manifest.RunID), err)
+	}
 	return sum, nil
 }
 
@@ -70,11 +73,22 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 	if m.Lab != nil {
 		sum.Lab = m.Lab.Name
 	}
-	ideal := newIdealer(m.Lab, cmp.Or(a.MTU, inventory.DefaultMTU), cmp.Or(a.HeaderBytes, inventory.DefaultHeaderBytes))
+	// Each point's ideal FCTs and switch tiers come from the lab it ran
+	// on: a matrix may sweep topologies.
+	ideals := map[*inventory.Lab]*idealer{}
+	idealFor := func(lab *inventory.Lab) *idealer {
+		d, ok := ideals[lab]
+		if !ok {
+			d = newIdealer(lab, cmp.Or(a.MTU, inventory.DefaultMTU), cmp.Or(a.HeaderBytes, inventory.DefaultHeaderBytes))
+			ideals[lab] = d
+		}
+		return d
+	}
 	accs := map[string]*pointAcc{}
 	var order []*pointAcc
 	add := func(pm PointMeta, known bool) *pointAcc {
-		pa := &pointAcc{meta: pm, known: known, edges: edges, ideal: ideal.forPoint(pm)}
+		lab := m.labOf(pm)
+		pa := &pointAcc{meta: pm, known: known, edges: edges, lab: lab, ideal: idealFor(lab).forPoint()}
 		accs[pm.Name] = pa
 		order = append(order, pa)
 		return pa
@@ -99,16 +113,18 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 		}
 	}
 	metas := make([]PointMeta, len(order))
+	labs := make([]*inventory.Lab, len(order))
 	for i, pa := range order {
-		metas[i] = pa.windowed()
+		metas[i], labs[i] = pa.windowed(), pa.lab
 		sum.Points = append(sum.Points, pa.summary(cmp.Or(a.CDFPoints, 400)))
 	}
 	wins := windows(metas, a.MarginNs)
 	for i, w := range wins {
 		sum.Points[i].WindowStartNs, sum.Points[i].WindowEndNs = w.start, w.end
+		sum.Points[i].NoTraffic = w.none
 	}
 	if run.Telemetry != nil {
-		err := telemetryStats(run.Telemetry, wins, sum.Points, tiersOf(m.Lab), cmp.Or(a.SeriesPoints, 300))
+		err := telemetryStats(run.Telemetry, wins, sum.Points, labs, cmp.Or(a.SeriesPoints, 300))
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
@@ -119,7 +135,8 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 // pointAcc accumulates one point's flows.
 type pointAcc struct {
 	meta   PointMeta
-	known  bool // listed in the manifest
+	known  bool           // listed in the manifest
+	lab    *inventory.Lab // the lab it ran on (nil: unknown)
 	edges  []int64
 	ideal  func(src, dst string, bytes int64) (int64, bool)
 	flows  int
@@ -127,16 +144,18 @@ type pointAcc struct {
 	done   int
 	// Histograms, made at the first completed flow (a failed point may
 	// have none): index 0 is all flows, 1+i size bucket i.
-	fct     []*FCTStats
-	slow    []*SlowdownStats
-	noIdeal int
-	bytes   int64
-	start   int64
-	end     int64
-	steps   map[int]*StepTime // all-reduce only
-	hosts   map[string]bool   // all-reduce only
-	minRow  int64             // first start of any flow, for points without a window
-	maxRow  int64
+	fct      []*FCTStats
+	slow     []*SlowdownStats
+	noIdeal  int
+	idealSum float64 // ideal FCTs of the completed flows that have one
+	bytes    int64
+	start    int64
+	end      int64
+	steps    map[int]*StepTime // all-reduce only
+	hosts    map[string]bool   // all-reduce only
+	minRow   int64             // first start of any flow, for points without a window
+	maxRow   int64
+	maxStart int64 // last start of any flow: the arrival window when the manifest lacks it
 }
 
 func (pa *pointAcc) add(r FlowRow) {
@@ -144,6 +163,7 @@ func (pa *pointAcc) add(r FlowRow) {
 		pa.minRow = r.StartNs
 	}
 	pa.maxRow = max(pa.maxRow, r.EndNs)
+	pa.maxStart = max(pa.maxStart, r.StartNs)
 	pa.flows++
 	if r.Status != perftest.StatusOK {
 		pa.failed++
@@ -165,6 +185,7 @@ func (pa *pointAcc) add(r FlowRow) {
 	if id, ok := pa.ideal(r.Src, r.Dst, r.Size); ok {
 		pa.slow[0].Add(fct, id)
 		pa.slow[b].Add(fct, id)
+		pa.idealSum += float64(id)
 	} else {
 		pa.noIdeal++
 	}
@@ -218,9 +239,20 @@ func (pa *pointAcc) summary(cdfPoints int) PointSummary {
 			}
 		}
 	}
-	// Aggregate goodput: completed bytes over the span from the first start
-	// to the last end (bits per ns = Gb/s).
-	span := ps.EndNs - ps.StartNs
+	// Rates divide by the point's traffic span; for a workload, by its
+	// arrival window plus the mean ideal FCT of its flows, so one
+	// straggler does not decide them (docs/reports.md, "Rates").
+	ps.RateSpanNs = ps.DurationNs
+	span := ps.EndNs - ps.StartNs // first start to last end of the completed flows
+	if w := pa.arrivalWindow(); w > 0 {
+		ps.ArrivalWindowNs = w
+		ps.RateSpanNs = w
+		if n := ps.Slowdown.Count; n > 0 {
+			ps.RateSpanNs += int64(math.Round(pa.idealSum / float64(n)))
+		}
+		span = ps.RateSpanNs
+	}
+	// Goodput: completed bytes over the span (bits per ns = Gb/s).
 	if span > 0 {
 		ps.GoodputGbps = float64(pa.bytes) * 8 / float64(span)
 	}
@@ -228,6 +260,20 @@ func (pa *pointAcc) summary(cdfPoints int) PointSummary {
 		ps.AllReduce = allReduce(pm, pa.hosts, pa.steps, span, pa.failed == 0 && pa.done > 0)
 	}
 	return ps
+}
+
+// arrivalWindow is a workload point's arrival window: the manifest's, or
+// for an archive without it the span of its flows' starts (Poisson
+// arrivals fill the window to within one inter-arrival time); 0 for other
+// patterns.
+func (pa *pointAcc) arrivalWindow() int64 {
+	if w := pa.meta.WindowNs; w > 0 {
+		return w
+	}
+	if pa.meta.Pattern != "workload" || pa.flows < 2 {
+		return 0
+	}
+	return pa.maxStart - pa.minRow
 }
 
 // number reads a Params value that JSON decoded as float64 (or a test

@@ -31,6 +31,20 @@ type Manifest struct {
 	Telemetry *TelemetryMeta            `json:"telemetry,omitempty"`
 }
 
+// labOf is the snapshot of the lab a point ran on: Labs[pm.Lab], else Lab
+// when the point names none or names it; nil when the archive has no
+// snapshot of that lab (its slowdowns are then n/a and its switches'
+// tiers "unknown").
+func (m *Manifest) labOf(pm PointMeta) *inventory.Lab {
+	if l := m.Labs[pm.Lab]; l != nil {
+		return l
+	}
+	if m.Lab != nil && (pm.Lab == "" || pm.Lab == m.Lab.Name) {
+		return m.Lab
+	}
+	return nil
+}
+
 // PointMeta is what the runner records of one point. StartNs/EndNs bound
 // its traffic on the schedule's timeline (unix ns); telemetry is windowed
 // by them.
@@ -55,6 +69,10 @@ type PointMeta struct {
 	// hosts x link rate x window.
 	RequestedLoad float64 `json:"requested_load,omitempty"`
 	AchievedLoad  float64 `json:"achieved_load,omitempty"`
+	// WindowNs is a workload point's arrival window (its flows start
+	// within it); per-second rates of the point divide by it plus the
+	// mean ideal FCT (docs/reports.md).
+	WindowNs int64 `json:"window_ns,omitempty"`
 	// OfferedLoad is what the generated schedule offers (before any host
 	// started a flow late); LateFlows and MaxStartLagNs say how many flows
 	// hosts started later than planned, and by how much at most.
@@ -102,9 +120,9 @@ type FlowRow struct {
 	Size, StartNs, EndNs, FCTNs               int64
 }
 
-// RowOf is the flows.csv row of one flow record. FCT is recorded for
+// rowOf is the flows.csv row of one flow record. FCT is recorded for
 // completed flows only; a failed flow's end time says when it gave up.
-func RowOf(run, point string, r perftest.FlowRecord) FlowRow {
+func rowOf(run, point string, r perftest.FlowRecord) FlowRow {
 	row := FlowRow{Run: run, Point: point, Group: r.Group, Src: r.Src, Dst: r.Dst, Status: r.Status, Tool: r.Tool,
 		FlowID: r.FlowID, Step: r.Step, Size: r.Bytes, StartNs: r.StartNs, EndNs: r.EndNs}
 	if r.Status == perftest.StatusOK {
@@ -134,13 +152,13 @@ func WriteFlowsHeader(w io.Writer) error {
 func WriteFlowsCSV(w io.Writer, run, point string, recs []perftest.FlowRecord) error {
 	rows := make([]FlowRow, len(recs))
 	for i, r := range recs {
-		rows[i] = RowOf(run, point, r)
+		rows[i] = rowOf(run, point, r)
 	}
-	return WriteFlowRows(w, rows)
+	return writeFlowRows(w, rows)
 }
 
-// WriteFlowRows appends rows to flows.csv.
-func WriteFlowRows(w io.Writer, rows []FlowRow) error {
+// writeFlowRows appends rows to flows.csv.
+func writeFlowRows(w io.Writer, rows []FlowRow) error {
 	cw := csv.NewWriter(w)
 	for _, r := range rows {
 		_ = cw.Write(r.record())

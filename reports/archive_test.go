@@ -87,7 +87,7 @@ func FuzzReadFlowsCSV(f *testing.F) {
 		}
 		var out bytes.Buffer
 		WriteFlowsHeader(&out)
-		if err := WriteFlowRows(&out, rows); err != nil {
+		if err := writeFlowRows(&out, rows); err != nil {
 			t.Fatal(err)
 		}
 		var again []FlowRow

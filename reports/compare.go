@@ -41,7 +41,9 @@ func (a Analyser) Compare(runs []*Run) (*Summary, error) {
 		labs, scens, outcomes = appendNew(labs, s.Lab), appendNew(scens, s.Scenario), appendNew(outcomes, s.Outcome)
 	}
 	sum.Lab, sum.Scenario, sum.Outcome = strings.Join(labs, ", "), strings.Join(scens, ", "), strings.Join(outcomes, ", ")
-	a.across(sum)
+	if err := a.across(sum); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
 	return sum, nil
 }
 

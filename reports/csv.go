@@ -38,7 +38,7 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	}
 	head = append(head, "bucket", "flows", "failed_flows", "fct_mean_ns", "fct_min_ns", "fct_p50_ns", "fct_p95_ns", "fct_p99_ns", "fct_p999_ns", "fct_max_ns",
 		"slowdown_flows", "slowdown_mean", "slowdown_p50", "slowdown_p95", "slowdown_p99", "slowdown_p999", "slowdown_max",
-		"goodput_gbps", "duration_ns", "pfc_pause_tx", "pfc_pause_rx")
+		"goodput_gbps", "duration_ns", "rate_span_ns", "pfc_pause_tx", "pfc_pause_rx", "pfc_pause_tx_per_s")
 	for _, t := range tiers {
 		head = append(head, "pfc_pause_tx_per_s_"+t)
 	}
@@ -64,7 +64,9 @@ func WriteCSV(w io.Writer, s *Summary) error {
 				lead[len(lead)-1] = fmt.Sprint(v)
 			}
 		}
-		tail := []string{f(p.GoodputGbps), i(p.DurationNs), strconv.FormatUint(p.PFCPauseFrames, 10), strconv.FormatUint(p.PFCPauseRx, 10)}
+		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+		perS := p.RateSpanNs > 0
+		tail := []string{f(p.GoodputGbps), i(p.DurationNs), i(p.RateSpanNs), u(p.PFCPauseFrames), u(p.PFCPauseRx), opt(p.PFCPauseTxPerS, perS)}
 		for _, t := range tiers {
 			v := 0.0
 			for _, x := range p.PFCByTier {
@@ -72,11 +74,16 @@ func WriteCSV(w io.Writer, s *Summary) error {
 					v = x.TxPerS
 				}
 			}
-			tail = append(tail, opt(v, p.DurationNs > 0))
+			tail = append(tail, opt(v, perS))
 		}
-		tail = append(tail, strconv.FormatUint(p.ECNMarked, 10), opt(deref(p.ECNMarkRate), p.ECNMarkRate != nil), f(p.ECNMarksPerSec),
-			strconv.FormatUint(p.Drops, 10), strconv.FormatUint(p.PeakQueueBytes, 10), f(p.MeanQueueBytes), strconv.FormatUint(p.PeakWatermarkBytes, 10),
+		tail = append(tail, u(p.ECNMarked), opt(deref(p.ECNMarkRate), p.ECNMarkRate != nil), opt(p.ECNMarksPerSec, perS),
+			u(p.Drops), u(p.PeakQueueBytes), f(p.MeanQueueBytes), u(p.PeakWatermarkBytes),
 			opt(float64(deref(p.OutOfOrder)), p.OutOfOrder != nil), strconv.Itoa(p.TelemetryPoints), strconv.Itoa(p.Gaps))
+		if p.NoTraffic { // no telemetry window: every fabric cell is n/a
+			for k := 3; k < len(tail); k++ {
+				tail[k] = ""
+			}
+		}
 		rows := append([]BucketSummary{{Bucket: "all", Flows: p.Flows, FCT: p.FCT, Slowdown: p.Slowdown}}, p.BySize...)
 		for k, b := range rows {
 			failed := ""

@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +21,8 @@ type Spread struct {
 	StdDev float64 `json:"stddev"`
 }
 
-func spreadOf(vals []float64) Spread {
+// SpreadOf is the spread of one metric's values over repetitions.
+func SpreadOf(vals []float64) Spread {
 	s := Spread{N: len(vals)}
 	if s.N == 0 {
 		return s
@@ -39,6 +42,28 @@ func spreadOf(vals []float64) Spread {
 		s.StdDev = math.Sqrt(ss / float64(s.N-1))
 	}
 	return s
+}
+
+// DefaultNoiseSigma is how many standard errors of the difference of two
+// means a difference must exceed to be more than noise (the default of
+// regress's noise_sigma).
+const DefaultNoiseSigma = 2.0
+
+// Noise is sigma standard errors of the difference of the means of a and
+// b, from the sample standard deviations of their repetitions:
+//
+//	sigma x sqrt(sd_a^2 / n_a + sd_b^2 / n_b)
+//
+// A side with one repetition has no measured spread and adds nothing.
+// Comparison sentences and regress verdicts both judge noise by it.
+func Noise(sigma float64, a, b Spread) float64 {
+	v := 0.0
+	for _, s := range []Spread{a, b} {
+		if s.N > 0 {
+			v += s.StdDev * s.StdDev / float64(s.N)
+		}
+	}
+	return sigma * math.Sqrt(v)
 }
 
 // Group is the points that share every parameter but the repetition: a
@@ -95,7 +120,14 @@ type Comparison struct {
 	BaselineValue float64 `json:"baseline_value"`
 	ReductionPct  float64 `json:"reduction_pct"`
 	Ratio         float64 `json:"ratio"`
-	Sentence      string  `json:"sentence"`
+	// N and BaselineN are the repetitions behind each mean; Noise is the
+	// noise allowance of the difference (Noise with DefaultNoiseSigma), and
+	// WithinNoise says the difference is no larger than it.
+	N           int     `json:"n"`
+	BaselineN   int     `json:"baseline_n"`
+	Noise       float64 `json:"noise"`
+	WithinNoise bool    `json:"within_noise"`
+	Sentence    string  `json:"sentence"`
 }
 
 var repSuffix = regexp.MustCompile(`/rep\d+$`)
@@ -131,10 +163,14 @@ func GroupKeys(p PointSummary) (key, cond string) {
 }
 
 // across fills the summary's groups and comparisons from its points.
-func (a Analyser) across(s *Summary) {
+func (a Analyser) across(s *Summary) error {
 	s.Groups = groups(s.Points)
-	s.Baseline = baseline(s.Groups, a.BaselineScheme)
+	var err error
+	if s.Baseline, err = baseline(s.Groups, a.BaselineScheme); err != nil {
+		return err
+	}
 	s.Comparisons = compareGroups(s.Groups, s.Baseline)
+	return nil
 }
 
 func groups(points []PointSummary) []Group {
@@ -186,16 +222,14 @@ func (g *Group) aggregate(ps []PointSummary) {
 				vals = append(vals, v)
 			}
 		}
-		return spreadOf(vals)
+		return SpreadOf(vals)
 	}
 	always := func(f func(PointSummary) float64) Spread {
 		return collect(func(p PointSummary) (float64, bool) { return f(p), true })
 	}
 	g.GoodputGbps = always(func(p PointSummary) float64 { return p.GoodputGbps })
 	g.AchievedLoad = collect(func(p PointSummary) (float64, bool) { return p.AchievedLoad, p.AchievedLoad > 0 })
-	g.PFCPausePerS = collect(func(p PointSummary) (float64, bool) {
-		return float64(p.PFCPauseFrames) / (float64(p.DurationNs) / 1e9), p.DurationNs > 0
-	})
+	g.PFCPausePerS = collect(func(p PointSummary) (float64, bool) { return p.PFCPauseTxPerS, p.RateSpanNs > 0 })
 	g.ECNMarksPerS = always(func(p PointSummary) float64 { return p.ECNMarksPerSec })
 	g.PeakQueueBytes = always(func(p PointSummary) float64 { return float64(p.PeakQueueBytes) })
 	g.MeanQueueBytes = always(func(p PointSummary) float64 { return p.MeanQueueBytes })
@@ -213,10 +247,10 @@ func (g *Group) aggregate(ps []PointSummary) {
 		g.PFCTierPerS[t] = collect(func(p PointSummary) (float64, bool) {
 			for _, x := range p.PFCByTier {
 				if x.Tier == t {
-					return x.TxPerS, p.DurationNs > 0
+					return x.TxPerS, p.RateSpanNs > 0
 				}
 			}
-			return 0, p.DurationNs > 0 // the tier reported nothing: no pauses
+			return 0, p.RateSpanNs > 0 // the tier reported nothing: no pauses
 		})
 	}
 	// Buckets in the order the points list them ("all" first).
@@ -266,30 +300,35 @@ func (g *Group) aggregate(ps []PointSummary) {
 	}
 }
 
-// baseline is the requested scheme if some group has it, else ecmp if
-// present, else the first scheme by name.
-func baseline(gs []Group, want string) string {
+// ErrNoSuchScheme: the baseline scheme asked for is none of the run's.
+var ErrNoSuchScheme = errors.New("no such scheme")
+
+// baseline is the requested scheme (an error listing the run's schemes
+// when no group has it), else ecmp if present, else the first scheme by
+// name.
+func baseline(gs []Group, want string) (string, error) {
 	var schemes []string
 	for _, g := range gs {
-		if g.Scheme != "" {
+		if g.Scheme != "" && !slices.Contains(schemes, g.Scheme) {
 			schemes = append(schemes, g.Scheme)
 		}
 	}
 	sort.Strings(schemes)
-	for _, s := range []string{want, "ecmp"} {
-		if s != "" && sortedHas(schemes, s) {
-			return s
+	switch {
+	case want != "" && !slices.Contains(schemes, want):
+		have := "none (no point has a scheme)"
+		if len(schemes) > 0 {
+			have = strings.Join(schemes, ", ")
 		}
+		return "", fmt.Errorf("baseline scheme %q: %w; the schemes are %s", want, ErrNoSuchScheme, have)
+	case want != "":
+		return want, nil
+	case slices.Contains(schemes, "ecmp"):
+		return "ecmp", nil
+	case len(schemes) > 0:
+		return schemes[0], nil
 	}
-	if len(schemes) > 0 {
-		return schemes[0]
-	}
-	return ""
-}
-
-func sortedHas(s []string, v string) bool {
-	i := sort.SearchStrings(s, v)
-	return i < len(s) && s[i] == v
+	return "", nil
 }
 
 // compareGroups compares, within each condition, every pair of schemes
@@ -351,7 +390,9 @@ func compareTwo(x, y *Group) []Comparison {
 			}
 			c := Comparison{Condition: x.Condition, Workload: x.Workload, Load: x.Load, Scheme: x.Scheme, Baseline: y.Scheme,
 				Metric: m.name, Bucket: bx.Bucket, Value: m.vx.Mean, BaselineValue: m.vy.Mean,
-				ReductionPct: (m.vy.Mean - m.vx.Mean) / m.vy.Mean * 100, Ratio: m.vy.Mean / m.vx.Mean}
+				ReductionPct: (m.vy.Mean - m.vx.Mean) / m.vy.Mean * 100, Ratio: m.vy.Mean / m.vx.Mean,
+				N: m.vx.N, BaselineN: m.vy.N, Noise: Noise(DefaultNoiseSigma, m.vx, m.vy)}
+			c.WithinNoise = math.Abs(m.vx.Mean-m.vy.Mean) <= c.Noise
 			c.Sentence = sentence(c, x.Params)
 			out = append(out, c)
 		}
@@ -360,8 +401,10 @@ func compareTwo(x, y *Group) []Comparison {
 }
 
 // sentence says a comparison as the papers do: "drill reduces avg FCT of
-// <100KB flows by 20.0% vs ecmp at load 0.8 (websearch)"; the parameters
-// other than scheme, load and workload follow the workload.
+// <100KB flows by 20.0% vs ecmp at load 0.8 (websearch) [n=3 vs 3]"; the
+// parameters other than scheme, load and workload follow the workload,
+// the repetitions behind each mean come last, with "within noise" when
+// the difference is no larger than the noise allowance.
 func sentence(c Comparison, params map[string]any) string {
 	verb, pct := "reduces", c.ReductionPct
 	if pct < 0 {
@@ -391,5 +434,9 @@ func sentence(c Comparison, params map[string]any) string {
 	if len(rest) > 0 {
 		s += " (" + strings.Join(rest, ", ") + ")"
 	}
-	return s
+	s += fmt.Sprintf(" [n=%d vs %d", c.N, c.BaselineN)
+	if c.WithinNoise {
+		s += ", within noise"
+	}
+	return s + "]"
 }

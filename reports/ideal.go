@@ -2,7 +2,7 @@ package reports
 
 import "github.com/labctl/labctl/inventory"
 
-// idealer gives flows' ideal FCTs from the archived lab snapshot, caching
+// idealer gives flows' ideal FCTs from one archived lab snapshot, caching
 // the path of each host pair (bounded: it starts over when full).
 type idealer struct {
 	lab      *inventory.Lab
@@ -22,10 +22,10 @@ func newIdealer(lab *inventory.Lab, mtu, hdr int) *idealer {
 	return d
 }
 
-// forPoint is the ideal-FCT function of a point: none when the run has no
-// usable lab snapshot or the point ran on another lab than the snapshot's.
-func (d *idealer) forPoint(pm PointMeta) func(src, dst string, bytes int64) (int64, bool) {
-	if d.paths == nil || (pm.Lab != "" && pm.Lab != d.lab.Name) {
+// forPoint is the ideal-FCT function of a point that ran on the lab:
+// none when the lab is unknown (nil) or has no usable snapshot.
+func (d *idealer) forPoint() func(src, dst string, bytes int64) (int64, bool) {
+	if d.paths == nil {
 		return func(string, string, int64) (int64, bool) { return 0, false }
 	}
 	var lastSrc, lastDst string

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -60,7 +61,7 @@ func matrixRun(t *testing.T) *Run {
 				for j, size := range matrixSizes {
 					ideal := inventory.IdealFCT(size, inventory.DefaultMTU, inventory.DefaultHeaderBytes, path)
 					fct := int64(math.Round(float64(ideal) * matrixFactor(scheme, load, rep)))
-					rows = append(rows, RowOf("m1", name, perftest.FlowRecord{FlowID: j, Src: "h1", Dst: "h3", Bytes: size,
+					rows = append(rows, rowOf("m1", name, perftest.FlowRecord{FlowID: j, Src: "h1", Dst: "h3", Bytes: size,
 						StartNs: start, EndNs: start + fct, Status: perftest.StatusOK, Tool: "ib_write_bw"}))
 				}
 				// leaf1's uplink sends 10(i+1) pauses, 1000 packets, 50 ECN
@@ -91,7 +92,7 @@ func matrixRun(t *testing.T) *Run {
 	m.Points = append(m.Points, PointMeta{Name: "drill/websearch/load0.8/rep3", Pattern: "workload", Status: StatusFailed, Error: "agent h3: timeout",
 		Params: map[string]any{ParamScheme: "drill", ParamLoad: 0.8, ParamWorkload: "websearch", ParamRepetition: float64(3)}, RequestedLoad: 0.8,
 		StartNs: t0 + int64(i)*100*ms, EndNs: t0 + int64(i)*100*ms + ms})
-	return &Run{Manifest: m, Flows: RowsSource(rows), Telemetry: PointsSource(tel)}
+	return &Run{Manifest: m, Flows: rowsSource(rows), Telemetry: pointsSource(tel)}
 }
 
 func analyseMatrix(t *testing.T, a Analyser) *Summary {
@@ -192,7 +193,7 @@ func TestMatrixGroupsAndComparisons(t *testing.T) {
 	}
 	// The other way round with drill as the baseline.
 	s = analyseMatrix(t, Analyser{BaselineScheme: "drill"})
-	if s.Comparisons[0].Sentence != "ecmp increases avg FCT by 25.0% vs drill at load 0.5 (websearch)" {
+	if s.Comparisons[0].Sentence != "ecmp increases avg FCT by 25.0% vs drill at load 0.5 (websearch) [n=2 vs 2]" {
 		t.Errorf("baseline drill: %q", s.Comparisons[0].Sentence)
 	}
 }
@@ -207,29 +208,58 @@ func TestComparisonSentence(t *testing.T) {
 	if len(cs) != 2 {
 		t.Fatalf("%d comparisons, want avg and p99 FCT (no slowdowns)", len(cs))
 	}
-	if c := cs[0]; c.Sentence != "x reduces avg FCT by 20.0% vs y at load 0.8 (transport=irn)" || c.ReductionPct != 20 || c.Ratio != 1.25 {
+	if c := cs[0]; c.Sentence != "x reduces avg FCT by 20.0% vs y at load 0.8 (transport=irn) [n=1 vs 1]" || c.ReductionPct != 20 || c.Ratio != 1.25 {
 		t.Errorf("%+v", c)
 	}
-	if c := cs[1]; c.Sentence != "x increases p99 FCT by 50.0% vs y at load 0.8 (transport=irn)" || c.ReductionPct != -50 {
+	if c := cs[1]; c.Sentence != "x increases p99 FCT by 50.0% vs y at load 0.8 (transport=irn) [n=1 vs 1]" || c.ReductionPct != -50 {
 		t.Errorf("%+v", c)
 	}
 }
 
+// A difference inside the noise allowance of the repetitions says so; the
+// allowance is regress's (Noise): 2 x sqrt(10^2/3 + 10^2/3) = 16.3 here.
+func TestComparisonWithinNoise(t *testing.T) {
+	group := func(scheme string, vals ...float64) *Group {
+		return &Group{Scheme: scheme, Condition: "load=0.3 workload=websearch", Load: 0.3, Workload: "websearch",
+			Params: map[string]any{ParamScheme: scheme, ParamLoad: 0.3, ParamWorkload: "websearch"},
+			BySize: []GroupBucket{{Bucket: "all", FCTMean: SpreadOf(vals)}}}
+	}
+	cs := compareTwo(group("drill", 105, 115, 125), group("ecmp", 90, 100, 110))
+	if len(cs) != 1 {
+		t.Fatalf("%d comparisons", len(cs))
+	}
+	if c := cs[0]; !c.WithinNoise || math.Abs(c.Noise-2*math.Sqrt(200.0/3)) > 1e-9 || c.N != 3 || c.BaselineN != 3 ||
+		c.Sentence != "drill increases avg FCT by 15.0% vs ecmp at load 0.3 (websearch) [n=3 vs 3, within noise]" {
+		t.Errorf("%+v", c)
+	}
+	cs = compareTwo(group("drill", 125, 135, 145), group("ecmp", 90, 100, 110))
+	if c := cs[0]; c.WithinNoise || c.Sentence != "drill increases avg FCT by 35.0% vs ecmp at load 0.3 (websearch) [n=3 vs 3]" {
+		t.Errorf("beyond noise: %+v", c)
+	}
+}
+
 func TestBaseline(t *testing.T) {
-	gs := []Group{{Scheme: "letflow"}, {Scheme: "drill"}, {Scheme: "ecmp"}}
+	gs := []Group{{Scheme: "letflow"}, {Scheme: "drill"}, {Scheme: "ecmp"}, {Scheme: "drill"}}
 	for _, tc := range []struct {
 		groups     []Group
 		want, pick string
 	}{
 		{gs, "", "ecmp"},
 		{gs, "letflow", "letflow"},
-		{gs, "conga", "ecmp"}, // absent: the default rule
 		{gs[:2], "", "drill"}, // no ecmp: the first by name
 		{nil, "", ""},
 	} {
-		if got := baseline(tc.groups, tc.want); got != tc.pick {
-			t.Errorf("baseline(%v, %q) = %q, want %q", tc.groups, tc.want, got, tc.pick)
+		if got, err := baseline(tc.groups, tc.want); got != tc.pick || err != nil {
+			t.Errorf("baseline(%v, %q) = %q, %v; want %q", tc.groups, tc.want, got, err, tc.pick)
 		}
+	}
+	// A scheme the run does not have is a mistake, not a silent ecmp.
+	if got, err := baseline(gs, "dril"); !errors.Is(err, ErrNoSuchScheme) || !strings.Contains(err.Error(), `"dril"`) ||
+		!strings.Contains(err.Error(), "the schemes are drill, ecmp, letflow") {
+		t.Errorf("baseline(dril) = %q, %v", got, err)
+	}
+	if _, err := (Analyser{BaselineScheme: "conga"}).Analyse(matrixRun(t)); !errors.Is(err, ErrNoSuchScheme) {
+		t.Errorf("Analyse with baseline conga: %v", err)
 	}
 }
 
@@ -241,7 +271,7 @@ func TestCompareRuns(t *testing.T) {
 		for i := range 10 {
 			rows = append(rows, FlowRow{Run: id, Point: "inc", FlowID: i, Src: "h1", Dst: "h2", Size: 1000, StartNs: 0, EndNs: fct, FCTNs: fct, Status: "ok"})
 		}
-		return &Run{Manifest: Manifest{RunID: id, Scenario: scenario, Points: []PointMeta{{Name: "inc", Pattern: "incast", StartNs: 0, EndNs: fct}}}, Flows: RowsSource(rows)}
+		return &Run{Manifest: Manifest{RunID: id, Scenario: scenario, Points: []PointMeta{{Name: "inc", Pattern: "incast", StartNs: 0, EndNs: fct}}}, Flows: rowsSource(rows)}
 	}
 	s, err := Analyser{BaselineScheme: "old"}.Compare([]*Run{mk("r1", "old", 100_000), mk("r2", "new", 50_000)})
 	if err != nil {
@@ -250,7 +280,7 @@ func TestCompareRuns(t *testing.T) {
 	if len(s.Points) != 2 || s.Points[1].Run != "r2" || s.Points[1].Scheme != "new" || strings.Join(s.Runs, ",") != "r1,r2" {
 		t.Fatalf("points %+v", s.Points)
 	}
-	if len(s.Comparisons) == 0 || s.Comparisons[0].Sentence != "new reduces avg FCT by 50.0% vs old (inc)" {
+	if len(s.Comparisons) == 0 || s.Comparisons[0].Sentence != "new reduces avg FCT by 50.0% vs old (inc) [n=1 vs 1]" {
 		t.Errorf("comparisons %+v", s.Comparisons)
 	}
 	// Two runs of one scenario: the run ids tell them apart.

@@ -12,11 +12,16 @@ import (
 // repetition that produced it. Regression verdicts and capacity searches
 // read runs through Metrics.
 type Metric struct {
-	Group  string    // GroupKeys' key, e.g. "scheme=ecmp load=0.5 workload=websearch"
-	Name   string    // e.g. "fct.p99"
-	Bucket string    // "" for all flows, else a size bucket label or a switch tier
-	Unit   string    // "ns", "Gb/s", "B", "/s" or "" (a count or ratio)
-	Values []float64 // one per repetition
+	Group string // GroupKeys' key, e.g. "scheme=ecmp load=0.5 workload=websearch"
+	// Condition is GroupKeys' condition (the key without the scheme) and
+	// Scheme the group's scheme: regress pairs a baseline group with a
+	// candidate group of another scheme by them.
+	Condition string
+	Scheme    string
+	Name      string    // e.g. "fct.p99"
+	Bucket    string    // "" for all flows, else a size bucket label or a switch tier
+	Unit      string    // "ns", "Gb/s", "B", "/s" or "" (a count or ratio)
+	Values    []float64 // one per repetition
 }
 
 // The metrics of a run, per group of points (Metric.Group is GroupKeys'
@@ -39,13 +44,14 @@ type Metric struct {
 func Metrics(s *Summary) []Metric {
 	idx := map[string]int{}
 	var out []Metric
+	var cond, scheme string // of the point being added
 	add := func(group, metric, bucket, unit string, v float64) {
 		k := group + "\x00" + metric + "\x00" + bucket
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, Metric{Group: group, Name: metric, Bucket: bucket, Unit: unit})
+			out = append(out, Metric{Group: group, Condition: cond, Scheme: scheme, Name: metric, Bucket: bucket, Unit: unit})
 		}
 		out[i].Values = append(out[i].Values, v)
 	}
@@ -53,7 +59,9 @@ func Metrics(s *Summary) []Metric {
 		if p.Status == StatusFailed {
 			continue
 		}
-		g, _ := GroupKeys(p)
+		var g string
+		g, cond = GroupKeys(p)
+		scheme = p.Scheme
 		fct := func(bucket string, f FCTSummary, sd SlowdownSummary) {
 			if f.Count > 0 {
 				add(g, "fct.mean", bucket, "ns", f.Mean)
@@ -77,10 +85,13 @@ func Metrics(s *Summary) []Metric {
 			add(g, "busbw_gbps", "", "Gb/s", ar.BusBWGbps)
 		}
 		add(g, "failed_flows", "", "", float64(p.Failed))
+		if p.NoTraffic {
+			continue // no fabric numbers: n/a, not 0
+		}
 		add(g, "drops", "", "", float64(p.Drops))
 		add(g, "ecn_marks_per_s", "", "/s", p.ECNMarksPerSec)
-		if p.DurationNs > 0 {
-			add(g, "pfc_pause_tx_per_s", "", "/s", float64(p.PFCPauseFrames)/(float64(p.DurationNs)/1e9))
+		if p.RateSpanNs > 0 {
+			add(g, "pfc_pause_tx_per_s", "", "/s", p.PFCPauseTxPerS)
 			for _, t := range p.PFCByTier {
 				add(g, "pfc_pause_tx_per_s", t.Tier, "/s", t.TxPerS)
 			}

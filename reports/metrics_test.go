@@ -9,7 +9,7 @@ func TestMetricsGroupRepetitionsAndSkipFailedPoints(t *testing.T) {
 			Params:      map[string]any{"scheme": "ecmp", "load": 0.5, ParamRepetition: rep},
 			FCT:         FCTSummary{Count: 10, Mean: mean, P99: int64(2 * mean)},
 			BySize:      []BucketSummary{{Bucket: "<100KB", Flows: 4, FCT: FCTSummary{Count: 4, Mean: mean / 2}}},
-			GoodputGbps: 90, DurationNs: 1e9, PFCPauseFrames: 500,
+			GoodputGbps: 90, DurationNs: 1e9, RateSpanNs: 1e9, PFCPauseFrames: 500, PFCPauseTxPerS: 500,
 			PFCByTier: []TierPFC{{Tier: "leaf", TxPerS: 400}, {Tier: "spine", TxPerS: 100}},
 		}
 	}

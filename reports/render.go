@@ -195,12 +195,8 @@ func (a Analyser) Render(dirs []string, format string, w io.Writer) error {
 
 // WriteRunReports analyses the archive in dir (telemetry read with
 // collectors.ReadLPFile) and writes summary.json and report.html into it.
-func WriteRunReports(dir string) (*Summary, error) { return WriteRunReportsWith(dir, nil) }
-
-// WriteRunReportsWith is WriteRunReports with the line-protocol reader
-// given (nil: collectors.ReadLPFile).
-func WriteRunReportsWith(dir string, readLP PointReader) (*Summary, error) {
-	run, err := LoadRun(dir, readLP)
+func WriteRunReports(dir string) (*Summary, error) {
+	run, err := LoadRun(dir, nil)
 	if err != nil {
 		return nil, err
 	}

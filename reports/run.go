@@ -21,33 +21,9 @@ type PointReader func(path string, fn func(collectors.Point) error) error
 // Analyse makes one pass over it, so telemetry never has to fit in memory.
 type TelemetrySource func(fn func(collectors.Point) error) error
 
-// PointsSource serves telemetry already in memory.
-func PointsSource(pts []collectors.Point) TelemetrySource {
-	return func(fn func(collectors.Point) error) error {
-		for _, p := range pts {
-			if err := fn(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // FlowSource streams a run's flow rows in archive order. Analyse makes one
 // pass over it, so flows never have to fit in memory.
 type FlowSource func(fn func(FlowRow) error) error
-
-// RowsSource serves flow rows already in memory.
-func RowsSource(rows []FlowRow) FlowSource {
-	return func(fn func(FlowRow) error) error {
-		for _, r := range rows {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
 
 // Run is what Analyse reads: the manifest, the flow rows of all points and
 // the telemetry, both as streams. LoadRun fills it from an archive; tests

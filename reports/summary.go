@@ -46,13 +46,15 @@ type PointSummary struct {
 	BySize      []BucketSummary `json:"fct_by_size"`
 	GoodputGbps float64         `json:"goodput_gbps"`
 
-	PFCPauseFrames uint64    `json:"pfc_pause_frames"` // sent by switch ports
-	PFCPauseRx     uint64    `json:"pfc_pause_frames_rx"`
+	PFCPauseFrames uint64 `json:"pfc_pause_frames"` // sent by switch ports
+	PFCPauseRx     uint64 `json:"pfc_pause_frames_rx"`
+	// PFCPauseTxPerS is PFCPauseFrames per second of RateSpanNs.
+	PFCPauseTxPerS float64   `json:"pfc_pause_tx_per_s"`
 	PFCByTier      []TierPFC `json:"pfc_by_tier,omitempty"`
 	ECNMarked      uint64    `json:"ecn_marked"`
 	// ECNMarkRate is marked packets over packets sent by the switch ports
 	// (null without tx packet counters); ECNMarksPerSec is per second of
-	// the point.
+	// RateSpanNs.
 	ECNMarkRate        *float64   `json:"ecn_mark_rate"`
 	ECNMarksPerSec     float64    `json:"ecn_marks_per_s"`
 	Drops              uint64     `json:"drops"` // packets dropped by switch ports
@@ -66,14 +68,24 @@ type PointSummary struct {
 	RNIC            map[string]uint64 `json:"rnic,omitempty"`
 	TelemetryPoints int               `json:"telemetry_points"`
 	Gaps            int               `json:"telemetry_gaps"`
-	StartNs         int64             `json:"start_ns"` // first start of a completed flow
-	EndNs           int64             `json:"end_ns"`   // last end of a completed flow
-	// DurationNs is the point's traffic span (manifest, else its flows);
-	// rates per second divide by it.
-	DurationNs    int64             `json:"duration_ns"`
-	WindowStartNs int64             `json:"window_start_ns"`
-	WindowEndNs   int64             `json:"window_end_ns"` // telemetry window, margin included
-	AllReduce     *AllReduceSummary `json:"allreduce,omitempty"`
+	// NoTraffic: the point sent nothing (it failed before its flows
+	// started), so it has no telemetry window and every fabric number
+	// above is n/a rather than 0.
+	NoTraffic bool  `json:"no_traffic,omitempty"`
+	StartNs   int64 `json:"start_ns"` // first start of a completed flow
+	EndNs     int64 `json:"end_ns"`   // last end of a completed flow
+	// DurationNs is the point's traffic span (manifest, else its flows).
+	DurationNs int64 `json:"duration_ns"`
+	// ArrivalWindowNs is a workload point's arrival window (manifest, else
+	// the span of its flows' starts). RateSpanNs is what per-second rates
+	// and a workload's goodput divide by: the arrival window plus the mean
+	// ideal FCT of the completed flows for a workload, DurationNs
+	// otherwise (docs/reports.md, "Rates").
+	ArrivalWindowNs int64             `json:"arrival_window_ns,omitempty"`
+	RateSpanNs      int64             `json:"rate_span_ns"`
+	WindowStartNs   int64             `json:"window_start_ns"`
+	WindowEndNs     int64             `json:"window_end_ns"` // telemetry window, margin included
+	AllReduce       *AllReduceSummary `json:"allreduce,omitempty"`
 
 	// Plot data, not in summary.json.
 	CDF         []CDFPoint `json:"-"` // FCT CDF of the completed flows

@@ -246,10 +246,10 @@ func TestAnalyseInMemoryRun(t *testing.T) {
 		if h == 2 {
 			st = perftest.StatusFailed
 		}
-		rows = append(rows, RowOf("m", "ar", perftest.FlowRecord{FlowID: h, Src: fmt.Sprint(h), Dst: fmt.Sprint((h + 1) % 3),
+		rows = append(rows, rowOf("m", "ar", perftest.FlowRecord{FlowID: h, Src: fmt.Sprint(h), Dst: fmt.Sprint((h + 1) % 3),
 			Bytes: int64(h+1) * 600_000, StartNs: 10, EndNs: 110, Status: st}))
 	}
-	run.Flows = RowsSource(rows)
+	run.Flows = rowsSource(rows)
 	s, err := Analyser{Buckets: []int64{1_000_000}}.Analyse(run)
 	if err != nil {
 		t.Fatal(err)
@@ -271,16 +271,20 @@ func TestAnalyseInMemoryRun(t *testing.T) {
 
 func TestWindows(t *testing.T) {
 	const inf = math.MaxInt64
+	w := func(start, end, trafficEnd, hostEnd int64) window {
+		return window{start: start, end: end, trafficEnd: trafficEnd, hostEnd: hostEnd}
+	}
 	for _, tc := range []struct {
 		name   string
 		metas  []PointMeta
 		margin int64
 		want   []window
 	}{
-		{"two intervals", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 0, []window{{0, 120, 100, inf}}},
-		{"unknown interval", []PointMeta{{StartNs: 0, EndNs: 100}}, 0, []window{{0, 100 + ms, 100, inf}}},
-		{"explicit margin", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 5, []window{{0, 105, 100, inf}}},
-		{"stops before the next point", []PointMeta{{StartNs: 0, EndNs: 100}, {StartNs: 150, EndNs: 200}}, 100, []window{{0, 149, 100, 149}, {150, 300, 200, inf}}},
+		{"two intervals", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 0, []window{w(0, 120, 100, inf)}},
+		{"unknown interval", []PointMeta{{StartNs: 0, EndNs: 100}}, 0, []window{w(0, 100+ms, 100, inf)}},
+		{"explicit margin", []PointMeta{{StartNs: 0, EndNs: 100, TelemetryIntervalNs: 10}}, 5, []window{w(0, 105, 100, inf)}},
+		{"stops before the next point", []PointMeta{{StartNs: 0, EndNs: 100}, {StartNs: 150, EndNs: 200}}, 100, []window{w(0, 149, 100, 149), w(150, 300, 200, inf)}},
+		{"no traffic, no window", []PointMeta{{StartNs: 150, EndNs: 200}, {}}, 100, []window{w(150, 300, 200, inf), {none: true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := windows(tc.metas, tc.margin); fmt.Sprint(got) != fmt.Sprint(tc.want) {

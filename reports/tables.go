@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -34,6 +35,20 @@ func optional[T any](p *T, f func(T) string) string {
 
 func pct(v float64) string { return fmt.Sprintf("%.2f%%", v*100) }
 
+// rate prints a per-second rate with three significant digits and an SI
+// prefix: 173464.45 as "173k", 3743264.9 as "3.74M", 68.78 as "68.8".
+func rate(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
 // slowdown cells are n/a without ideal FCTs (no lab snapshot).
 func sd(s SlowdownSummary, v float64) string {
 	if s.Count == 0 {
@@ -51,7 +66,7 @@ func loads(p PointSummary) string {
 	}
 	a := "-"
 	if p.AchievedLoad > 0 {
-		a = fmt.Sprintf("%.3f", p.AchievedLoad)
+		a = f3(p.AchievedLoad)
 	}
 	return loadStr(p.RequestedLoad) + " / " + a
 }
@@ -88,8 +103,9 @@ const topQueues = 5
 func tables(s *Summary) []table {
 	over := table{Title: "Points: flows", Header: []string{"Point", "Scheme", "Status", "Load (req / achieved)", "Flows", "Failed",
 		"FCT mean (µs)", "p50", "p99", "p99.9", "max", "Slowdown mean", "p99", "Goodput (Gb/s)"}}
-	fab := table{Title: "Points: fabric", Header: []string{"Point", "PFC pause tx", "PFC pause rx", "PFC pause tx/s", "ECN marked", "ECN mark rate",
-		"ECN marks/s", "Drops", "Peak queue (KiB)", "Mean queue (KiB)", "Out-of-order pkts", "Telemetry points", "Gaps"}}
+	fab := table{Title: "Points: fabric", Header: []string{"Point", "PFC pause tx", "PFC pause rx",
+		"PFC pause tx/s", "ECN marked", "ECN mark rate", "ECN marks/s", "Drops", "Peak queue (KiB)", "Mean queue (KiB)", "Out-of-order pkts",
+		"Telemetry points", "Gaps"}}
 	size := table{Title: "FCT (µs) and slowdown by flow size", Header: []string{"Point", "Size", "Flows", "FCT mean", "p50", "p99", "p99.9", "max",
 		"Slowdown mean", "p50", "p99", "p99.9"}}
 	tier := table{Title: "PFC by switch tier", Header: []string{"Point", "Tier", "Pause tx", "Pause rx", "Pause tx/s", "Paused (µs)"}}
@@ -99,9 +115,9 @@ func tables(s *Summary) []table {
 	steps := table{Title: "All-reduce steps", Header: []string{"Point", "Step", "Start (µs after first)", "Duration (µs)"}}
 	for _, p := range s.Points {
 		f, sl, name := p.FCT, p.Slowdown, pointName(p)
-		pauseRate := "-"
-		if p.DurationNs > 0 {
-			pauseRate = f2(float64(p.PFCPauseFrames) / (float64(p.DurationNs) / 1e9))
+		pauseRate, ecnRate := na, na
+		if p.RateSpanNs > 0 {
+			pauseRate, ecnRate = rate(p.PFCPauseTxPerS), rate(p.ECNMarksPerSec)
 		}
 		row := []string{name, cmpDash(p.Scheme), status(p), loads(p), itoa(p.Flows), itoa(p.Failed),
 			usf(f.Mean), us(f.P50), us(f.P99), us(f.P999), us(f.Max), sd(sl, sl.Mean), sd(sl, sl.P99), gbps(p.GoodputGbps)}
@@ -111,16 +127,22 @@ func tables(s *Summary) []table {
 			}
 		}
 		over.Rows = append(over.Rows, row)
-		fab.Rows = append(fab.Rows, []string{name, utoa(p.PFCPauseFrames), utoa(p.PFCPauseRx), pauseRate, utoa(p.ECNMarked),
-			optional(p.ECNMarkRate, pct), f2(p.ECNMarksPerSec), utoa(p.Drops), kib(p.PeakQueueBytes), kibf(p.MeanQueueBytes),
-			optional(p.OutOfOrder, utoa), itoa(p.TelemetryPoints), itoa(p.Gaps)})
+		frow := []string{name, utoa(p.PFCPauseFrames), utoa(p.PFCPauseRx), pauseRate, utoa(p.ECNMarked),
+			optional(p.ECNMarkRate, pct), ecnRate, utoa(p.Drops), kib(p.PeakQueueBytes), kibf(p.MeanQueueBytes),
+			optional(p.OutOfOrder, utoa), itoa(p.TelemetryPoints), itoa(p.Gaps)}
+		if p.NoTraffic { // no window: nothing was measured, not 0
+			for i := 1; i < len(frow); i++ {
+				frow[i] = na
+			}
+		}
+		fab.Rows = append(fab.Rows, frow)
 		for _, b := range p.BySize {
 			x := b.Slowdown
 			size.Rows = append(size.Rows, []string{name, b.Bucket, itoa(b.Flows), usf(b.FCT.Mean), us(b.FCT.P50), us(b.FCT.P99),
 				us(b.FCT.P999), us(b.FCT.Max), sd(x, x.Mean), sd(x, x.P50), sd(x, x.P99), sd(x, x.P999)})
 		}
 		for _, t := range p.PFCByTier {
-			tier.Rows = append(tier.Rows, []string{name, t.Tier, utoa(t.Tx), utoa(t.Rx), f2(t.TxPerS), optional(t.PauseUs, utoa)})
+			tier.Rows = append(tier.Rows, []string{name, t.Tier, utoa(t.Tx), utoa(t.Rx), rate(t.TxPerS), optional(t.PauseUs, utoa)})
 		}
 		for i, q := range p.PeakQueues {
 			if i == topQueues || (q.Bytes == 0 && q.Watermark == 0) {
@@ -168,13 +190,14 @@ func acrossTables(s *Summary) []table {
 	}
 	var out []table
 	if grouped {
-		g := table{Title: "Groups (mean over repetitions [min–max])", Header: []string{"Group", "Points ok", "Failed points", "FCT mean (µs)", "FCT p99 (µs)",
-			"Slowdown mean", "Slowdown p99", "Goodput (Gb/s)", "PFC pause tx/s", "Out-of-order pkts"}}
+		g := table{Title: "Groups (mean over repetitions [min–max])", Header: []string{"Group", "Points ok", "Failed points", "Achieved load",
+			"FCT mean (µs)", "FCT p99 (µs)", "Slowdown mean", "Slowdown p99", "Goodput (Gb/s)", "PFC pause tx/s", "Out-of-order pkts"}}
 		for _, x := range s.Groups {
-			row := []string{x.Key, itoa(x.OK), itoa(x.FailedPoints), na, na, na, na, spread(x.GoodputGbps, gbps), spread(x.PFCPausePerS, f2), spread(x.OutOfOrder, f0)}
+			row := []string{x.Key, itoa(x.OK), itoa(x.FailedPoints), spread(x.AchievedLoad, f3), na, na, na, na, spread(x.GoodputGbps, gbps),
+				spread(x.PFCPausePerS, rate), spread(x.OutOfOrder, f0)}
 			if len(x.BySize) > 0 && x.BySize[0].Bucket == "all" {
 				b := x.BySize[0]
-				row[3], row[4], row[5], row[6] = spread(b.FCTMean, usf), spread(b.FCTP99, usf), spread(b.SlowdownMean, f2), spread(b.SlowdownP99, f2)
+				row[4], row[5], row[6], row[7] = spread(b.FCTMean, usf), spread(b.FCTP99, usf), spread(b.SlowdownMean, f2), spread(b.SlowdownP99, f2)
 			}
 			g.Rows = append(g.Rows, row)
 		}
@@ -182,14 +205,14 @@ func acrossTables(s *Summary) []table {
 	}
 	if len(s.Comparisons) > 0 {
 		c := table{Title: "Comparisons (reduction = (baseline - scheme) / baseline)", Header: []string{"Condition", "Scheme", "Baseline", "Metric", "Size",
-			"Scheme value", "Baseline value", "Reduction", "Ratio"}}
+			"Scheme value", "Baseline value", "Reduction", "Ratio", "n (scheme vs baseline)", "Within noise"}}
 		for _, x := range s.Comparisons {
 			v := f2
 			if x.Metric == "avg FCT" || x.Metric == "p99 FCT" {
 				v = func(ns float64) string { return usf(ns) + " µs" }
 			}
 			c.Rows = append(c.Rows, []string{x.Condition, x.Scheme, x.Baseline, x.Metric, x.Bucket, v(x.Value), v(x.BaselineValue),
-				fmt.Sprintf("%.1f%%", x.ReductionPct), f2(x.Ratio)})
+				fmt.Sprintf("%.1f%%", x.ReductionPct), f2(x.Ratio), fmt.Sprintf("%d vs %d", x.N, x.BaselineN), yesNo(x.WithinNoise)})
 		}
 		out = append(out, c)
 	}
@@ -197,6 +220,14 @@ func acrossTables(s *Summary) []table {
 }
 
 func f0(v float64) string { return fmt.Sprintf("%.0f", v) }
+func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
 
 // headlines are the comparison sentences against the baseline over all
 // flows, the papers' headline form.

@@ -16,16 +16,26 @@ import (
 // traffic's end (trafficEnd) plus a margin. RNIC counters are read by the
 // runner once before and once after each point, over SSH, so their
 // "after" sample may come well past end: it is the first at or after
-// trafficEnd and before hostEnd, the next point's start.
-type window struct{ start, end, trafficEnd, hostEnd int64 }
+// trafficEnd and before hostEnd, the next point's start. A point that
+// sent no traffic has no window (none): nothing is counted for it.
+type window struct {
+	start, end, trafficEnd, hostEnd int64
+	none                            bool
+}
 
-func (w window) has(ts int64) bool { return ts >= w.start && ts <= w.end }
+func (w window) has(ts int64) bool { return !w.none && ts >= w.start && ts <= w.end }
 
 // windows are the points' [start, end+margin] spans; the margin never
-// reaches into the next point, whose counters would otherwise leak in.
+// reaches into the next point, whose counters would otherwise leak in. A
+// point without an end (it failed before any flow started) gets none: a
+// window at time 0 would count its counters since the devices booted.
 func windows(metas []PointMeta, margin int64) []window {
 	out := make([]window, len(metas))
 	for i, pm := range metas {
+		if pm.EndNs == 0 {
+			out[i].none = true
+			continue
+		}
 		m := margin
 		if m == 0 {
 			m = 2 * pm.TelemetryIntervalNs
@@ -33,7 +43,7 @@ func windows(metas []PointMeta, margin int64) []window {
 				m = int64(time.Millisecond)
 			}
 		}
-		out[i] = window{pm.StartNs, pm.EndNs + m, pm.EndNs, math.MaxInt64}
+		out[i] = window{start: pm.StartNs, end: pm.EndNs + m, trafficEnd: pm.EndNs, hostEnd: math.MaxInt64}
 		for _, o := range metas {
 			if o.StartNs > pm.StartNs && o.StartNs <= out[i].end {
 				out[i].end = max(o.StartNs-1, pm.EndNs)
@@ -46,7 +56,8 @@ func windows(metas []PointMeta, margin int64) []window {
 	return out
 }
 
-// tiersOf maps each switch of the lab to its tier (its role).
+// tiersOf maps each switch of the lab to its tier (its role); nil lab:
+// none, every switch is "unknown".
 func tiersOf(lab *inventory.Lab) map[string]string {
 	t := map[string]string{}
 	if lab != nil {
@@ -226,24 +237,50 @@ func gapIn(p collectors.Point, w window) bool {
 }
 
 // telemetryStats makes one pass over the run's telemetry and fills the
-// telemetry fields of each point summary (same order as wins).
-func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, tiers map[string]string, seriesPoints int) error {
+// telemetry fields of each point summary (same order as wins; labs[i] is
+// the lab point i ran on, which names its switches' tiers).
+func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs []*inventory.Lab, seriesPoints int) error {
 	accs := make([]*acc, len(wins))
 	for i := range accs {
 		accs[i] = newAcc()
 	}
+	// Counter keys depend on the tiers, so on the lab: one tier map and
+	// one set of keys per distinct lab, made once per telemetry point.
+	labIdx := make([]int, len(wins))
+	var tiers []map[string]string
+	seen := map[*inventory.Lab]int{}
+	for i, l := range labs {
+		j, ok := seen[l]
+		if !ok {
+			j = len(tiers)
+			seen[l] = j
+			tiers = append(tiers, tiersOf(l))
+		}
+		labIdx[i] = j
+	}
+	keys := make([][]ckey, len(tiers))
 	err := src(func(p collectors.Point) error {
 		ts := p.Time.UnixNano()
-		keys := counters(p, tiers)
+		for j := range keys {
+			keys[j] = nil
+		}
 		for i, w := range wins {
+			if w.none {
+				continue
+			}
 			a := accs[i]
+			ks := keys[labIdx[i]]
+			if ks == nil {
+				ks = counters(p, tiers[labIdx[i]])
+				keys[labIdx[i]] = ks
+			}
 			if w.has(ts) {
 				ps[i].TelemetryPoints++
 			}
 			if p.Measurement == "collector_gap" && gapIn(p, w) {
 				ps[i].Gaps++
 			}
-			for _, k := range keys {
+			for _, k := range ks {
 				if v, ok := collectors.Uint(p.Fields[k.field]); ok {
 					a.counter(w, k, sample{ts, v})
 				}
@@ -258,7 +295,9 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, tiers
 		return err
 	}
 	for i, a := range accs {
-		a.finish(&ps[i], wins[i], seriesPoints)
+		if !wins[i].none {
+			a.finish(&ps[i], wins[i], seriesPoints)
+		}
 	}
 	return nil
 }
@@ -283,8 +322,6 @@ func (a *acc) queue(p collectors.Point, ts int64) {
 	}
 }
 
-// delta is a counter's increase in the window; false after a reset
-// (device restart), when the increase is unknown.
 // keys are the counters seen in the window or, for RNIC counters, after it.
 func (a *acc) keys() map[ckey]bool {
 	ks := make(map[ckey]bool, len(a.last)+len(a.after))
@@ -297,6 +334,8 @@ func (a *acc) keys() map[ckey]bool {
 	return ks
 }
 
+// delta is a counter's increase in the window; false after a reset
+// (device restart), when the increase is unknown.
 func (a *acc) delta(k ckey) (uint64, bool) {
 	l := a.last[k]
 	if after, ok := a.after[k]; ok {
@@ -368,9 +407,10 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 	if txSeen && tx > 0 {
 		ps.ECNMarkRate = ptr(float64(ps.ECNMarked) / float64(tx))
 	}
-	secs := float64(ps.DurationNs) / 1e9
+	secs := float64(ps.RateSpanNs) / 1e9
 	if secs > 0 {
 		ps.ECNMarksPerSec = float64(ps.ECNMarked) / secs
+		ps.PFCPauseTxPerS = float64(ps.PFCPauseFrames) / secs
 	}
 	if v, ok := ps.RNIC["out_of_sequence"]; ok {
 		ps.OutOfOrder = ptr(v)

@@ -92,7 +92,7 @@ Examples:
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
 				opt.Progress = func(st capacity.Step, done, planned int) {
-					fmt.Fprintf(os.Stderr, "capacity %d/~%d: load %g: %s = %s (%s)\n", done, planned, st.Load, slo.Metric, strconv.FormatFloat(st.Value, 'g', 4, 64), meetsWord(st))
+					fmt.Fprintf(os.Stderr, "capacity %d/~%d: load %g: %s = %s: %s\n", done, planned, st.Load, slo.Metric, st.Measured(), meetsWord(st))
 				}
 			}
 			measure := func(ctx context.Context, load float64) (float64, string, error) {
@@ -133,10 +133,7 @@ Examples:
 }
 
 func meetsWord(s capacity.Step) string {
-	switch {
-	case s.Err != "":
-		return "miss: " + firstLine(s.Err)
-	case s.Meets:
+	if s.Meets {
 		return "meets"
 	}
 	return "miss"

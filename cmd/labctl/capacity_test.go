@@ -55,7 +55,10 @@ func TestCapacityFindsTheLoadWhereTheSLOBreaks(t *testing.T) {
 	if len(grid.Steps) != 2 || !grid.Found || grid.Best != 0.9 {
 		t.Fatalf("loose SLO: %+v", grid)
 	}
-	light, heavy := grid.Steps[0].Value, grid.Steps[1].Value
+	if grid.Steps[0].Value == nil || grid.Steps[1].Value == nil {
+		t.Fatalf("loose SLO: a step was not measured: %+v", grid.Steps)
+	}
+	light, heavy := *grid.Steps[0].Value, *grid.Steps[1].Value
 	if heavy <= light {
 		t.Fatalf("mean slowdown %g at load 0.9 is not above %g at 0.2", heavy, light)
 	}
@@ -66,8 +69,8 @@ func TestCapacityFindsTheLoadWhereTheSLOBreaks(t *testing.T) {
 		t.Errorf("bisection: best %g first miss %g, want 0.2 <= best < first miss <= 0.9 within 0.1\n%+v", res.Best, res.FirstMiss, res.Steps)
 	}
 	for _, s := range res.Steps {
-		if s.Meets != (s.Value <= limit) {
-			t.Errorf("load %g: value %g judged meets=%v against %g", s.Load, s.Value, s.Meets, limit)
+		if s.Value == nil || s.Meets != (*s.Value <= limit) {
+			t.Errorf("load %g: value %s judged meets=%v against %g", s.Load, s.Measured(), s.Meets, limit)
 		}
 	}
 

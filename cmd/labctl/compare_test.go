@@ -77,10 +77,16 @@ func TestCompareCommand(t *testing.T) {
 	}
 	var s reports.Summary
 	if err := json.Unmarshal([]byte(js), &s); err != nil || s.Baseline != "drill" || len(s.Comparisons) == 0 ||
-		s.Comparisons[0].Sentence != "ecmp increases avg FCT by 25.0% vs drill at load 0.8" {
+		s.Comparisons[0].Sentence != "ecmp increases avg FCT by 25.0% vs drill at load 0.8 [n=1 vs 1]" {
 		t.Errorf("json: %v %+v", err, s.Comparisons)
 	}
-	for _, bad := range [][]string{{"compare"}, {"compare", ecmp, "--buckets", "1MB,10KB"}, {"report", ecmp, "--format", "pdf"}} {
+	// A baseline scheme no point has is a mistake, not a silent ecmp.
+	if _, stderr, err := labctl(t, home, "compare", ecmp, drill, "--baseline-scheme", "dril"); err == nil ||
+		!strings.Contains(stderr, `baseline scheme "dril"`) || !strings.Contains(stderr, "the schemes are drill, ecmp") {
+		t.Errorf("mistyped --baseline-scheme: %v\n%s", err, stderr)
+	}
+	for _, bad := range [][]string{{"compare"}, {"compare", ecmp, "--buckets", "1MB,10KB"}, {"report", ecmp, "--format", "pdf"},
+		{"report", ecmp, "--baseline-scheme", "dril"}} {
 		_, stderr, err := labctl(t, home, bad...)
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 			t.Errorf("%v: want exit 2, got %v (%s)", bad, err, stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,7 +22,10 @@ func regressCommand() *cli.Command {
 		Usage: "fail when a candidate run is worse than a baseline (exit 1), with JUnit XML for CI",
 		Description: `Compares the candidate run's points with the baseline's, group by group (points
 with the same parameters; repetitions give a noise allowance), on the metrics the
-thresholds file names. A metric regresses when it is worse than the baseline by
+thresholds file names. When the candidate ran another scheme (e.g. an ecmp
+baseline, a drill candidate) and each run has one scheme per condition (load,
+workload, ...), groups are compared by condition and the verdict says which
+schemes were compared. A metric regresses when it is worse than the baseline by
 more than max(relative x baseline, absolute) plus noise_sigma standard errors of
 the difference of the means. A point the baseline has and the candidate lost
 (failed or not run) is a regression too. Exit status: 0 no regression, 1
@@ -108,9 +112,17 @@ Examples:
 
 func printVerdict(v regress.Verdict, base, cand string, all bool) {
 	fmt.Printf("candidate %s vs baseline %s: %d checks\n", cand, base, len(v.Checks))
+	label := map[string]string{} // baseline group -> how its lines are headed
+	if len(v.Paired) > 0 {
+		fmt.Println("compared by condition, the runs having other schemes there:")
+		for _, p := range v.Paired {
+			fmt.Printf("  %s\n", p)
+			label[p.BaselineGroup] = fmt.Sprintf("%s (%s -> %s)", p.Condition, p.BaselineScheme, p.CandidateScheme)
+		}
+	}
 	for _, ch := range v.Checks {
 		if ch.Regressed || all {
-			fmt.Printf("  %s: %s\n", ch.Group, ch.Message())
+			fmt.Printf("  %s: %s\n", cmp.Or(label[ch.Group], ch.Group), ch.Message())
 		}
 	}
 	for _, g := range v.New {

@@ -20,22 +20,8 @@ func TestRegressOnRealRuns(t *testing.T) {
 		t.Skip("runs an emulated lab")
 	}
 	home, out := t.TempDir(), t.TempDir()
-	run := func(lab string) string {
-		t.Helper()
-		stdout, stderr, err := labctl(t, home, "run", "testdata/incast-3to1.yaml", "--lab", "testdata/"+lab, "--out", out)
-		if err != nil {
-			t.Fatalf("run on %s: %v\n%s", lab, err, stderr)
-		}
-		var o struct {
-			Dir string `json:"run_dir"`
-		}
-		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
-			t.Fatalf("run output %q: %v", stdout, err)
-		}
-		return o.Dir
-	}
-	base := run("lab-4hosts.yaml")
-	throttled := run("lab-4hosts-throttled.yaml")
+	base := runDir(t, home, "run", "testdata/incast-3to1.yaml", "--lab", "testdata/lab-4hosts.yaml", "--out", out)
+	throttled := runDir(t, home, "run", "testdata/incast-3to1.yaml", "--lab", "testdata/lab-4hosts-throttled.yaml", "--out", out)
 
 	if stdout, _, err := labctl(t, home, "regress", "--baseline", base, "--candidate", base); err != nil || !strings.Contains(stdout, "no regression") {
 		t.Fatalf("a run against itself: %v\n%s", err, stdout)
@@ -85,5 +71,52 @@ func TestRegressOnRealRuns(t *testing.T) {
 	}
 	if failed["failed_flows"] {
 		t.Error("no flow failed, yet failed_flows regressed")
+	}
+}
+
+// runDir runs labctl run and returns the run directory it printed.
+func runDir(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	stdout, stderr, err := labctl(t, home, args...)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stderr)
+	}
+	var o struct {
+		Dir string `json:"run_dir"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatalf("run output %q: %v", stdout, err)
+	}
+	return o.Dir
+}
+
+// TestRegressAgainstAWorseScheme runs the same permutation on a 4-spine
+// leaf-spine with DRILL and with ECMP, whose hash puts some flows on the
+// same spine: the ECMP run, against the DRILL baseline, fails and names
+// the metrics, comparing the two schemes by condition; the other way round
+// it passes (ECMP is the worse one).
+func TestRegressAgainstAWorseScheme(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an emulated lab")
+	}
+	home, out := t.TempDir(), t.TempDir()
+	drill := runDir(t, home, "run", "testdata/perm-drill.yaml", "--out", out)
+	ecmp := runDir(t, home, "run", "testdata/perm-ecmp.yaml", "--out", out)
+
+	stdout, _, err := labctl(t, home, "regress", "--baseline", drill, "--candidate", ecmp)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("ecmp against a drill baseline: want exit 1, got %v\n%s", err, stdout)
+	}
+	for _, want := range []string{"point=perm: baseline scheme drill vs candidate scheme ecmp",
+		"point=perm (drill -> ecmp): fct.mean", "point=perm (drill -> ecmp): fct.p99", "point=perm (drill -> ecmp): goodput_gbps", "REGRESSED"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "not compared") || strings.Contains(stdout, "has no value") {
+		t.Errorf("a group went uncompared:\n%s", stdout)
+	}
+	if stdout, _, err := labctl(t, home, "regress", "--baseline", ecmp, "--candidate", drill); err != nil || !strings.Contains(stdout, "no regression") {
+		t.Errorf("drill against an ecmp baseline: %v\n%s", err, stdout)
 	}
 }

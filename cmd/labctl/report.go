@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -48,7 +49,7 @@ func reportFlags() []cli.Flag {
 		&cli.StringFlag{Name: "format", Value: "md", Usage: strings.Join(reports.Formats(), ", ")},
 		&cli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
 		&cli.StringFlag{Name: "buckets", Value: "100KB,1MB", Usage: "flow-size bucket edges, e.g. 10KB,100KB,1MB (KB/MB/GB decimal, KiB/MiB/GiB binary)"},
-		&cli.StringFlag{Name: "baseline-scheme", Usage: "scheme the comparisons measure against (default: ecmp if present, else the first by name)"},
+		&cli.StringFlag{Name: "baseline-scheme", Usage: "scheme the comparisons measure against (default: ecmp if present, else the first by name; a scheme no point has is an error)"},
 	}
 }
 
@@ -66,7 +67,7 @@ func writeReport(c *cli.Context, dirs []string) error {
 	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme")}
 	path := c.String("out")
 	if path == "" {
-		return a.Render(dirs, format, os.Stdout)
+		return usage(a.Render(dirs, format, os.Stdout))
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -74,7 +75,17 @@ func writeReport(c *cli.Context, dirs []string) error {
 	}
 	if err := a.Render(dirs, format, f); err != nil {
 		_ = f.Close()
-		return err
+		_ = os.Remove(path) // no half-written report
+		return usage(err)
 	}
 	return f.Close()
+}
+
+// usage makes a --baseline-scheme that names none of the runs' schemes a
+// usage error (exit 2); the error lists the schemes there are.
+func usage(err error) error {
+	if errors.Is(err, reports.ErrNoSuchScheme) {
+		return exitError{2, fmt.Errorf("--baseline-scheme: %w", err)}
+	}
+	return err
 }

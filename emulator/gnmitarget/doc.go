@@ -3,7 +3,10 @@
 // counter snapshots into it; subscribers get them as OpenConfig interface
 // and queue counters (target = switch name) and, for what OpenConfig does
 // not model (PFC per priority, current queue occupancy), SONiC-style
-// COUNTERS_DB paths (target "COUNTERS_DB").
+// COUNTERS_DB paths (target "COUNTERS_DB"). Publishing waits until the
+// STREAM subscribers have sent the previous snapshot (flow.go), so the
+// twin, which simulates faster than wall time, does not outrun them and
+// have samples coalesced away.
 //
 // It may import emulator/fabric types; nothing outside emulator/ imports it.
 package gnmitarget

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/openconfig/gnmi/cache"
+	"github.com/openconfig/gnmi/ctree"
+	"github.com/openconfig/gnmi/match"
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/openconfig/gnmi/subscribe"
 	"google.golang.org/grpc"
@@ -34,6 +36,14 @@ type Target struct {
 	intervals map[int]time.Duration // active SAMPLE subscriptions
 	nextID    int
 	addr      string
+
+	// Flow control (flow.go): STREAM subscriptions and what each has yet
+	// to send.
+	match   *match.Match
+	flowMu  sync.Mutex
+	flows   map[*flow]bool
+	drained chan struct{}
+	maxWait time.Duration
 }
 
 // New makes the target of switch name.
@@ -48,11 +58,16 @@ func New(name string, log *slog.Logger) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gnmi %s: %w", name, err)
 	}
-	c.SetClient(s.Update)
-	for _, t := range []string{name, CountersDB} {
-		c.GetTarget(t).Sync()
+	t := &Target{name: name, cache: c, sub: s, log: log, intervals: map[int]time.Duration{},
+		match: match.New(), flows: map[*flow]bool{}, drained: make(chan struct{}, 1), maxWait: maxWait}
+	c.SetClient(func(l *ctree.Leaf) {
+		t.track(l) // before the subscribe server queues it: its send clears it
+		s.Update(l)
+	})
+	for _, tg := range []string{name, CountersDB} {
+		c.GetTarget(tg).Sync()
 	}
-	return &Target{name: name, cache: c, sub: s, log: log, intervals: map[int]time.Duration{}}, nil
+	return t, nil
 }
 
 // Serve serves gNMI on lis until ctx is done. Plain TCP: the emulated lab
@@ -93,8 +108,9 @@ func (t *Target) Capabilities(context.Context, *pb.CapabilityRequest) (*pb.Capab
 	}, nil
 }
 
-// Subscribe records the requested sample interval, then hands the stream to
-// the subscribe package.
+// Subscribe records the requested sample interval and, for a STREAM
+// subscription, what it has yet to send (flow.go), then hands the stream
+// to the subscribe package.
 func (t *Target) Subscribe(stream pb.GNMI_SubscribeServer) error {
 	req, err := stream.Recv()
 	if err != nil {
@@ -115,6 +131,11 @@ func (t *Target) Subscribe(stream pb.GNMI_SubscribeServer) error {
 		t.intervals[id] = d
 		t.mu.Unlock()
 		defer func() { t.mu.Lock(); delete(t.intervals, id); t.mu.Unlock() }()
+	}
+	if sl := req.GetSubscribe(); sl.GetMode() == pb.SubscriptionList_STREAM {
+		f, remove := t.addFlow(sl)
+		defer remove()
+		stream = flowStream{GNMI_SubscribeServer: stream, flow: f}
 	}
 	return t.sub.Subscribe(&replayStream{GNMI_SubscribeServer: stream, first: req})
 }
@@ -146,8 +167,11 @@ func (t *Target) SampleInterval() time.Duration {
 	return d
 }
 
-// Publish writes one snapshot of the switch's ports, stamped ts.
+// Publish writes one snapshot of the switch's ports, stamped ts, once the
+// STREAM subscribers have sent the previous ones (flow.go), so no sample
+// is coalesced away while they keep up.
 func (t *Target) Publish(ts time.Time, ports map[string]*fabric.PortCounters) {
+	t.waitDrained()
 	names := make([]string, 0, len(ports))
 	for p := range ports {
 		names = append(names, p)

@@ -101,3 +101,85 @@ func TestSampleIntervalFollowsSubscriptions(t *testing.T) {
 		t.Errorf("capabilities: %v %v", caps, err)
 	}
 }
+
+// The twin publishes snapshots much faster than wall-clock sampling
+// would. A subscriber that reads slowly must still get every one of them
+// (the target waits for it) rather than the newest with Duplicates set.
+func TestPublishWaitsForSlowSubscribers(t *testing.T) {
+	tgt, c := serve(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc, err := c.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Send(&pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
+		Prefix: &pb.Path{Target: CountersDB}, Mode: pb.SubscriptionList_STREAM,
+		Subscription: []*pb.Subscription{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "*"}}},
+			Mode: pb.SubscriptionMode_SAMPLE, SampleInterval: uint64(100 * time.Microsecond)}}}}})
+	if r, err := sc.Recv(); err != nil || !r.GetSyncResponse() {
+		t.Fatalf("want the sync response of an empty cache first: %v %v", r, err)
+	}
+	const n = 200
+	t0 := time.Unix(1700000000, 0)
+	go func() {
+		for i := 1; i <= n; i++ { // as fast as the twin simulates
+			tgt.Publish(t0.Add(time.Duration(i)*100*time.Microsecond), map[string]*fabric.PortCounters{"1/0": {PFCTx: [8]uint64{3: uint64(i)}}})
+		}
+	}()
+	seen, dups := map[int64]bool{}, uint32(0)
+	for len(seen) < n {
+		r, err := sc.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Microsecond) // a slow collector
+		u := r.GetUpdate()
+		if u.GetPrefix().GetElem()[1].GetName() != "1/0" {
+			continue
+		}
+		seen[u.GetTimestamp()] = true
+		dups += u.GetUpdate()[0].GetDuplicates()
+		if u.GetTimestamp() == t0.Add(n*100*time.Microsecond).UnixNano() {
+			break
+		}
+	}
+	if len(seen) != n || dups != 0 {
+		t.Errorf("got %d of %d samples, %d coalesced", len(seen), n, dups)
+	}
+}
+
+// A subscriber that stops reading holds the publisher back once, for
+// maxWait, and is then left behind until it catches up: one stuck client
+// cannot stall the lab.
+func TestStuckSubscriberIsLeftBehind(t *testing.T) {
+	tgt, err := New("leaf1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt.maxWait = 50 * time.Millisecond
+	f, remove := tgt.addFlow(&pb.SubscriptionList{Prefix: &pb.Path{Target: CountersDB},
+		Subscription: []*pb.Subscription{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "*"}}}}}})
+	defer remove()
+	t0 := time.Unix(1700000000, 0)
+	publish := func(i int) time.Duration {
+		start := time.Now()
+		tgt.Publish(t0.Add(time.Duration(i)*time.Millisecond), map[string]*fabric.PortCounters{"1/0": {}})
+		return time.Since(start)
+	}
+	if d := publish(1); d > 40*time.Millisecond {
+		t.Errorf("first publish waited %v with nothing pending", d)
+	}
+	if d := publish(2); d < 50*time.Millisecond {
+		t.Errorf("second publish waited only %v for the subscriber", d)
+	}
+	if d := publish(3); d > 40*time.Millisecond {
+		t.Errorf("a lagging subscriber still holds publishing back (%v)", d)
+	}
+	tgt.flowMu.Lock()
+	lagging, pending := f.lagging, len(f.pending)
+	tgt.flowMu.Unlock()
+	if !lagging || pending == 0 {
+		t.Errorf("lagging %v with %d pending", lagging, pending)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/labctl/labctl/reports"
@@ -22,7 +21,7 @@ func WriteJSON(w io.Writer, r *Result) error {
 func (r *Result) Answer() string {
 	switch {
 	case !r.Found && len(r.Steps) > 0:
-		return fmt.Sprintf("no load meets %s: at the lowest load measured, %g, it is %s", r.SLO, r.Steps[0].Load, value(r.Steps[0]))
+		return fmt.Sprintf("no load meets %s: at the lowest load measured, %g, it is %s", r.SLO, r.Steps[0].Load, r.Steps[0].Measured())
 	case !r.Found:
 		return "nothing was measured"
 	case r.FirstMiss == 0:
@@ -35,13 +34,6 @@ func (r *Result) Answer() string {
 	return s
 }
 
-func value(s Step) string {
-	if s.Err != "" {
-		return "not measured (" + s.Err + ")"
-	}
-	return strconv.FormatFloat(s.Value, 'g', 4, 64)
-}
-
 // WriteMarkdown writes the answer and the curve as a table.
 func WriteMarkdown(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "# Capacity: %s\n\n%s.\n\n| load | %s | meets | run |\n|---|---|---|---|\n", r.SLO, answerCap(r), r.SLO.metric())
@@ -50,7 +42,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		if s.Meets {
 			meets = "yes"
 		}
-		if _, err := fmt.Fprintf(w, "| %g | %s | %s | %s |\n", s.Load, value(s), meets, s.Ref); err != nil {
+		if _, err := fmt.Fprintf(w, "| %g | %s | %s | %s |\n", s.Load, s.Measured(), meets, s.Ref); err != nil {
 			return err
 		}
 	}
@@ -90,9 +82,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 		if s.Meets {
 			m = "yes"
 		}
-		rows = append(rows, row{s.Load, value(s), m, s.Ref})
-		if s.Err == "" {
-			xs, ys = append(xs, s.Load), append(ys, s.Value)
+		rows = append(rows, row{s.Load, s.Measured(), m, s.Ref})
+		if s.Value != nil {
+			xs, ys = append(xs, s.Load), append(ys, *s.Value)
 		}
 	}
 	var plot template.HTML

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // SLO is a bound on one metric of reports.Metrics: "slowdown.p99 [<100KB]
@@ -50,13 +51,29 @@ type Options struct {
 	Progress func(s Step, done, planned int)
 }
 
-// Step is one measured load.
+// Step is one measured load. Value is the SLO metric there, nil (left
+// out of capacity.json) when the run failed or had no such value: a
+// failed step is a miss that keeps its error, never a NaN (which JSON
+// cannot carry).
 type Step struct {
-	Load  float64 `json:"load"`
-	Value float64 `json:"value"`
-	Meets bool    `json:"meets"`
-	Ref   string  `json:"ref,omitempty"`
-	Err   string  `json:"error,omitempty"`
+	Load  float64  `json:"load"`
+	Value *float64 `json:"value,omitempty"`
+	Meets bool     `json:"meets"`
+	Ref   string   `json:"ref,omitempty"`
+	Err   string   `json:"error,omitempty"`
+}
+
+// Measured prints the step's value, or "not measured" with the first
+// line of the reason (it goes into table cells and progress lines).
+func (s Step) Measured() string {
+	if s.Value == nil {
+		if s.Err == "" {
+			return "not measured"
+		}
+		reason, _, _ := strings.Cut(s.Err, "\n")
+		return "not measured (" + reason + ")"
+	}
+	return strconv.FormatFloat(*s.Value, 'g', 4, 64)
 }
 
 // Result is the answer and the curve.
@@ -85,7 +102,10 @@ func Search(ctx context.Context, m Measure, slo SLO, opt Options) (*Result, erro
 			return Step{}, err
 		}
 		v, ref, err := m(ctx, load)
-		s := Step{Load: load, Value: v, Ref: ref, Meets: err == nil && slo.Meets(v)}
+		s := Step{Load: load, Ref: ref, Meets: err == nil && slo.Meets(v)}
+		if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			s.Value = &v
+		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return s, err

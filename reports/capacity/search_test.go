@@ -2,7 +2,9 @@ package capacity
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -168,5 +170,49 @@ func TestRenderAnswerAndCurve(t *testing.T) {
 	}
 	if h := html.String(); !strings.Contains(h, "<svg") || !strings.Contains(h, "SLO slowdown.p99[&lt;100KB]&lt;=5") {
 		t.Errorf("html lacks the curve or the SLO line:\n%.600s", h)
+	}
+}
+
+// A step that failed, or measured nothing, has no value: capacity.json
+// leaves it out (JSON has no NaN) and keeps the answer of the others.
+func TestFailedStepsKeepTheAnswerInJSON(t *testing.T) {
+	m := func(_ context.Context, l float64) (float64, string, error) {
+		switch l {
+		case 0.8:
+			return math.NaN(), "runs/x", errors.New("point timed out\nsecond line")
+		case 0.6:
+			return math.NaN(), "runs/y", nil // no flow of the SLO's bucket
+		}
+		return 3, "runs/z", nil
+	}
+	res, err := Search(context.Background(), m, SLO{Metric: "m", Op: "<=", Limit: 5}, Options{Grid: []float64{0.4, 0.6, 0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteJSON(&b, res); err != nil {
+		t.Fatalf("capacity.json: %v", err)
+	}
+	var back Result
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.Found || back.Best != 0.4 || back.FirstMiss != 0.6 || len(back.Steps) != 3 {
+		t.Fatalf("answer lost: %s", b.String())
+	}
+	if v := back.Steps[0].Value; v == nil || *v != 3 {
+		t.Errorf("measured step: value %v", v)
+	}
+	for _, s := range back.Steps[1:] {
+		if s.Value != nil || s.Meets {
+			t.Errorf("load %g: value %s meets %v, want no value and a miss", s.Load, s.Measured(), s.Meets)
+		}
+	}
+	if got := back.Steps[2].Measured(); got != "not measured (point timed out)" {
+		t.Errorf("Measured() = %q", got)
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, res); err != nil || !strings.Contains(md.String(), "| 0.6 | not measured | no | runs/y |") {
+		t.Errorf("markdown %v:\n%s", err, md.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/labctl/labctl/internal/yamlpos"
+	"github.com/labctl/labctl/reports"
 )
 
 // Thresholds is a thresholds file: how much worse each metric may get.
@@ -45,8 +46,8 @@ type Rule struct {
 }
 
 // DefaultNoiseSigma is the noise allowance in standard errors when the
-// file does not set one.
-const DefaultNoiseSigma = 2.0
+// file does not set one (the one comparison sentences use too).
+const DefaultNoiseSigma = reports.DefaultNoiseSigma
 
 // LoadThresholds reads and checks a thresholds file; every problem is
 // reported as file:line: field: message.
