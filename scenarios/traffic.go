@@ -236,7 +236,7 @@ func pointMeta(pt *Point) *reports.PointMeta {
 		m.Params[k] = v
 	}
 	if pt.WindowNs > 0 {
-		m.OfferedLoad = pt.OfferedLoad
+		m.OfferedLoad, m.WindowNs = pt.OfferedLoad, pt.WindowNs
 	}
 	return m
 }
