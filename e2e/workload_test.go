@@ -61,6 +61,9 @@ func TestWorkloadMatrixEndToEnd(t *testing.T) {
 		if miss := math.Abs(p.AchievedLoad-p.RequestedLoad) / p.RequestedLoad; p.RequestedLoad == 0 || miss > 0.05 {
 			t.Errorf("%s: achieved load %.3f for a requested %.2f", p.Name, p.AchievedLoad, p.RequestedLoad)
 		}
+		if p.WindowNs != 10_000_000 { // the scenario's 10ms arrival window: reports take rates over it
+			t.Errorf("%s: arrival window %d ns in the manifest, want 10ms", p.Name, p.WindowNs)
+		}
 		w, _ := p.Params[reports.ParamWorkload].(string)
 		l, _ := p.Params[reports.ParamLoad].(float64)
 		if p.Params[reports.ParamScheme] != "ecmp" || w == "" || l != p.RequestedLoad {
