@@ -62,7 +62,7 @@ func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"inline password", "name: x\ncredentials:\n  c:\n    user: u\n    password: hunter2\n", "f.yaml:5: credentials.c.password: inline secrets are not allowed"},
 		{"inline token", "name: x\nservices:\n  influxdb: {url: 'http://a:1', bucket: b, token: abc}\n", "services.influxdb.token: inline secrets"},
-		{"unknown key", "name: x\nswitchez: []\n", "line 2: field switchez not found"},
+		{"unknown key", "name: x\nswitchez: []\n", "f.yaml:2: switchez: unknown field (known here: name,"},
 		{"bad link end", "name: x\nlinks:\n  - {a: leaf1, b: 'h1:mlx5_0'}\n", "want device:port"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,21 +31,20 @@ var secretKeys = map[string]bool{"password": true, "token": true, "secret": true
 // Parse decodes a lab file. Unknown keys and inline secrets are errors with
 // file:line.
 func Parse(data []byte, filename string) (*Lab, error) {
+	// Inline secrets first: they would also be unknown keys, but the
+	// user needs to hear that a lab holds references only.
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", filename, err)
+	if err := yaml.Unmarshal(data, &root); err == nil {
+		var ps Problems
+		findSecrets(yamlpos.New(filename, &root), &ps, "", &root)
+		if err := ps.Err(); err != nil {
+			return nil, err
+		}
 	}
-	ix := yamlpos.New(filename, &root)
-	var ps Problems
-	findSecrets(ix, &ps, "", &root)
-	if err := ps.Err(); err != nil {
-		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var lab Lab
-	if err := dec.Decode(&lab); err != nil {
-		return nil, fmt.Errorf("%s: %w", filename, err)
+	ix, err := yamlpos.Decode(data, filename, &lab)
+	if err != nil {
+		return nil, err
 	}
 	lab.File = filename
 	lab.pos = ix
