@@ -57,6 +57,19 @@ matrix:
 	return path
 }
 
+func loadVariants(t *testing.T, path string) (*Scenario, []Variant) {
+	t.Helper()
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.Variants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, vs
+}
+
 // TestProfileFieldSweepDerivesProfiles: a sweep inside the switch profile
 // and one inside the RNIC profile give every variant a derived profile of
 // each: the file with that one field set (added where the file leaves it
@@ -70,14 +83,7 @@ func TestProfileFieldSweepDerivesProfiles(t *testing.T) {
     name: reset
     values: [100, 300, 600]
 `)
-	s, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := s.Variants()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, vs := loadVariants(t, path)
 	if len(vs) != 6 || vs[0].Label != "kmin_bytes=50000/reset=100" || vs[5].Label != "kmin_bytes=200000/reset=600" {
 		t.Fatalf("%d variants, first %q, last %q", len(vs), vs[0].Label, vs[len(vs)-1].Label)
 	}
@@ -139,14 +145,7 @@ func TestProfileFieldSweepFollowsTheSweptFile(t *testing.T) {
     name: ecn3
     values: [{kmin_bytes: 10000, kmax_bytes: 20000, pmax_percent: 5}, "off"]
 `)
-	s, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := s.Variants()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, vs := loadVariants(t, path)
 	for _, v := range vs {
 		q, err := provision.ParseQoSProfile(v.Profiles[0].YAML, "derived")
 		if err != nil {
