@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -135,16 +136,22 @@ func (s *Scenario) deriveProfiles(v *Variant, idx []int) yamlpos.Problems {
 			continue
 		}
 		failed := false
+		set := []string{"derived by the matrix from " + name + ":"}
 		for n, i := range sweeps {
-			if err := setNode(doc.Content[0], inners[n], plainCopy(&s.Matrix[i].Values[idx[i]])); err != nil {
+			val := &s.Matrix[i].Values[idx[i]]
+			if err := setNode(doc.Content[0], inners[n], plainCopy(val)); err != nil {
 				s.ix.Add(&ps, fmt.Sprintf("matrix[%d].path", i), "%s: in %s: %v", s.Matrix[i].Path, name, err)
 				failed = true
 			}
+			set = append(set, fmt.Sprintf("  %s = %s", pathString(inners[n]), nodeText(val)))
 		}
 		if failed {
 			continue
 		}
-		out, err := yaml.Marshal(&doc)
+		// The archived copy says where it comes from, above the file's
+		// own head comment.
+		doc.HeadComment = strings.TrimSpace(strings.Join(set, "\n") + "\n" + doc.HeadComment)
+		out, err := marshal(&doc)
 		if err == nil {
 			err = kind.parse(out, file)
 		}
@@ -197,6 +204,18 @@ func (s *Scenario) atSweepValues(err error, sweeps []int, inners [][]step, idx [
 			Msg:   fmt.Sprintf("%s = %s: %s", s.Matrix[i].Path, nodeText(node), msg)})
 	}
 	return ps
+}
+
+// marshal writes a YAML document indented as profiles are written.
+func marshal(doc *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	err := enc.Close()
+	return b.Bytes(), err
 }
 
 // nodeText is a value as problems quote it: a scalar as written, else its

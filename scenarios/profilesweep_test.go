@@ -121,8 +121,9 @@ func TestProfileFieldSweepDerivesProfiles(t *testing.T) {
 			t.Errorf("%s: derived RNIC profile %+v %+v, want the file with rp.rpg_time_reset = %v added", v.Label, r, r.ECN, reset)
 		}
 	}
-	if !strings.Contains(string(vs[0].Profiles[0].YAML), "dscp_to_tc") {
-		t.Errorf("the derived profile lost what the sweep does not touch:\n%s", vs[0].Profiles[0].YAML)
+	if y := string(vs[0].Profiles[0].YAML); !strings.Contains(y, "dscp_to_tc") ||
+		!strings.HasPrefix(y, "# derived by the matrix from qos.yaml:\n#   ecn.3.kmin_bytes = 50000\n") {
+		t.Errorf("the derived profile does not say where it comes from or lost what the sweep does not touch:\n%s", y)
 	}
 	lab, _ := inventory.Generate("leafspine:1x2:4@100")
 	plan, err := MakePlan(s, lab)
@@ -238,7 +239,7 @@ func FuzzSetNode(f *testing.F) {
 		if setNode(root.Content[0], steps, plainCopy(val.Content[0])) != nil {
 			return
 		}
-		out, err := yaml.Marshal(&root)
+		out, err := marshal(&root)
 		if err != nil {
 			return // yaml.v3 refuses some trees it parsed (e.g. odd anchors)
 		}
