@@ -143,7 +143,7 @@ func (s *Scenario) deriveProfiles(v *Variant, idx []int) yamlpos.Problems {
 				s.ix.Add(&ps, fmt.Sprintf("matrix[%d].path", i), "%s: in %s: %v", s.Matrix[i].Path, name, err)
 				failed = true
 			}
-			set = append(set, fmt.Sprintf("  %s = %s", pathString(inners[n]), nodeText(val)))
+			set = append(set, fmt.Sprintf("  %s = %s", pathString(inners[n]), strings.ReplaceAll(nodeText(val), "\n", `\n`)))
 		}
 		if failed {
 			continue
