@@ -16,8 +16,10 @@ import (
 
 // Sweep is one entry of a scenario's matrix: a field, by its path in the
 // scenario ("emulation.lb", "traffic[0].load", "provision.switch_profile",
-// "lab"), and the values it takes. Name is the parameter's name in point
-// names and PointMeta.Params; by default the last path element, with the
+// "lab") or inside a profile the scenario names
+// ("provision.switch_profile:ecn.3.kmin_bytes", see profilesweep.go), and
+// the values it takes. Name is the parameter's name in point names and
+// PointMeta.Params; by default the last key of the path, with the
 // comparison axes given their well-known names (lb and image -> scheme,
 // load -> load, cdf -> workload).
 type Sweep struct {
@@ -41,6 +43,10 @@ type Variant struct {
 	Label string
 	// Entries are the traffic entries the variant runs, in order.
 	Entries []Entry
+	// Profiles are the variant's profiles with the values of the sweeps
+	// inside them set, one per profile such sweeps reach into; the
+	// runner applies them instead of the files the scenario names.
+	Profiles []DerivedProfile
 }
 
 // Entry is a traffic entry as one variant runs it. A sweep of traffic[i]
@@ -60,6 +66,14 @@ type Entry struct {
 func (w Sweep) ParamName() string {
 	if w.Name != "" {
 		return w.Name
+	}
+	if _, inner, ok, err := profilePath(w.Path); ok {
+		for i := len(inner) - 1; err == nil && i >= 0; i-- {
+			if inner[i].key != "" {
+				return inner[i].key // ecn.3.kmin_bytes -> kmin_bytes; pfc_priorities[0] -> pfc_priorities
+			}
+		}
+		return w.Path
 	}
 	steps, err := parsePath(w.Path)
 	if err != nil || len(steps) == 0 {
@@ -108,7 +122,7 @@ func (s *Scenario) Variants() ([]Variant, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range v.Scenario.validate(s.ix) {
+		for _, p := range append(v.Scenario.validate(s.ix), s.deriveProfiles(&v, idx)...) {
 			p = s.placeInMatrix(p, idx)
 			key := p.String()
 			if _, ok := seen[key]; !ok {
@@ -137,13 +151,20 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 	n := 1
 	for i, w := range s.Matrix {
 		at := fmt.Sprintf("matrix[%d]", i)
-		steps, err := parsePath(w.Path)
+		kind, _, inProfile, err := profilePath(w.Path)
+		var steps []step
 		var typ reflect.Type
-		if err == nil {
-			typ, err = fieldType(reflect.TypeOf(Scenario{}), steps)
-		}
-		if err == nil { // the indexes must exist
-			err = setPath(reflect.ValueOf(s.clone()).Elem(), steps, nil)
+		switch {
+		case inProfile && err == nil:
+			s.checkProfileSweep(kind, at, ps)
+		case err == nil:
+			steps, err = parsePath(w.Path)
+			if err == nil {
+				typ, err = fieldType(reflect.TypeOf(Scenario{}), steps)
+			}
+			if err == nil { // the indexes must exist
+				err = setPath(reflect.ValueOf(s.clone()).Elem(), steps, nil)
+			}
 		}
 		if err != nil {
 			s.ix.Add(ps, at+".path", "%v", err)
@@ -161,6 +182,9 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 			names[name] = true
 		}
 		for j := range w.Values {
+			if inProfile {
+				break // deriveProfiles checks them, with the profile's loader
+			}
 			err := unknownKeys(&w.Values[j], typ)
 			if err == nil {
 				err = setPath(reflect.ValueOf(s.clone()).Elem(), steps, &w.Values[j])
@@ -210,21 +234,10 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 	var label []string
 	entry := make([]int, len(s.Matrix)) // the traffic entry each sweep is confined to, or -1
 	for i, w := range s.Matrix {
-		steps, _ := parsePath(w.Path) // checked by checkSweeps
 		node := &w.Values[idx[i]]
-		if err := setPath(reflect.ValueOf(c).Elem(), steps, node); err != nil {
+		val, steps, err := c.setSwept(w.Path, node)
+		if err != nil {
 			return v, nil, err
-		}
-		// The parameter's value has the field's type (a load is a float64
-		// even when written as 1).
-		typ, _ := fieldType(reflect.TypeOf(Scenario{}), steps)
-		pv := reflect.New(typ)
-		if err := node.Decode(pv.Interface()); err != nil {
-			return v, nil, err
-		}
-		val := pv.Elem().Interface()
-		for e := pv.Elem(); e.Kind() == reflect.Pointer && !e.IsNil(); e = e.Elem() {
-			val = e.Elem().Interface()
 		}
 		name := w.ParamName()
 		if name == reports.ParamWorkload {
@@ -254,6 +267,43 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 		}
 	}
 	return v, idx, nil
+}
+
+// setSwept sets a sweep's value in c, a variant's scenario, and returns it
+// as a parameter, in the field's type (a load is a float64 even when
+// written as 1), with the path's steps in the scenario. A sweep inside a
+// profile sets nothing here (deriveProfiles does): its value has the
+// profile field's type when it is a scalar of it, else it is as written.
+func (c *Scenario) setSwept(path string, node *yaml.Node) (any, []step, error) {
+	if kind, inner, ok, _ := profilePath(path); ok { // checked by checkSweeps
+		typ, _ := fieldType(kind.schema, inner)
+		pv := reflect.New(typ)
+		if node.Kind == yaml.ScalarNode && node.Decode(pv.Interface()) == nil && pv.Elem().Kind() != reflect.Struct {
+			return deref(pv.Elem()), nil, nil
+		}
+		var val any
+		err := node.Decode(&val)
+		return val, nil, err
+	}
+	steps, _ := parsePath(path) // checked by checkSweeps
+	if err := setPath(reflect.ValueOf(c).Elem(), steps, node); err != nil {
+		return nil, nil, err
+	}
+	typ, _ := fieldType(reflect.TypeOf(Scenario{}), steps)
+	pv := reflect.New(typ)
+	if err := node.Decode(pv.Interface()); err != nil {
+		return nil, nil, err
+	}
+	return deref(pv.Elem()), steps, nil
+}
+
+// deref is v's value through any pointers.
+func deref(v reflect.Value) any {
+	val := v.Interface()
+	for e := v; e.Kind() == reflect.Pointer && !e.IsNil(); e = e.Elem() {
+		val = e.Elem().Interface()
+	}
+	return val
 }
 
 // trafficEntry is the traffic entry a sweep's path is confined to
@@ -317,11 +367,29 @@ type step struct {
 	index int // when key == ""
 }
 
-// parsePath splits "traffic[0].load" into traffic, [0], load.
+// parsePath splits "traffic[0].load" into traffic, [0], load: a field of
+// the scenario a sweep may set.
 func parsePath(p string) ([]step, error) {
 	if p == "" {
 		return nil, errors.New("a sweep needs a path, e.g. emulation.lb or traffic[0].load")
 	}
+	if strings.Contains(p, profileSep) {
+		return nil, fmt.Errorf("bad path %q: %q follows only a profile field (provision.switch_profile or provision.rnic_profile)", p, profileSep)
+	}
+	out, err := parseSteps(p)
+	if err != nil {
+		return nil, err
+	}
+	switch out[0].key {
+	case "name", "matrix", "repetitions":
+		return nil, fmt.Errorf("%s cannot be swept", out[0].key)
+	}
+	return out, nil
+}
+
+// parseSteps splits a field path, keys joined with dots and indexes in
+// brackets, into its steps.
+func parseSteps(p string) ([]step, error) {
 	var out []step
 	for _, part := range strings.Split(p, ".") {
 		key, rest, _ := strings.Cut(part, "[")
@@ -347,10 +415,6 @@ func parsePath(p string) ([]step, error) {
 			}
 		}
 	}
-	switch out[0].key {
-	case "name", "matrix", "repetitions":
-		return nil, fmt.Errorf("%s cannot be swept", out[0].key)
-	}
 	return out, nil
 }
 
@@ -364,6 +428,11 @@ func fieldType(t reflect.Type, steps []step) (reflect.Type, error) {
 		case st.key == "" && t.Kind() == reflect.Slice:
 			t = t.Elem()
 		case st.key != "" && t.Kind() == reflect.Map:
+			if k := t.Key().Kind(); k >= reflect.Int && k <= reflect.Int64 {
+				if _, err := strconv.Atoi(st.key); err != nil {
+					return nil, fmt.Errorf("%s is keyed by numbers, not %q", pathString(steps[:i]), st.key)
+				}
+			}
 			t = t.Elem()
 		case st.key != "" && t.Kind() == reflect.Struct:
 			f, ok := fieldByYAML(t, st.key)
@@ -442,10 +511,24 @@ func typeError(err error) error {
 	return err
 }
 
+// fieldByYAML finds struct t's field with YAML key name, looking into
+// inline fields (a profile's OrOff entries hold their value inline); the
+// field's Index leads from t.
 func fieldByYAML(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if n, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); n == name && f.IsExported() {
+		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if !f.IsExported() {
+			continue
+		}
+		if n == "" && strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
+			if in, ok := fieldByYAML(f.Type, name); ok {
+				in.Index = append(append([]int(nil), f.Index...), in.Index...)
+				return in, true
+			}
+			continue
+		}
+		if n == name {
 			return f, true
 		}
 	}
@@ -455,7 +538,12 @@ func fieldByYAML(t reflect.Type, name string) (reflect.StructField, bool) {
 func yamlNames(t reflect.Type) []string {
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); n != "" && n != "-" {
+		f := t.Field(i)
+		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case n == "" && strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct:
+			out = append(out, yamlNames(f.Type)...)
+		case n != "" && n != "-":
 			out = append(out, n)
 		}
 	}

@@ -154,7 +154,8 @@ matrix:
 	}
 }
 
-// TestReadmeExampleParses: the README's scenario example is valid.
+// TestReadmeExampleParses: the README's scenario example is valid, given
+// the profiles it names (a sweep inside one reads it).
 func TestReadmeExampleParses(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -165,12 +166,21 @@ func TestReadmeExampleParses(t *testing.T) {
 	if !ok {
 		t.Fatal("README has no scenario example")
 	}
-	s, err := Parse([]byte(doc), "README.md")
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"lossless.yaml": "pfc_priorities: [3]\nxoff_bytes: 524288\nxon_bytes: 393216\necn: {3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}}\n",
+		"lossy.yaml":    "xoff_bytes: 524288\nxon_bytes: 393216\necn: {3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Parse([]byte(doc), filepath.Join(dir, "README.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	vs, _ := s.Variants()
-	if len(s.Traffic) != 5 || len(vs) != 2*3*2 {
+	if len(s.Traffic) != 5 || len(vs) != 2*3*2*2 {
 		t.Errorf("%d traffic entries, %d variants", len(s.Traffic), len(vs))
 	}
 }

@@ -206,8 +206,9 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 }
 
 // provision makes the lab match the variant's image and profiles, unless
-// the session already did for the same ones. A variant without any keeps
-// whatever the lab has.
+// the session already did for the same ones (the same files, and the same
+// content of the profiles the matrix derives). A variant without any
+// keeps whatever the lab has.
 func (st *runState) provision(ctx context.Context, sess *session, v Variant) error {
 	p := v.Scenario.Provision
 	if !p.Any() {
@@ -216,7 +217,10 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 	for _, f := range []*string{&p.Image, &p.SwitchProfile, &p.RNICProfile} {
 		*f = v.Scenario.resolve(*f)
 	}
-	b, _ := json.Marshal(p)
+	b, _ := json.Marshal(struct {
+		Provision
+		Derived []DerivedProfile
+	}{p, v.Profiles})
 	if sess.provKey == string(b) {
 		return nil
 	}
@@ -228,6 +232,20 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 		pdir = filepath.Join(pdir, safeName(v.Label))
 	}
 	st.save()
+	// A derived profile is applied from its copy in the archive, which
+	// thus says exactly what the lab was given.
+	for _, d := range v.Profiles {
+		kind, _ := profileKindOf(d.Field)
+		f := filepath.Join(pdir, kind.archive)
+		err := os.MkdirAll(pdir, 0o755)
+		if err == nil {
+			err = writeFile(f, d.YAML)
+		}
+		if err != nil {
+			return fmt.Errorf("derived profile of %s: %w", d.Base, err)
+		}
+		*kind.ref(&p) = f
+	}
 	st.r.Progress.Stage("provision", "switch image and profiles")
 	if err := st.r.provisionLab(ctx, sess, p, pdir); err != nil {
 		return err // no traffic on a lab that is not as intended
@@ -451,8 +469,13 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return writeFile(path, append(b, '\n'))
+}
+
+// writeFile writes b to path through a temporary file.
+func writeFile(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.Rename(tmp, path)

@@ -79,6 +79,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\ntraffic:\n  - pattern: incast\n    senders: 2\n    bytes: 1MiB\n"))
 	f.Add([]byte("name: [\n"))
 	f.Add([]byte("name: m\ntraffic:\n  - {pattern: workload, cdf: websearch, load: 0.5, duration: 1ms}\nmatrix:\n  - {path: traffic[0].load, values: [0.1, 0.2]}\n  - {path: emulation.lb_params.d, values: [\"2\"]}\n"))
+	f.Add([]byte("name: p\nprovision: {switch_profile: testdata/none.yaml}\ntraffic: [{pattern: incast, senders: 2, bytes: 1MiB}]\nmatrix:\n  - {path: \"provision.switch_profile:ecn.3.kmin_bytes\", values: [1]}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse(b, "f.yaml")
 		if err == nil && (s.Name == "" || len(s.Traffic) == 0) {

@@ -28,7 +28,8 @@ topology (leafspine:SxL:H[@gbps]) or the name of a lab started with
 run (with the scenario's emulation: section) and stopped after it.
 
 A scenario with a matrix: runs once per combination of the swept values
-(e.g. emulation.lb x traffic[0].load x traffic[0].cdf), all into one
+(e.g. emulation.lb x traffic[0].load x traffic[0].cdf, or a field inside a
+profile: provision.switch_profile:ecn.3.kmin_bytes), all into one
 archive; variants that change lab: or emulation: get their own lab, the
 others share one. A point that fails is recorded and the run goes on.
 
