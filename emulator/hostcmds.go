@@ -285,7 +285,7 @@ func (h *host) ethtool(_ context.Context, argv []string, s *sshd.Session) int {
 		fmt.Fprintf(s.Stderr, "netlink error: no device matches name (offset 24)\nnetlink error: No such device\n")
 		return 1
 	}
-	pc := h.lab.twin.HostCounters(h.inv.Name, r.Device)
+	pc, _ := h.lab.twin.HostCounters(h.inv.Name, r.Device) // the flow engine leaves rx_prioN_marked 0
 	if err := connectx.FormatEthtoolStats(s.Stdout, connectx.MLX5Stats(rnicCounters(pc))); err != nil {
 		return 1
 	}

@@ -13,25 +13,38 @@ import (
 // counters of its port, through the connectx format, when they are read.
 //
 // A counter is served only when the twin can say its value truthfully:
-//   - from a twin counter of the same meaning (twinHWCounters), or
+//   - from a twin counter of the same meaning, when the engine keeps the
+//     transport counters (the packet engine does, the flow engine not), or
 //   - as 0 when the twin never produces the event (atomics, RNR NAKs,
-//     completion errors, ICRC, slow restart: nothing in the twin causes
-//     them).
+//     completion errors, ICRC, slow restart, and CNPs ignored: the twin's
+//     reaction point handles every CNP it receives).
 //
 // Counters of events the twin does produce but does not count (requests
-// received, NAKs, ack timeouts, duplicate requests, ECN-marked arrivals,
-// ignored CNPs) are absent, as on firmware without the capability, so no
-// report mistakes a zero for a measurement.
-func twinHWCounters(pc fabric.PortCounters) map[string]uint64 {
-	return map[string]uint64{
-		"out_of_sequence":    pc.OutOfSequence, // data packets that arrived out of order
-		"np_cnp_sent":        pc.CNPSent,       // notification point: CNPs this RNIC sent
-		"rp_cnp_handled":     pc.CNPHandled,    // reaction point: CNPs that cut this RNIC's rate
-		"rx_atomic_requests": 0, "rnr_nak_retry_err": 0, "out_of_buffer": 0,
+// received, implied NAKs, adaptive retransmission) are absent, as on
+// firmware without the capability, so no report mistakes a zero for a
+// measurement.
+func twinHWCounters(pc fabric.PortCounters, transport bool) map[string]uint64 {
+	m := map[string]uint64{
+		"rp_cnp_ignored": 0, "rx_atomic_requests": 0, "rnr_nak_retry_err": 0, "out_of_buffer": 0,
 		"resp_local_length_error": 0, "resp_cqe_error": 0, "req_cqe_error": 0, "req_remote_invalid_request": 0,
 		"req_remote_access_errors": 0, "resp_remote_access_errors": 0, "resp_cqe_flush_error": 0, "req_cqe_flush_error": 0,
 		"roce_slow_restart": 0, "roce_slow_restart_cnps": 0, "roce_slow_restart_trans": 0, "rx_icrc_encapsulated": 0,
 	}
+	if !transport {
+		return m
+	}
+	var ecnRx uint64
+	for _, n := range pc.ECNReceived {
+		ecnRx += n
+	}
+	m["out_of_sequence"] = pc.OutOfSequence       // responder: data packets that arrived out of order
+	m["duplicate_request"] = pc.DuplicateRequests // responder: data packets already accepted
+	m["packet_seq_err"] = pc.NAKReceived          // requester: sequence-error NAKs received
+	m["local_ack_timeout_err"] = pc.AckTimeouts   // requester: retransmission timer expiries
+	m["np_ecn_marked_roce_packets"] = ecnRx       // notification point: CE-marked RoCE packets received
+	m["np_cnp_sent"] = pc.CNPSent                 // notification point: CNPs this RNIC sent
+	m["rp_cnp_handled"] = pc.CNPHandled           // reaction point: CNPs that cut this RNIC's rate
+	return m
 }
 
 // hwCounter returns the content of a hw_counters file of one of the host's

@@ -234,12 +234,14 @@ func (t *Twin) idle(ctx context.Context) {
 	}
 }
 
-// HostCounters returns the counters of a host's RNIC port.
-func (t *Twin) HostCounters(host, dev string) fabric.PortCounters {
+// HostCounters returns the counters of a host's RNIC port, and whether the
+// engine keeps its transport counters (see fabric.Counters.Transport).
+func (t *Twin) HostCounters(host, dev string) (pc fabric.PortCounters, transport bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if pc, ok := t.engine.Counters().Ports[fabric.PortKey{Device: host, Port: dev}]; ok {
-		return *pc
+	c := t.engine.Counters()
+	if p, ok := c.Ports[fabric.PortKey{Device: host, Port: dev}]; ok {
+		pc = *p
 	}
-	return fabric.PortCounters{}
+	return pc, c.Transport
 }

@@ -47,6 +47,11 @@ type PortKey struct{ Device, Port string }
 // Counters are cumulative per-port counters, what gNMI and ethtool -S expose.
 type Counters struct {
 	Ports map[PortKey]*PortCounters
+	// Transport: the engine keeps the RNIC transport counters (CE-marked
+	// arrivals, CNPs, NAKs, timeouts, out-of-sequence, duplicates,
+	// retransmits). The flow engine does not,
+	// and leaves them 0 without meaning.
+	Transport bool
 }
 
 // PortCounters are one port's counters. Tx/Rx are from the port's view.
@@ -64,6 +69,9 @@ type PortCounters struct {
 	CNPSent, CNPHandled uint64
 	OutOfSequence       uint64 // data packets that arrived out of order
 	Retransmits         uint64 // data packets sent again (go-back-N)
+	NAKReceived         uint64 // sequence-error NAKs this sender received
+	AckTimeouts         uint64 // times this sender's retransmission timer expired
+	DuplicateRequests   uint64 // data packets this receiver had already accepted
 }
 
 // QueueCounters are one egress queue's counters.
@@ -78,7 +86,7 @@ type QueueCounters struct {
 
 // Clone deep-copies c.
 func (c *Counters) Clone() *Counters {
-	out := &Counters{Ports: make(map[PortKey]*PortCounters, len(c.Ports))}
+	out := &Counters{Ports: make(map[PortKey]*PortCounters, len(c.Ports)), Transport: c.Transport}
 	for k, v := range c.Ports {
 		cp := *v
 		out.Ports[k] = &cp

@@ -55,6 +55,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 	switch kind {
 	case pktData:
 		if psn < q.expected || r.recv[psn] {
+			q.dstAcc.dupReq++
 			e.control(q, pktAck, q.expected)
 			return
 		}
@@ -84,6 +85,9 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			e.control(q, pktAck, q.expected)
 		}
 	case pktAck, pktNack:
+		if kind == pktNack {
+			q.srcAcc.nakRx++
+		}
 		if psn > q.sndUna {
 			q.sndUna = psn
 			e.armRTO(q)

@@ -129,7 +129,11 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 }
 
 // Counters implements Engine.
-func (e *PacketEngine) Counters() *Counters { return countersOf(e.ports) }
+func (e *PacketEngine) Counters() *Counters {
+	c := countersOf(e.ports)
+	c.Transport = true
+	return c
+}
 
 // Run implements Engine. Times in flows and results are ns; the engine
 // runs in ps.

@@ -184,6 +184,7 @@ func (e *PacketEngine) onRTO(ev event) {
 	if !e.due(&q.rto, ev) || q.senderDone {
 		return
 	}
+	q.srcAcc.ackTimeouts++
 	if q.irn != nil {
 		e.irnTimeout(q)
 		return
@@ -240,9 +241,13 @@ func (e *PacketEngine) receive(p *packet) {
 				e.control(q, pktNack, q.expected)
 			}
 		default: // a duplicate: tell the sender where we are
+			q.dstAcc.dupReq++
 			e.control(q, pktAck, q.expected)
 		}
 	case pktAck, pktNack:
+		if kind == pktNack {
+			q.srcAcc.nakRx++
+		}
 		if psn > q.sndUna {
 			q.sndUna = psn
 			e.armRTO(q)
