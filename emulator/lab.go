@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ type Lab struct {
 	servers   []*sshd.Server
 	targets   []*gnmitarget.Target
 	netconf   map[string]*netconfd.Server
-	lb        *switchableLB // packet engine: the module the active switch image names
+	lbs       map[string]lbChoice // packet engine: each switch's scheme (twinlb.go); under twin.mu
 	faults    faultSet
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
 	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
@@ -95,17 +96,17 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	cfg := fabric.DefaultConfig()
 	cfg.Seed = opt.Seed
 	var engine fabric.Engine
-	var lb *switchableLB
+	lbs := map[string]lbChoice{}
 	switch opt.Engine {
 	case "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
 	case "", "packet":
 		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
-		if lb, err = newSwitchableLB(cfg.LB, cfg.LBParams); err != nil {
+		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
-		if engine, err = fabric.NewPacketEngineLB(topo, cfg, lb); err != nil {
-			return nil, fmt.Errorf("emulator: %w", err)
+		for _, sw := range inv.Switches {
+			lbs[sw.Name] = lbChoice{scheme: schemeName(cfg.LB), params: maps.Clone(cfg.LBParams)}
 		}
 	default:
 		return nil, fmt.Errorf("emulator: unknown engine %q (flow or packet)", opt.Engine)
@@ -113,7 +114,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}, lb: lb, inbox: map[string]bool{}}
+		netconf: map[string]*netconfd.Server{}, lbs: lbs, inbox: map[string]bool{}}
 	for _, h := range opt.InboxDriverHosts {
 		l.inbox[h] = true
 	}

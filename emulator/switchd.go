@@ -3,14 +3,12 @@ package emulator
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/labctl/labctl/drivers/tofino"
-	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/sshd"
 )
 
@@ -25,11 +23,10 @@ import (
 // it names exists (relative paths under --install-dir, as on a real
 // switch), prints its start-up lines through tofino.FormatSwitchdStart and
 // runs until killed. When it loads an image labctl installed (image.yaml
-// beside the conf), the image's load-balancing scheme becomes the fabric
-// twin's: the twin has one forwarding pipeline for the whole fabric, so
-// the image started last sets it for every switch (as twinqos.go does for
-// QoS; a lab runs one image everywhere). A scheme the twin has no module
-// for makes adding the device fail, as a program the ASIC cannot run
+// beside the conf), the image's load-balancing scheme becomes the one this
+// switch forwards with in the fabric twin (twinlb.go), as its committed
+// QoS becomes its twin switch's (twinqos.go). A scheme the twin has no
+// module for makes adding the device fail, as a program the ASIC cannot run
 // would. On the flow engine, which has no load-balancing modules, the
 // scheme is noted in the log and has no effect.
 
@@ -284,67 +281,4 @@ func (sd *switchdev) runSwitchd(ctx context.Context, argv []string, s *sshd.Sess
 	pid := sd.sh.procs.start(strings.Join(child, " "), cancel) // the script runs bf_switchd as its child
 	defer sd.sh.procs.exit(pid)
 	return sd.bfSwitchd(cctx, child, s)
-}
-
-// switchableLB is the packet engine's load-balancing module, replaced
-// when a switch starts an image that names another scheme. It is replaced
-// only under the twin's lock, so never during a simulation.
-type switchableLB struct{ cur fabric.LB }
-
-func newSwitchableLB(scheme string, params map[string]string) (*switchableLB, error) {
-	m, err := fabric.NewLB(scheme, params)
-	if err != nil {
-		return nil, err
-	}
-	return &switchableLB{cur: m}, nil
-}
-
-func (s *switchableLB) Select(sw fabric.Switch, p *fabric.PacketInfo, c []fabric.Egress) int {
-	return s.cur.Select(sw, p, c)
-}
-
-// Receive forwards control messages to modules that exchange them.
-func (s *switchableLB) Receive(sw fabric.Switch, from string, msg any) {
-	if r, ok := s.cur.(fabric.Receiver); ok {
-		r.Receive(sw, from, msg)
-	}
-}
-
-// setImageLB makes the scheme of an image a switch loaded the twin's; an
-// error means the twin has no module for it.
-func (l *Lab) setImageLB(device string, m *tofino.Manifest) error {
-	mod, err := fabric.NewLB(m.LB.Scheme, m.LB.Params)
-	if err != nil {
-		return err
-	}
-	t := l.twin
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.engine.(configurable)
-	if l.lb == nil || !ok {
-		l.log.Warn("twin: the flow engine has no load-balancing modules; the image's scheme takes effect on the packet engine",
-			"device", device, "image", m.Ref(), "scheme", m.LB.Scheme)
-		return nil
-	}
-	l.lb.cur = mod
-	e.Configure(func(c *fabric.Config) { c.LB, c.LBParams = m.LB.Scheme, maps.Clone(m.LB.Params) })
-	l.log.Info("twin: load balancing set by a switch image", "device", device, "image", m.Ref(), "scheme", m.LB.Scheme)
-	return nil
-}
-
-// FabricLB is the twin's load-balancing scheme and parameters; "" on the
-// flow engine, which has none.
-func (l *Lab) FabricLB() (scheme string, params map[string]string) {
-	t := l.twin
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e, ok := t.engine.(interface{ Config() fabric.Config })
-	if l.lb == nil || !ok {
-		return "", nil
-	}
-	c := e.Config()
-	if c.LB == "" {
-		return "ecmp", maps.Clone(c.LBParams)
-	}
-	return c.LB, maps.Clone(c.LBParams)
 }

@@ -233,6 +233,15 @@ func TestFailedStartRollsBack(t *testing.T) {
 	if n := r.bfSwitchds(t, "leaf1"); n != 1 {
 		t.Errorf("leaf1 runs %d bf_switchd after the rollback", n)
 	}
+	// in the twin each switch forwards with the scheme of its own image
+	for sw, want := range map[string]string{"leaf1": "ecmp", "leaf2": "drill", "spine1": "drill"} {
+		if got, _ := r.lab.SwitchLB(sw); got != want {
+			t.Errorf("twin LB of %s after the partial rollback: %q, want %q", sw, got, want)
+		}
+	}
+	if scheme, _ := r.lab.FabricLB(); scheme != "mixed" {
+		t.Errorf("twin LB of the fabric after a partial rollback: %q, want mixed", scheme)
+	}
 
 	// a first activation that fails has nothing to go back to: nothing is
 	// left running

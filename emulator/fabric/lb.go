@@ -6,7 +6,8 @@ import "fmt"
 // switch hop it picks the egress link for a packet among the equal-cost
 // next hops toward the packet's destination. Modules for LetFlow, CONGA,
 // DRILL, ConWeave and the seeds' schemes implement it; a switch image's
-// manifest names the module. One LB instance serves every switch of a run.
+// manifest names the module. One LB instance serves every switch of a
+// run unless PacketEngine.SetSwitchLB gives a switch its own.
 type LB interface {
 	// Select returns the index in cands of the link to send p on.
 	Select(sw Switch, p *PacketInfo, cands []Egress) int

@@ -77,6 +77,49 @@ func TestLBModuleSteersTrafficAndTalks(t *testing.T) {
 	}
 }
 
+// TestSwitchesRunTheirOwnModules: after SetSwitchLB leaf1 forwards with
+// its own module and leaf2 keeps ECMP; leaf1's messages to leaf2 find no
+// module there to take them.
+func TestSwitchesRunTheirOwnModules(t *testing.T) {
+	topo, _ := NewTopology(leafSpine(t))
+	rec := &recorder{inner: ecmp{}, next: map[string]string{}}
+	e, _ := NewPacketEngineLB(topo, DefaultConfig(), rec)
+	m := &lastPath{decisions: map[string]string{}}
+	if err := e.SetSwitchLB("leaf1", m); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetSwitchLB("leaf9", m); err == nil {
+		t.Error("SetSwitchLB of a switch the fabric does not have must fail")
+	}
+	var flows []Flow
+	for i := 0; i < 16; i++ { // leaf1 -> leaf2 and back
+		flows = append(flows, Flow{ID: 2 * i, Src: fmt.Sprintf("h%d", 1+i), Dst: fmt.Sprintf("h%d", 33+i), Bytes: 64 << 10},
+			Flow{ID: 2*i + 1, Src: fmt.Sprintf("h%d", 33+i), Dst: fmt.Sprintf("h%d", 1+i), Bytes: 64 << 10})
+	}
+	run(t, e, flows)
+	if len(m.decisions) != 16 {
+		t.Errorf("leaf1's module decided for %d flows, want the 16 leaving leaf1", len(m.decisions))
+	}
+	for k, next := range m.decisions {
+		if !strings.HasSuffix(k, "@leaf1") || next != "spine2" {
+			t.Errorf("leaf1's module: %s -> %s, want only leaf1, always spine2", k, next)
+		}
+	}
+	spines := map[string]int{}
+	for k, next := range rec.next {
+		if !strings.HasSuffix(k, "@leaf2") {
+			t.Errorf("ECMP decided %s: only leaf2 keeps it", k)
+		}
+		spines[next]++
+	}
+	if len(rec.next) != 16 || len(spines) != 2 {
+		t.Errorf("leaf2's ECMP: %d decisions over %v, want 16 over both spines", len(rec.next), spines)
+	}
+	if len(m.msgs) != 0 {
+		t.Errorf("leaf2 runs ECMP, which takes no messages, yet leaf1's module received %v", m.msgs)
+	}
+}
+
 // TestEngineECMPMatchesPathPrediction: the packet engine's per-hop ECMP
 // makes the choices Topology.Path predicts (the flow engine uses those).
 func TestEngineECMPMatchesPathPrediction(t *testing.T) {

@@ -30,7 +30,7 @@ type PacketEngine struct {
 	results  []Result
 	left     int
 	// forwarding
-	lb       LB
+	lb       []LB // per switch; one instance serves every switch until SetSwitchLB
 	sws      []*swView
 	swID     map[string]int32
 	hostID   map[string]int32
@@ -95,7 +95,11 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
-	e.lb, e.swID, e.hostID, e.cands = lb, sw, map[string]int32{}, make([][][]Egress, len(sw))
+	e.swID, e.hostID, e.cands = sw, map[string]int32{}, make([][][]Egress, len(sw))
+	e.lb = make([]LB, len(sw))
+	for i := range e.lb {
+		e.lb[i] = lb
+	}
 	e.sws = make([]*swView, len(sw))
 	for name, id := range sw {
 		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
@@ -328,6 +332,18 @@ func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) erro
 	fn(&e.swc[id])
 	normalize(&e.swc[id])
 	e.reserveHeadroom()
+	return nil
+}
+
+// SetSwitchLB makes one switch forward with lb from the next run on (a
+// switch that started an image naming another scheme). The module's state
+// starts afresh, as a restarted program's registers do.
+func (e *PacketEngine) SetSwitchLB(name string, lb LB) error {
+	id, ok := e.swID[name]
+	if !ok {
+		return fmt.Errorf("fabric: no switch %q", name)
+	}
+	e.lb[id] = lb
 	return nil
 }
 

@@ -20,9 +20,12 @@ func (v *swView) QueueBytes(link int32, prio int) int64 { return v.e.links[link]
 func (v *swView) After(d int64, fn func())              { v.e.later(v.e.now+d*1000, fn) }
 
 func (v *swView) Send(to string, msg any) {
-	r, ok := v.e.lb.(Receiver)
 	dst, known := v.e.swID[to]
-	if !ok || !known {
+	if !known {
+		return
+	}
+	r, ok := v.e.lb[dst].(Receiver) // the module the switch at the far end runs
+	if !ok {
 		return
 	}
 	hops, ok := v.e.topo.distances(to)[v.name]
@@ -86,7 +89,7 @@ func (e *PacketEngine) forward(sw int32, p *packet) int32 {
 	}
 	e.pinfo = PacketInfo{QP: int(p.qp), Src: src, Dst: dst, Hash: key, PSN: p.psn, Data: p.kind == pktData,
 		Bytes: int(p.wire), Priority: int(p.prio), Meta: &p.meta}
-	i := e.lb.Select(e.sws[sw], &e.pinfo, c)
+	i := e.lb[sw].Select(e.sws[sw], &e.pinfo, c)
 	if i < 0 || i >= len(c) {
 		// A broken module fails the run, not the emulated lab's process.
 		if e.fault == nil {
