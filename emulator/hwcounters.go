@@ -16,8 +16,7 @@ import (
 //   - from a twin counter of the same meaning, when the engine keeps the
 //     transport counters (the packet engine does, the flow engine not), or
 //   - as 0 when the twin never produces the event (atomics, RNR NAKs,
-//     completion errors, ICRC, slow restart, and CNPs ignored: the twin's
-//     reaction point handles every CNP it receives).
+//     completion errors, ICRC, slow restart).
 //
 // Counters of events the twin does produce but does not count (requests
 // received, implied NAKs, adaptive retransmission) are absent, as on
@@ -25,7 +24,7 @@ import (
 // measurement.
 func twinHWCounters(pc fabric.PortCounters, transport bool) map[string]uint64 {
 	m := map[string]uint64{
-		"rp_cnp_ignored": 0, "rx_atomic_requests": 0, "rnr_nak_retry_err": 0, "out_of_buffer": 0,
+		"rx_atomic_requests": 0, "rnr_nak_retry_err": 0, "out_of_buffer": 0,
 		"resp_local_length_error": 0, "resp_cqe_error": 0, "req_cqe_error": 0, "req_remote_invalid_request": 0,
 		"req_remote_access_errors": 0, "resp_remote_access_errors": 0, "resp_cqe_flush_error": 0, "req_cqe_flush_error": 0,
 		"roce_slow_restart": 0, "roce_slow_restart_cnps": 0, "roce_slow_restart_trans": 0, "rx_icrc_encapsulated": 0,
@@ -44,6 +43,7 @@ func twinHWCounters(pc fabric.PortCounters, transport bool) map[string]uint64 {
 	m["np_ecn_marked_roce_packets"] = ecnRx       // notification point: CE-marked RoCE packets received
 	m["np_cnp_sent"] = pc.CNPSent                 // notification point: CNPs this RNIC sent
 	m["rp_cnp_handled"] = pc.CNPHandled           // reaction point: CNPs that cut this RNIC's rate
+	m["rp_cnp_ignored"] = pc.CNPIgnored           // reaction point off: CNPs received and ignored
 	return m
 }
 

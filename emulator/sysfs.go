@@ -29,9 +29,22 @@ func (h *host) writeECNDefaults(netdev string) {
 	for name, v := range connectx.NPDefaults() {
 		_ = os.WriteFile(filepath.Join(dir, "roce_np", name), []byte(strconv.Itoa(v)+"\n"), 0o644)
 	}
+	over := twinRNICDefaults()
 	for name, v := range connectx.RPDefaults() {
+		if o, ok := over[name]; ok {
+			v = o
+		}
 		_ = os.WriteFile(filepath.Join(dir, "roce_rp", name), []byte(strconv.Itoa(v)+"\n"), 0o644)
 	}
+}
+
+// twinRNICDefaults are the settings in which the emulated RNICs differ
+// from ConnectX-5 firmware defaults, so that what a host reports is what
+// its twin NIC runs: the twin's NICs, like the papers' ns-3 ones, have no
+// DCQCN byte counter (RPG_BYTE_RESET 0; the firmware's is 32767). Keys
+// are OFED sysfs names.
+func twinRNICDefaults() map[string]int {
+	return map[string]int{"rpg_byte_reset": int(fabric.DefaultConfig().DCQCN.RPGByteReset)}
 }
 
 // pciAddress is the PCI function of a host's i-th RNIC port (two ports per
@@ -50,7 +63,13 @@ func (h *host) writeDeviceLink(netdev, pci string) {
 func (h *host) writeDebugfsDefaults(pci string) {
 	dir := h.path(connectx.DebugfsDir(pci))
 	_ = os.MkdirAll(dir, 0o700)
+	over := twinRNICDefaults()
 	for name, v := range connectx.DebugfsDefaults() {
+		if _, ofed, ok := connectx.OFEDName(name); ok {
+			if o, ok := over[ofed]; ok {
+				v = o
+			}
+		}
 		_ = os.WriteFile(filepath.Join(dir, name), []byte(strconv.Itoa(v)+"\n"), 0o600)
 	}
 }
@@ -131,58 +150,69 @@ func (h *host) echoTo(value, file string, s *sshd.Session) int {
 			_ = os.WriteFile(filepath.Join(filepath.Dir(p), "np_cnp_prio_mode"), []byte("0\n"), 0o600)
 		}
 		if point, ofed, ok := connectx.OFEDName(name); ok {
-			h.lab.twin.configureDCQCN(point == "roce_rp", ofed, false, v)
+			h.lab.twin.configureDCQCN(h.inv.Name, point == "roce_rp", ofed, false, v)
 		}
 		return 0
 	}
-	h.lab.twin.configureDCQCN(strings.Contains(file, "/roce_rp/"), path.Base(file), strings.Contains(file, "/enable/"), v)
+	h.lab.twin.configureDCQCN(h.inv.Name, strings.Contains(file, "/roce_rp/"), path.Base(file), strings.Contains(file, "/enable/"), v)
 	return 0
 }
 
-// configureDCQCN applies one written RNIC setting to the twin (fabric-wide:
-// the lab provisions every host alike).
-func (t *Twin) configureDCQCN(reactionPoint bool, name string, enable bool, v int) {
+// configureDCQCN applies one setting written on a host's RNIC to that
+// host in the twin. Only the packet engine models DCQCN; the flow engine
+// ignores it.
+func (t *Twin) configureDCQCN(host string, reactionPoint bool, name string, enable bool, v int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e, ok := t.engine.(configurable)
+	e, ok := t.engine.(interface {
+		ConfigureHost(name string, fn func(*fabric.DCQCN)) error
+	})
 	if !ok {
 		return
 	}
-	e.Configure(func(c *fabric.Config) {
-		d := &c.DCQCN
-		if enable {
-			if name == "3" && reactionPoint { // the RoCE priority's reaction point
-				d.Enabled = v == 1
+	_ = e.ConfigureHost(host, func(d *fabric.DCQCN) { applyDCQCN(d, reactionPoint, name, enable, v) }) // every emulated host is in the twin
+}
+
+// applyDCQCN sets the field of d an RNIC setting names: an enable file of
+// the RoCE priority (roce_rp or roce_np /enable/3) or an OFED parameter
+// (sysfs file name). Settings the twin does not model change nothing.
+func applyDCQCN(d *fabric.DCQCN, reactionPoint bool, name string, enable bool, v int) {
+	if enable {
+		if name == "3" { // the RoCE priority
+			if reactionPoint {
+				d.RPOff = v != 1
+			} else {
+				d.NPOff = v != 1
 			}
-			return
 		}
-		switch name {
-		case "min_time_between_cnps":
-			d.MinTimeBetweenCNPsNs = int64(v) * 1000
-		case "rate_reduce_monitor_period":
-			d.RateReduceMonitorNs = int64(v) * 1000
-		case "dce_tcp_g":
-			d.DCETCPG = v
-		case "dce_tcp_rtt":
-			d.DCETCPRTTNs = int64(v) * 1000
-		case "initial_alpha_value":
-			d.InitialAlpha = float64(v) / 1024
-		case "rpg_time_reset":
-			d.RPGTimeResetNs = int64(v) * 1000
-		case "rpg_byte_reset":
-			d.RPGByteReset = int64(v)
-		case "rpg_threshold":
-			d.RPGThreshold = v
-		case "rpg_ai_rate":
-			d.RPGAIRateGbps = float64(v) / 1000
-		case "rpg_hai_rate":
-			d.RPGHAIRateGbps = float64(v) / 1000
-		case "rpg_min_dec_fac":
-			d.RPGMinDecFac = float64(v)
-		case "rpg_min_rate":
-			d.RPGMinRateGbps = float64(v) / 1000
-		case "clamp_tgt_rate":
-			d.ClampTargetRate = v == 1
-		}
-	})
+		return
+	}
+	switch name {
+	case "min_time_between_cnps":
+		d.MinTimeBetweenCNPsNs = int64(v) * 1000
+	case "rate_reduce_monitor_period":
+		d.RateReduceMonitorNs = int64(v) * 1000
+	case "dce_tcp_g":
+		d.DCETCPG = v
+	case "dce_tcp_rtt":
+		d.DCETCPRTTNs = int64(v) * 1000
+	case "initial_alpha_value":
+		d.InitialAlpha = float64(v) / 1024
+	case "rpg_time_reset":
+		d.RPGTimeResetNs = int64(v) * 1000
+	case "rpg_byte_reset":
+		d.RPGByteReset = int64(v)
+	case "rpg_threshold":
+		d.RPGThreshold = v
+	case "rpg_ai_rate":
+		d.RPGAIRateGbps = float64(v) / 1000
+	case "rpg_hai_rate":
+		d.RPGHAIRateGbps = float64(v) / 1000
+	case "rpg_min_dec_fac":
+		d.RPGMinDecFac = float64(v)
+	case "rpg_min_rate":
+		d.RPGMinRateGbps = float64(v) / 1000
+	case "clamp_tgt_rate":
+		d.ClampTargetRate = v == 1
+	}
 }

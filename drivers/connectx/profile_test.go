@@ -159,7 +159,7 @@ func TestInboxDriverHostUsesDebugfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ = connectx.ReadState(ctx, run, rnic, true)
-	if st.ECN.Driver != connectx.DriverInbox || st.ECN.Dir != "/sys/kernel/debug/mlx5/0000:04:00.0/cc_params" || st.ECN.RP["rpg_byte_reset"] != 32767 {
+	if st.ECN.Driver != connectx.DriverInbox || st.ECN.Dir != "/sys/kernel/debug/mlx5/0000:04:00.0/cc_params" || st.ECN.RP["rpg_time_reset"] != 300 {
 		t.Fatalf("state: %+v", st.ECN)
 	}
 	plan := prof.Diff("h2", rnic, st)
@@ -206,7 +206,7 @@ func TestECNProfileThroughSysfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ECN.RP["rpg_byte_reset"] != 32767 || !st.ECN.NPEnabled[0] {
+	if st.ECN.RP["rpg_time_reset"] != 300 || !st.ECN.NPEnabled[0] {
 		t.Fatalf("ConnectX defaults not read back: %+v", st.ECN)
 	}
 	plan := prof.Diff("h1", rnic, st)

@@ -85,7 +85,12 @@ type SwitchConfig struct {
 // is the ConnectX variant as the papers' ns-3 code base models it (see
 // prnic.go); g = 1 - DCE_TCP_G/1024.
 type DCQCN struct {
+	// Enabled turns DCQCN on. With it, a NIC cuts its rate on CNPs
+	// (reaction point) unless RPOff, and sends CNPs for CE-marked data it
+	// receives (notification point) unless NPOff: the ConnectX per-priority
+	// roce_rp and roce_np enables, set per host (PacketEngine.ConfigureHost).
 	Enabled              bool
+	RPOff, NPOff         bool
 	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
 	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
 	DCETCPG              int     // DCE_TCP_G (/1024)
@@ -100,6 +105,12 @@ type DCQCN struct {
 	RPGMinRateGbps       float64 // RPG_MIN_RATE
 	ClampTargetRate      bool    // CLAMP_TGT_RATE
 }
+
+// reacts is whether the reaction point cuts the rate on CNPs.
+func (d *DCQCN) reacts() bool { return d.Enabled && !d.RPOff }
+
+// notifies is whether the notification point sends CNPs.
+func (d *DCQCN) notifies() bool { return d.Enabled && !d.NPOff }
 
 // DefaultConfig is the twin's default fabric.
 func DefaultConfig() Config {

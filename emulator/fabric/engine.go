@@ -67,6 +67,7 @@ type PortCounters struct {
 	// RNIC counters (host ports; packet engine only)
 	ECNReceived         [8]uint64 // CE-marked data packets received, per priority
 	CNPSent, CNPHandled uint64
+	CNPIgnored          uint64 // CNPs received with the reaction point off
 	OutOfSequence       uint64 // data packets that arrived out of order
 	Retransmits         uint64 // data packets sent again (go-back-N)
 	NAKReceived         uint64 // sequence-error NAKs this sender received

@@ -60,7 +60,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			return
 		}
 		r.recv[psn] = true
-		if ecn && e.cfg.DCQCN.Enabled && e.now-q.lastCNP >= e.cfg.DCQCN.MinTimeBetweenCNPsNs*1000 {
+		if ecn && q.np.notifies() && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
 			q.lastCNP = e.now
 			q.dstAcc.cnpSent++
 			e.control(q, pktCNP, psn)

@@ -34,6 +34,7 @@ type PacketEngine struct {
 	sws      []*swView
 	swID     map[string]int32
 	hostID   map[string]int32
+	hostDC   []DCQCN      // per host (hostID): its RNIC's DCQCN settings
 	cands    [][][]Egress // [switch][host] -> next hops, filled on demand
 	pinfo    PacketInfo
 	fns      []func()
@@ -107,6 +108,10 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
 	}
+	e.hostDC = make([]DCQCN, len(e.hostID))
+	for i := range e.hostDC {
+		e.hostDC[i] = cfg.DCQCN
+	}
 	e.minDelay = defaultDelayNs
 	for _, l := range t.links {
 		e.minDelay = min(e.minDelay, l.delay)
@@ -179,6 +184,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
+		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
 		q.prio = roceQueue
 		if f.Priority > 0 && f.Priority < ctrlPrio {
 			q.prio = uint8(f.Priority)
@@ -306,12 +312,13 @@ func (e *PacketEngine) settle() {
 	}
 }
 
-// Configure changes the engine's configuration between runs (provisioned
-// RNIC settings reach the twin this way). If it changes the switch
-// settings (Config.SwitchConfig), every switch takes them, replacing what
-// ConfigureSwitch set; otherwise each switch keeps its own.
+// Configure changes the engine's configuration between runs. If it
+// changes the switch settings (Config.SwitchConfig), every switch takes
+// them, replacing what ConfigureSwitch set, and likewise every host the
+// DCQCN settings, replacing what ConfigureHost set; otherwise each keeps
+// its own.
 func (e *PacketEngine) Configure(fn func(*Config)) {
-	old := e.cfg.SwitchConfig
+	old, oldDC := e.cfg.SwitchConfig, e.cfg.DCQCN
 	fn(&e.cfg)
 	normalize(&e.cfg.SwitchConfig)
 	if e.cfg.SwitchConfig != old {
@@ -319,15 +326,41 @@ func (e *PacketEngine) Configure(fn func(*Config)) {
 			e.swc[i] = e.cfg.SwitchConfig
 		}
 	}
+	if e.cfg.DCQCN != oldDC {
+		for i := range e.hostDC {
+			e.hostDC[i] = e.cfg.DCQCN
+		}
+	}
 	e.reserveHeadroom()
+}
+
+// ConfigureHost changes one host RNIC's DCQCN settings between runs (what
+// its provisioned sysfs or debugfs values say). Its flows react with them
+// as senders and notify with them as receivers.
+func (e *PacketEngine) ConfigureHost(name string, fn func(*DCQCN)) error {
+	id, err := lookup(e.hostID, "host", name)
+	if err != nil {
+		return err
+	}
+	fn(&e.hostDC[id])
+	return nil
+}
+
+// HostDCQCN is a host RNIC's current DCQCN settings.
+func (e *PacketEngine) HostDCQCN(name string) (DCQCN, bool) {
+	id, ok := e.hostID[name]
+	if !ok {
+		return DCQCN{}, false
+	}
+	return e.hostDC[id], true
 }
 
 // ConfigureSwitch changes one switch's settings between runs (a switch's
 // committed QoS configuration reaches the twin this way).
 func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) error {
-	id, ok := e.swID[name]
-	if !ok {
-		return fmt.Errorf("fabric: no switch %q", name)
+	id, err := lookup(e.swID, "switch", name)
+	if err != nil {
+		return err
 	}
 	fn(&e.swc[id])
 	normalize(&e.swc[id])
@@ -339,12 +372,21 @@ func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) erro
 // switch that started an image naming another scheme). The module's state
 // starts afresh, as a restarted program's registers do.
 func (e *PacketEngine) SetSwitchLB(name string, lb LB) error {
-	id, ok := e.swID[name]
-	if !ok {
-		return fmt.Errorf("fabric: no switch %q", name)
+	id, err := lookup(e.swID, "switch", name)
+	if err != nil {
+		return err
 	}
 	e.lb[id] = lb
 	return nil
+}
+
+// lookup is the index of a named switch or host.
+func lookup(ids map[string]int32, kind, name string) (int32, error) {
+	id, ok := ids[name]
+	if !ok {
+		return 0, fmt.Errorf("fabric: no %s %q", kind, name)
+	}
+	return id, nil
 }
 
 // SwitchConfigOf is a switch's current settings.

@@ -32,6 +32,7 @@ type qp struct {
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
 	irn          *irnState // nil: go-back-N
+	rp, np       *DCQCN    // the sender's and the receiver's DCQCN settings
 	fwdKey       uint64    // 5-tuple hashes of the data and the ACK direction
 	revKey       uint64
 	srcIdx       int32 // host indexes of the two ends (forwarding caches)
@@ -64,7 +65,7 @@ func (e *PacketEngine) payloadOf(q *qp, psn int64) int32 {
 func (e *PacketEngine) startQP(q *qp) {
 	q.started, q.start = true, e.now
 	q.rate, q.target = q.line, q.line
-	q.alpha = e.cfg.DCQCN.InitialAlpha
+	q.alpha = q.rp.InitialAlpha
 	q.lastNack, q.lastCNP = -1, math.MinInt64/2
 	e.trySend(q)
 }
@@ -102,7 +103,7 @@ func (e *PacketEngine) trySend(q *qp) {
 	l.q[q.prio].push(p)
 	e.kick(li)
 	e.armRTO(q)
-	if e.cfg.DCQCN.Enabled && q.rate < q.line {
+	if q.rp.reacts() && q.rate < q.line {
 		e.countBytes(q, int64(p.payload))
 	}
 	q.lastWire = p.wire
@@ -221,7 +222,7 @@ func (e *PacketEngine) receive(p *packet) {
 		switch {
 		case psn == q.expected:
 			q.expected++
-			if ecn && e.cfg.DCQCN.Enabled && e.now-q.lastCNP >= e.cfg.DCQCN.MinTimeBetweenCNPsNs*1000 {
+			if ecn && q.np.notifies() && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
 				q.lastCNP = e.now
 				q.dstAcc.cnpSent++
 				e.control(q, pktCNP, psn)
@@ -263,6 +264,10 @@ func (e *PacketEngine) receive(p *packet) {
 			e.trySend(q)
 		}
 	case pktCNP:
+		if !q.rp.reacts() {
+			q.srcAcc.cnpIgnored++
+			return
+		}
 		q.srcAcc.cnpHandled++
 		e.onCNP(q)
 	}
@@ -285,7 +290,7 @@ func (e *PacketEngine) receive(p *packet) {
 // when a CNP is pending. Same results, far fewer events.
 
 func (e *PacketEngine) onCNP(q *qp) {
-	d := &e.cfg.DCQCN
+	d := q.rp
 	if !q.dcqcnStarted {
 		q.dcqcnStarted, q.alpha, q.alphaT, q.firstCNP = true, 1, e.now, e.now
 	} else {
@@ -302,12 +307,12 @@ func (e *PacketEngine) onCNP(q *qp) {
 
 // advanceAlpha applies the alpha updates of the intervals completed by now.
 func (e *PacketEngine) advanceAlpha(q *qp) {
-	interval := e.cfg.DCQCN.DCETCPRTTNs * 1000
+	interval := q.rp.DCETCPRTTNs * 1000
 	k := (e.now - q.alphaT) / interval
 	if k <= 0 {
 		return
 	}
-	g := 1 - float64(e.cfg.DCQCN.DCETCPG)/1024
+	g := 1 - float64(q.rp.DCETCPG)/1024
 	q.alphaT += k * interval
 	if q.cnpInPeriod {
 		q.alpha = (1-g)*q.alpha + g
@@ -325,7 +330,7 @@ const (
 
 func (e *PacketEngine) onDCQCN(ev event) {
 	q := e.qps[ev.id]
-	d := &e.cfg.DCQCN
+	d := q.rp
 	if q.senderDone {
 		return
 	}
@@ -349,12 +354,12 @@ func (e *PacketEngine) onDCQCN(ev event) {
 }
 
 func (e *PacketEngine) countBytes(q *qp, n int64) {
-	if e.cfg.DCQCN.RPGByteReset <= 0 {
+	if q.rp.RPGByteReset <= 0 {
 		return
 	}
 	q.bytesCount += n
-	if q.bytesCount >= e.cfg.DCQCN.RPGByteReset {
-		q.bytesCount -= e.cfg.DCQCN.RPGByteReset
+	if q.bytesCount >= q.rp.RPGByteReset {
+		q.bytesCount -= q.rp.RPGByteReset
 		e.increase(q)
 	}
 }
@@ -362,7 +367,7 @@ func (e *PacketEngine) countBytes(q *qp, n int64) {
 // increase is one rate-increase event: fast recovery while stage <
 // RPG_THRESHOLD, one additive step at it, hyper steps beyond.
 func (e *PacketEngine) increase(q *qp) {
-	d := &e.cfg.DCQCN
+	d := q.rp
 	switch {
 	case q.stage < d.RPGThreshold:
 	case q.stage == d.RPGThreshold:

@@ -27,6 +27,7 @@ type portAcc struct {
 	q                              [8]queueAcc
 	cnpSent, cnpHandled, ooo, retx float64 // RNIC transport (packet engine)
 	nakRx, ackTimeouts, dupReq     float64
+	cnpIgnored                     float64
 }
 
 // portSet holds every port's accumulators, and for each directed link the
@@ -195,7 +196,8 @@ func countersOf(ports map[PortKey]*portAcc) *Counters {
 	for k, a := range ports {
 		pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn),
 			CNPSent: u(a.cnpSent), CNPHandled: u(a.cnpHandled), OutOfSequence: u(a.ooo), Retransmits: u(a.retx),
-			NAKReceived: u(a.nakRx), AckTimeouts: u(a.ackTimeouts), DuplicateRequests: u(a.dupReq)}
+			NAKReceived: u(a.nakRx), AckTimeouts: u(a.ackTimeouts), DuplicateRequests: u(a.dupReq),
+			CNPIgnored: u(a.cnpIgnored)}
 		for i := 0; i < 8; i++ {
 			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
 			pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
