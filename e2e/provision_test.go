@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/perftest"
 	"github.com/labctl/labctl/provision"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
@@ -84,6 +86,23 @@ traffic:
 	}
 	if _, err := os.Stat(filepath.Join(o.Dir, "flows.csv")); err != nil {
 		t.Error("no traffic after provisioning")
+	}
+	// the flows send with the profile's RoCE ToS (perftest --tclass)
+	scheds, _ := filepath.Glob(filepath.Join(o.Dir, "raw", "*", "schedule.json"))
+	if len(scheds) != 1 {
+		t.Fatalf("schedules in the archive: %v", scheds)
+	}
+	var sched perftest.Schedule
+	if b, err = os.ReadFile(scheds[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sched); err != nil || len(sched.Flows) != 4 {
+		t.Fatalf("schedule (%v): %d flows", err, len(sched.Flows))
+	}
+	for _, f := range sched.Flows {
+		if f.TClass != 106 || !slices.Contains(perftest.Args(f, perftest.Client), "--tclass=106") {
+			t.Errorf("flow %d: traffic class %d, client %v; want the profile's ToS 106", f.ID, f.TClass, perftest.Args(f, perftest.Client))
+		}
 	}
 
 	// A switch refuses the (changed) profile: nothing is sent.

@@ -45,6 +45,9 @@ func Args(f Flow, role Role) []string {
 	a := []string{f.Tool, "-d", dev, "-i", "1", "-x", strconv.Itoa(f.GIDIdx),
 		"-q", strconv.Itoa(max(f.QPs, 1)), "-s", strconv.FormatInt(f.MsgSize, 10),
 		"-n", strconv.FormatInt(f.Iterations(), 10), "--report_gbits", "-F", "-p", strconv.Itoa(f.Port)}
+	if f.TClass > 0 {
+		a = append(a, "--tclass="+strconv.Itoa(f.TClass))
+	}
 	if role == Client {
 		a = append(a, f.DstAddr)
 	}

@@ -124,9 +124,18 @@ func TestArgsRoundTrip(t *testing.T) {
 	if inv.Device != "mlx5_0" || inv.QPs != 2 || inv.Iters != 8 || inv.Size != 65536 || inv.Server != "10.1.0.2" || inv.Port != 18520 || !inv.Gbits || inv.GIDIndex != 3 {
 		t.Errorf("client %+v", inv)
 	}
+	if inv.TClass != -1 {
+		t.Errorf("a flow without a traffic class passes none: %+v", inv)
+	}
 	inv, _ = ParseArgs(Args(f, Server))
 	if inv.Server != "" || inv.Device != "mlx5_1" {
 		t.Errorf("server %+v", inv)
+	}
+	f.TClass = 106
+	for _, role := range []Role{Client, Server} {
+		if inv, err := ParseArgs(Args(f, role)); err != nil || inv.TClass != 106 {
+			t.Errorf("role %v with traffic class 106: %v %+v", role, err, inv)
+		}
 	}
 	for _, tc := range []struct {
 		argv []string

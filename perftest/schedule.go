@@ -27,6 +27,12 @@ type Flow struct {
 	QPs     int    `json:"qps"`
 	// Port is the out-of-band TCP port (-p); unique per receiving host.
 	Port int `json:"port"`
+	// TClass is the GRH traffic class (--tclass) both ends' QPs send with:
+	// the ToS byte of their packets, DSCP<<2 | ECN (e.g. 106: DSCP 26,
+	// ECT(0)). 0 passes none: the RNIC's default, 0 unless set in
+	// /sys/class/infiniband/<dev>/tc/1/traffic_class (cma_roce_tos applies
+	// to RDMA-CM QPs only, which labctl's perftest runs do not use).
+	TClass int `json:"tclass,omitempty"`
 	// Offset is when the client starts, relative to the epoch, once every
 	// flow in After has finished.
 	Offset time.Duration `json:"offset_ns"`

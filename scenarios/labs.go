@@ -34,6 +34,10 @@ type session struct {
 	lead     time.Duration   // epoch lead
 	rnics    bool            // read RNIC counters around each point
 	lastRNIC time.Time       // newest rnic sample written, to keep them in order
+	// tclass is the RoCE ToS the provisioned RNIC profile set (0: none):
+	// every flow sends with it (perftest --tclass), as labctl's perftest
+	// QPs are not RDMA-CM ones, which alone take cma_roce_tos.
+	tclass int
 }
 
 // labKey names what a variant needs of a lab.

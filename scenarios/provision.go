@@ -16,6 +16,8 @@ import (
 // report (report.json) and its parts: per image, switch QoS and RNIC
 // profile, the plan, what each device did, and the read-back. Any failure
 // or remaining drift is an error: the points it was for send nothing.
+// Once the RNICs have a RoCE ToS from the profile, the session's flows
+// carry it as their traffic class (session.tclass).
 func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, pdir string) error {
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return err
@@ -29,6 +31,9 @@ func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, p
 	rep, err := provision.Apply(ctx, sess.ssh, sess.lab, in, nil)
 	if werr := writeReport(pdir, in, rep); werr != nil {
 		err = errors.Join(err, fmt.Errorf("provision record: %w", werr))
+	}
+	if err == nil && in.RNIC != nil && in.RNIC.RoCETOS != nil {
+		sess.tclass = *in.RNIC.RoCETOS
 	}
 	return err
 }

@@ -49,6 +49,9 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	// The epoch is set after the counters are read, so reading them does
 	// not eat into the agents' lead.
+	for i := range pt.Flows {
+		pt.Flows[i].TClass = sess.tclass
+	}
 	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(sess.lead).UTC(), Flows: pt.Flows}
 	localSched := filepath.Join(rawDir, "schedule.json")
 	if err := writeCompactJSON(localSched, sched); err != nil {
