@@ -9,6 +9,7 @@ import (
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/scenarios"
 )
 
 // emulatedLab starts a generated lab and returns its inventory, an SSH pool
@@ -40,4 +41,27 @@ func emulatedLabWith(t *testing.T, spec string, opt emulator.Options) (*inventor
 		t.Fatal(err)
 	}
 	return inv, pool, agent, lab
+}
+
+// fileWriter returns a function that writes test files into dir.
+func fileWriter(t *testing.T, dir string) func(name, text string) {
+	return func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dropsAndPauses runs a one-point scenario on a lab and returns the
+// point's drops and PAUSE frames, from the run's summary.
+func dropsAndPauses(ctx context.Context, t *testing.T, inv *inventory.Lab, pool *sshdrv.Pool, agent string, s *scenarios.Scenario) (drops, pfc uint64) {
+	t.Helper()
+	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent}
+	o, err := r.Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := o.Summary.Points[0]
+	return p.Drops, p.PFCPauseFrames
 }

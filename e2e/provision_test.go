@@ -25,12 +25,7 @@ func TestRunProvisionsBeforeTraffic(t *testing.T) {
 	ctx := context.Background()
 	inv, pool, agent, lab := emulatedLabWith(t, "leafspine:1x2:9@100", emulator.Options{Seed: 1})
 	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, dir)
 	write("qos.yaml", "pfc_priorities: [3]\nxoff_bytes: 393216\nxon_bytes: 262144\necn:\n  3: {kmin_bytes: 50000, kmax_bytes: 200000, pmax_percent: 10}\n")
 	write("rnic.yaml", "trust: dscp\npfc_priorities: [3]\nroce_tos: 106\n")
 	write("s.yaml", `name: provisioned-incast

@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,16 +31,7 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func() (drops, pfc uint64) {
-		t.Helper()
-		r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent}
-		o, err := r.Run(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := o.Summary.Points[0]
-		return p.Drops, p.PFCPauseFrames
-	}
+	run := func() (drops, pfc uint64) { return dropsAndPauses(ctx, t, inv, pool, agent, s) }
 	lossless := &provision.QoSProfile{PFCPriorities: []int{3}, XoffBytes: 512 << 10, XonBytes: 384 << 10,
 		ECN: map[int]provision.OrOff[provision.ECNProfile]{3: provision.Set(provision.ECNProfile{KminBytes: 100_000, KmaxBytes: 400_000, PmaxPercent: 20})}}
 	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan.Changes) != 0 {
@@ -75,5 +68,43 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 	}
 	if drops, pfc := run(); drops == 0 || pfc != 0 {
 		t.Fatalf("without PFC: %d drops, %d PAUSE frames; want drops and no PAUSE", drops, pfc)
+	}
+}
+
+// TestDSCPMismatchMakesTheIncastLossy: the switches classify by DSCP
+// (dscp_to_tc {26: 3}, PFC and ECN on class 3) and the RNICs' RoCE ToS
+// reaches the flows (perftest --tclass). With ToS 106 (DSCP 26) the
+// shipped incast is lossless with PAUSE frames; with ToS 98 (DSCP 24,
+// which the map does not name) the same incast lands in class 0: no PFC,
+// no ECN, so no DCQCN, and the buffer overflows: drops in the report.
+func TestDSCPMismatchMakesTheIncastLossy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	inv, pool, agent, _ := emulatedLabWith(t, "leafspine:1x2:9@100", emulator.Options{Seed: 1})
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
+	write("qos.yaml", "pfc_priorities: [3]\ndscp_to_tc: {26: 3}\necn:\n  3: {kmin_bytes: 100000, kmax_bytes: 400000, pmax_percent: 20}\n")
+	run := func(tos int) (drops, pfc uint64) {
+		t.Helper()
+		write("rnic.yaml", fmt.Sprintf("trust: dscp\npfc_priorities: [3]\nroce_tos: %d\n", tos))
+		write("s.yaml", `name: dscp-incast
+provision: {switch_profile: qos.yaml, rnic_profile: rnic.yaml}
+traffic:
+  - {name: incast-16to1, pattern: incast, senders: 16, receiver: h1, bytes: 1MiB, msg_size: 64KiB}
+`)
+		s, err := scenarios.Load(filepath.Join(dir, "s.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dropsAndPauses(ctx, t, inv, pool, agent, s)
+	}
+	if drops, pfc := run(106); drops != 0 || pfc == 0 {
+		t.Errorf("ToS 106 (DSCP 26, mapped to the lossless class): %d drops, %d PAUSE frames; want none and some", drops, pfc)
+	}
+	if drops, pfc := run(98); drops == 0 || pfc != 0 {
+		t.Errorf("ToS 98 (DSCP 24, unmapped: class 0): %d drops, %d PAUSE frames; want drops and no PAUSE", drops, pfc)
 	}
 }

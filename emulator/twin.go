@@ -109,7 +109,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 	flows := make([]fabric.Flow, len(s.Flows))
 	for i, f := range s.Flows {
 		flows[i] = fabric.Flow{
-			ID: f.ID, Src: f.Src, Dst: f.Dst, Priority: 3,
+			ID: f.ID, Src: f.Src, Dst: f.Dst, Priority: 3, TOS: f.TClass,
 			// What perftest really moves: whole messages, per QP.
 			Bytes: f.MsgSize * f.Iterations() * int64(max(f.QPs, 1)),
 			Start: int64(f.Offset), After: f.After,

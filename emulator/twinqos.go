@@ -100,9 +100,12 @@ func (t *Twin) configure(device string, q switchqos.Config) error {
 //     pools together size it (BufferBytes);
 //   - a dynamic PFC threshold sets PFCAlpha and lifts the static XOFF/XON
 //     out of the way (the packet engine pauses at min(XOFF, alpha x free));
-//   - ECN marking follows the RoCE queue's profile;
-//   - the DSCP map is not modelled: the twin classifies by the flows'
-//     priority (RoCE on 3), so the map is checked and stored only.
+//   - the twin has one set of ECN thresholds per switch: those of the
+//     RoCE queue (else of the lowest queue with an entry), applied on
+//     every queue with an entry;
+//   - a DSCP map classifies the flows whose traffic class is known (the
+//     RNIC profile's roce_tos, sent as perftest --tclass); without a map
+//     the flows keep priority 3.
 func twinSwitch(c *fabric.SwitchConfig, q switchqos.Config) {
 	d := fabric.DefaultConfig().SwitchConfig
 	mask := q.PFCMask()
@@ -136,8 +139,26 @@ func twinSwitch(c *fabric.SwitchConfig, q switchqos.Config) {
 			c.DWRRWeights[queue] = w
 		}
 	}
-	c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax = 0, 0, 0
-	if ecn, ok := q.ECN[roceQueue]; ok {
+	c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax, c.ECNPrios = 0, 0, 0, 0
+	ecnQueue := -1
+	for queue := range q.ECN {
+		if queue >= 0 && queue < 8 {
+			c.ECNPrios |= 1 << queue
+			if ecnQueue < 0 || queue < ecnQueue {
+				ecnQueue = queue
+			}
+		}
+	}
+	if _, ok := q.ECN[roceQueue]; ok {
+		ecnQueue = roceQueue
+	}
+	if ecn, ok := q.ECN[ecnQueue]; ok {
 		c.ECNKminBytes, c.ECNKmaxBytes, c.ECNPmax = ecn.KminBytes, ecn.KmaxBytes, float64(ecn.PmaxPercent)/100
+	}
+	c.DSCPMap, c.DSCPToTC = len(q.DSCP) > 0, [64]uint8{}
+	for d, tc := range q.DSCP {
+		if d >= 0 && d < 64 && tc >= 0 && tc < 8 {
+			c.DSCPToTC[d] = uint8(tc)
+		}
 	}
 }

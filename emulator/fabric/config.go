@@ -71,6 +71,15 @@ type SwitchConfig struct {
 	// Kmin, rising linearly to Pmax at Kmax, 1 above.
 	ECNKminBytes, ECNKmaxBytes int64
 	ECNPmax                    float64
+	// ECNPrios is a bit mask of the queues that mark (0: every queue).
+	ECNPrios uint8
+	// DSCPMap makes the switch classify arriving data packets by DSCP: a
+	// flow's packets go to traffic class (= priority, queue)
+	// DSCPToTC[DSCP], class 0 for a code point without an entry. Without
+	// it, or for a flow whose ToS is unknown, a packet keeps the priority
+	// it arrived with (as its 802.1p priority would carry it).
+	DSCPMap  bool
+	DSCPToTC [64]uint8
 	// ECNAtEnqueue marks when a packet joins the egress queue; the default
 	// marks at dequeue on the depth then, which signals congestion a whole
 	// queueing delay sooner (what the papers' ns-3 switches do).
@@ -118,7 +127,7 @@ func DefaultConfig() Config {
 		MTU: inventory.DefaultMTU, HeaderBytes: inventory.DefaultHeaderBytes,
 		SwitchConfig: SwitchConfig{PFC: true, XoffBytes: 512 << 10, XonBytes: 384 << 10,
 			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
-			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2},
+			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
 		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
 		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but

@@ -24,6 +24,11 @@ type Flow struct {
 	Start    int64 // ns: earliest start, relative to the Run
 	After    []int // flow IDs that must finish before this one starts
 	Priority int   // 802.1p priority (RoCE default 3)
+	// TOS is the ToS byte of the flow's data packets, DSCP<<2 | ECN (e.g.
+	// 106: DSCP 26, ECT(0)); switches with a DSCP map classify by it, and
+	// a non-ECT flow is never marked. 0: unknown, the packets keep
+	// Priority and are ECN-capable.
+	TOS int
 }
 
 // Result is a finished (or failed) flow.

@@ -189,6 +189,10 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		if f.Priority > 0 && f.Priority < ctrlPrio {
 			q.prio = uint8(f.Priority)
 		}
+		q.dscp, q.ect = -1, true
+		if f.TOS > 0 {
+			q.dscp, q.ect = int8(f.TOS>>2&63), f.TOS&3 != 0
+		}
 		q.line = e.topo.links[p[0]].rate
 		q.npkts = (f.Bytes + int64(e.cfg.MTU) - 1) / int64(e.cfg.MTU)
 		switch e.cfg.Transport {

@@ -257,9 +257,10 @@ type packet struct {
 	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
 	sack    int64 // IRN NACK: the out-of-order PSN that arrived
 	payload int32
-	wire    int32 // bytes on the wire incl. headers
-	prio    uint8
+	wire    int32    // bytes on the wire incl. headers
+	prio    uint8    // priority (= traffic class) at the current hop
 	ecn     bool     // CE mark
+	notECT  bool     // data of a flow whose ToS is not ECN-capable
 	meta    [4]int64 // per-packet state of the load-balancing module
 	inLink  int32    // link it arrived on at the current switch (PFC accounting)
 	next    *packet

@@ -31,6 +31,8 @@ type qp struct {
 	rto          timer     // retransmission timeout
 	highest      int64     // one past the highest PSN ever sent (retransmits are below it)
 	prio         uint8     // data priority (Flow.Priority; 0 means 3)
+	dscp         int8      // from Flow.TOS; -1: unknown
+	ect          bool      // the data packets are ECN-capable
 	irn          *irnState // nil: go-back-N
 	rp, np       *DCQCN    // the sender's and the receiver's DCQCN settings
 	fwdKey       uint64    // 5-tuple hashes of the data and the ACK direction
@@ -88,7 +90,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		return
 	}
 	p := e.pool.get()
-	p.kind, p.qp, p.psn, p.prio, p.inLink = pktData, q.idx, psn, q.prio, -1
+	p.kind, p.qp, p.psn, p.prio, p.inLink, p.notECT = pktData, q.idx, psn, q.prio, -1, !q.ect
 	p.payload = e.payloadOf(q, psn)
 	p.wire = p.payload + int32(e.cfg.HeaderBytes)
 	if psn < q.highest {

@@ -229,6 +229,11 @@ func (e *PacketEngine) onArrive(ev event) {
 	ol := &e.links[out]
 	sw := ol.sw
 	c := &e.swc[sw]
+	if c.DSCPMap && p.kind == pktData {
+		if d := e.qps[p.qp].dscp; d >= 0 {
+			p.prio = c.DSCPToTC[d]
+		}
+	}
 	used := e.swUsed[sw]
 	lossless := e.lossless(sw, p.prio)
 	switch {
@@ -278,7 +283,8 @@ func (e *PacketEngine) drop(li int32, p *packet) {
 
 // maybeMark ECN-marks a data packet leaving or joining link li's queue.
 func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
-	if p.kind != pktData || p.ecn || !e.mark(&e.swc[e.links[li].sw], depth) {
+	c := &e.swc[e.links[li].sw]
+	if p.kind != pktData || p.ecn || p.notECT || c.ECNPrios != 0 && c.ECNPrios&(1<<p.prio) == 0 || !e.mark(c, depth) {
 		return
 	}
 	p.ecn = true
