@@ -69,17 +69,24 @@ func ParseRef(ref string) (name, version string, err error) {
 // ParseManifest decodes and checks a manifest; every problem is reported
 // as file:line: field: message.
 func ParseManifest(data []byte, file string) (*Manifest, error) {
+	m, _, err := parseManifest(data, file)
+	return m, err
+}
+
+// parseManifest is ParseManifest, with the positions of the manifest's
+// fields for later checks (a bundle's files).
+func parseManifest(data []byte, file string) (*Manifest, *yamlpos.Index, error) {
 	var m Manifest
 	ix, err := yamlpos.Decode(data, file, &m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ps yamlpos.Problems
 	m.check(ix, &ps)
 	if err := ps.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &m, nil
+	return &m, ix, nil
 }
 
 func (m *Manifest) check(ix *yamlpos.Index, ps *yamlpos.Problems) {

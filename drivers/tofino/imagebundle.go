@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/internal/yamlpos"
 )
@@ -64,13 +62,10 @@ func OpenBundle(src string) (*Bundle, error) {
 	if b.tmp != "" {
 		name = src + ":" + ManifestFile
 	}
-	if b.Manifest, err = ParseManifest(b.Raw, name); err != nil {
+	if b.Manifest, b.ix, err = parseManifest(b.Raw, name); err != nil {
 		b.Close()
 		return nil, err
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal(b.Raw, &root) // parsed above
-	b.ix = yamlpos.New(name, &root)
 	return b, nil
 }
 
