@@ -459,3 +459,25 @@ func rnicCounters(pc fabric.PortCounters) connectx.RNICCounters {
 	c.PrioRxBytes[3], c.PrioRxPkts[3] = pc.RxBytes, pc.RxPkts
 	return c
 }
+
+// nicPriority is the priority a host's RNIC dev sends a traffic class on:
+// with trust dscp the class's DSCP through the dscp2prio map; with trust
+// pcp the QP's own priority (service level 0: labctl's perftest sets
+// none), as the frames are untagged.
+func (l *Lab) nicPriority(host, dev string, tclass int) int {
+	h, ok := l.hosts[host]
+	if !ok {
+		return 3
+	}
+	r, ok := h.rnic(dev)
+	if !ok {
+		return 3
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q := h.qos[r.Netdev]
+	if q.Trust != "dscp" {
+		return 0
+	}
+	return q.DSCP2Prio[tclass>>2&63]
+}

@@ -58,7 +58,8 @@ type Lab struct {
 		mu sync.Mutex
 		m  map[string]sdeBaseline
 	}
-	inbox  map[string]bool // hosts with the upstream mlx5 driver
+	inbox  map[string]bool  // hosts with the upstream mlx5 driver
+	hosts  map[string]*host // by name, filled at start
 	cancel context.CancelFunc
 	log    *slog.Logger
 }
@@ -114,7 +115,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}, lbs: lbs, inbox: map[string]bool{}}
+		netconf: map[string]*netconfd.Server{}, lbs: lbs, inbox: map[string]bool{}, hosts: map[string]*host{}}
 	for _, h := range opt.InboxDriverHosts {
 		l.inbox[h] = true
 	}
@@ -126,6 +127,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	pubs := map[string]publisher{} // filled as the switches' gNMI targets start
 	l.twin = newTwin(engine, pubs, opt.Logger)
+	l.twin.nicPrio = l.nicPriority
 	var known []sshd.KnownHost
 	startSSH := func(name string, exec sshd.ExecHandler, root string, subs map[string]sshd.SubsystemHandler) (string, error) {
 		hk, err := sshd.GenerateHostKey()
@@ -191,6 +193,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		hh.Credential = "emulator"
 		h := newHost(l, *hh, root)
+		l.hosts[hh.Name] = h
 		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, nil); err != nil {
 			return nil, err
 		}

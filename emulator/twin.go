@@ -25,6 +25,10 @@ type Twin struct {
 	switches map[string]publisher
 	log      *slog.Logger
 
+	// nicPrio is the priority a host's RNIC sends a traffic class on
+	// (Lab.nicPriority); nil: priority 3.
+	nicPrio func(host, dev string, tclass int) int
+
 	mu     sync.Mutex // serialises simulations and publishing
 	lastTs time.Time
 
@@ -108,8 +112,12 @@ func closed(ch chan struct{}) bool {
 func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
 	flows := make([]fabric.Flow, len(s.Flows))
 	for i, f := range s.Flows {
+		prio := 3
+		if f.TClass > 0 && t.nicPrio != nil {
+			prio = t.nicPrio(f.Src, f.SrcDev, f.TClass)
+		}
 		flows[i] = fabric.Flow{
-			ID: f.ID, Src: f.Src, Dst: f.Dst, Priority: 3, TOS: f.TClass,
+			ID: f.ID, Src: f.Src, Dst: f.Dst, Priority: prio, TOS: f.TClass,
 			// What perftest really moves: whole messages, per QP.
 			Bytes: f.MsgSize * f.Iterations() * int64(max(f.QPs, 1)),
 			Start: int64(f.Offset), After: f.After,

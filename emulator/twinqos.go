@@ -105,7 +105,7 @@ func (t *Twin) configure(device string, q switchqos.Config) error {
 //     every queue with an entry;
 //   - a DSCP map classifies the flows whose traffic class is known (the
 //     RNIC profile's roce_tos, sent as perftest --tclass); without a map
-//     the flows keep priority 3.
+//     a packet keeps the priority its RNIC sent it on (Lab.nicPriority).
 func twinSwitch(c *fabric.SwitchConfig, q switchqos.Config) {
 	d := fabric.DefaultConfig().SwitchConfig
 	mask := q.PFCMask()

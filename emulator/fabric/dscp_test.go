@@ -7,10 +7,12 @@ import "testing"
 // lossless class is lossless with PAUSE frames; the same incast on a DSCP
 // the map does not name lands in class 0, which drops and never pauses;
 // a ToS without ECT is never marked; flows of unknown ToS keep their
-// priority.
+// priority. A NIC that sends the class on priority 0 (trust pcp) while the
+// switch classifies it lossless ignores the PAUSE frames for priority 3:
+// the switch's buffer overflows.
 func TestDSCPClassification(t *testing.T) {
 	type outcome struct{ drops, pfc, marks, q0, q3 uint64 }
-	incastWith := func(tos int, dscpMap bool) outcome {
+	incastOn := func(tos, nicPrio int, dscpMap bool) outcome {
 		e := pengine(t, 65, func(c *Config) {
 			c.DCQCN.Enabled, c.BufferBytes = false, 4<<20
 			c.ECNPrios = 1 << 3 // the RoCE queue alone marks
@@ -23,7 +25,7 @@ func TestDSCPClassification(t *testing.T) {
 		}
 		flows := incast(64, 256<<10)
 		for i := range flows {
-			flows[i].TOS = tos
+			flows[i].TOS, flows[i].Priority = tos, nicPrio
 		}
 		run(t, e, flows)
 		var o outcome
@@ -38,6 +40,7 @@ func TestDSCPClassification(t *testing.T) {
 		}
 		return o
 	}
+	incastWith := func(tos int, dscpMap bool) outcome { return incastOn(tos, 3, dscpMap) }
 	mapped := incastWith(106, true) // DSCP 26, ECT(0)
 	t.Logf("DSCP 26: %+v", mapped)
 	if mapped.drops != 0 || mapped.pfc == 0 || mapped.marks == 0 || mapped.q0 != 0 || mapped.q3 == 0 {
@@ -57,5 +60,8 @@ func TestDSCPClassification(t *testing.T) {
 	}
 	if noMap := incastWith(98, false); noMap != mapped {
 		t.Errorf("a switch without a DSCP map keeps the priority: %+v, want %+v", noMap, mapped)
+	}
+	if nic0 := incastOn(106, 0, true); nic0.drops == 0 || nic0.pfc == 0 || nic0.q3 == 0 {
+		t.Errorf("NIC on priority 0, switch class 3: %+v; want PAUSE frames sent, ignored, and drops", nic0)
 	}
 }

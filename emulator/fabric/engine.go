@@ -23,7 +23,10 @@ type Flow struct {
 	Bytes    int64
 	Start    int64 // ns: earliest start, relative to the Run
 	After    []int // flow IDs that must finish before this one starts
-	Priority int   // 802.1p priority (RoCE default 3)
+	// Priority is the 802.1p priority the sender's NIC sends on; 0 means
+	// 3 (RoCE's) unless TOS is set. 7 is the engine's control priority:
+	// data asking for it gets 6.
+	Priority int
 	// TOS is the ToS byte of the flow's data packets, DSCP<<2 | ECN (e.g.
 	// 106: DSCP 26, ECT(0)); switches with a DSCP map classify by it, and
 	// a non-ECT flow is never marked. 0: unknown, the packets keep

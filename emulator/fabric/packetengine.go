@@ -185,9 +185,13 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
 		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
-		q.prio = roceQueue
-		if f.Priority > 0 && f.Priority < ctrlPrio {
+		switch {
+		case f.TOS > 0: // the NIC classified the flow: any data priority
+			q.prio = uint8(min(max(f.Priority, 0), ctrlPrio-1))
+		case f.Priority > 0 && f.Priority < ctrlPrio:
 			q.prio = uint8(f.Priority)
+		default:
+			q.prio = roceQueue
 		}
 		q.dscp, q.ect = -1, true
 		if f.TOS > 0 {
