@@ -170,7 +170,7 @@ func (h *host) perftestClient(ctx context.Context, inv perftest.Invocation, r in
 	}
 	qps := max(inv.QPs, 1)
 	f := perftest.Flow{ID: 0, Src: h.inv.Name, Dst: p.host, Bytes: inv.Size * inv.Iters * int64(qps),
-		MsgSize: inv.Size, QPs: qps, Tool: inv.Tool}
+		MsgSize: inv.Size, QPs: qps, Tool: inv.Tool, SrcDev: r.Device, TClass: h.trafficClass(inv, r.Device)}
 	sched := &perftest.Schedule{ID: fmt.Sprintf("adhoc-%d", adhocSeq.Add(1)), Epoch: time.Now(), Flows: []perftest.Flow{f}}
 	_, res, err := h.lab.twin.RunSchedule(ctx, sched)
 	if err != nil || res[0].Err != "" {
@@ -285,8 +285,8 @@ func (h *host) ethtool(_ context.Context, argv []string, s *sshd.Session) int {
 		fmt.Fprintf(s.Stderr, "netlink error: no device matches name (offset 24)\nnetlink error: No such device\n")
 		return 1
 	}
-	pc, _ := h.lab.twin.HostCounters(h.inv.Name, r.Device) // the flow engine leaves rx_prioN_marked 0
-	if err := connectx.FormatEthtoolStats(s.Stdout, connectx.MLX5Stats(rnicCounters(pc))); err != nil {
+	pc, transport := h.lab.twin.HostCounters(h.inv.Name, r.Device) // the flow engine leaves rx_prioN_marked 0
+	if err := connectx.FormatEthtoolStats(s.Stdout, connectx.MLX5Stats(rnicCounters(pc, transport))); err != nil {
 		return 1
 	}
 	return 0
@@ -446,9 +446,11 @@ func (h *host) cmaRoCE(_ context.Context, argv []string, s *sshd.Session) int {
 	return 0
 }
 
-// rnicCounters maps the twin's view of a host port to mlx5 counters. RoCE
-// runs on priority 3 in the twin; pause durations are reported in us.
-func rnicCounters(pc fabric.PortCounters) connectx.RNICCounters {
+// rnicCounters maps the twin's view of a host port to mlx5 counters; pause
+// durations are reported in us. The packet engine counts received traffic
+// per priority (control packets on its priority 7); the flow engine
+// carries everything on priority 3.
+func rnicCounters(pc fabric.PortCounters, perPrio bool) connectx.RNICCounters {
 	c := connectx.RNICCounters{RxBytes: pc.RxBytes, TxBytes: pc.TxBytes, RxPkts: pc.RxPkts, TxPkts: pc.TxPkts, TxDiscards: pc.Drops}
 	for p := 0; p < 8; p++ {
 		c.PauseRx[p], c.PauseTx[p] = pc.PFCRx[p], pc.PFCTx[p]
@@ -456,7 +458,10 @@ func rnicCounters(pc fabric.PortCounters) connectx.RNICCounters {
 		c.ECNMarked[p] = pc.ECNReceived[p] // rx_prioN_marked: CE-marked packets received
 		c.PrioTxBytes[p], c.PrioTxPkts[p] = pc.Queues[p].TxBytes, pc.Queues[p].TxPkts
 	}
-	c.PrioRxBytes[3], c.PrioRxPkts[3] = pc.RxBytes, pc.RxPkts
+	c.PrioRxBytes, c.PrioRxPkts = pc.RxPrioBytes, pc.RxPrioPkts
+	if !perPrio {
+		c.PrioRxBytes[3], c.PrioRxPkts[3] = pc.RxBytes, pc.RxPkts
+	}
 	return c
 }
 
@@ -480,4 +485,19 @@ func (l *Lab) nicPriority(host, dev string, tclass int) int {
 		return 0
 	}
 	return q.DSCP2Prio[tclass>>2&63]
+}
+
+// trafficClass is the ToS byte a perftest client's QPs send with: -T (or
+// else the device's cma_roce_tos) for RDMA-CM QPs, --tclass for others, 0
+// when neither is set.
+func (h *host) trafficClass(inv perftest.Invocation, dev string) int {
+	if !inv.RDMACM {
+		return max(inv.TClass, 0)
+	}
+	if inv.TOS >= 0 {
+		return inv.TOS
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tos[dev]
 }

@@ -2,7 +2,10 @@ package emulator
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/labctl/labctl/perftest"
 )
 
 // TestNICPriorityFollowsTrustAndDSCPMap: the priority an emulated RNIC
@@ -40,5 +43,31 @@ func TestNICPriorityFollowsTrustAndDSCPMap(t *testing.T) {
 	}
 	if got := l.nicPriority("nosuchhost", dev, 106); got != 3 {
 		t.Errorf("unknown host: priority %d, want the RoCE default 3", got)
+	}
+}
+
+// TestAdHocPerftestTrafficClass: an ad-hoc perftest client sends with the
+// ToS its command line or the device's RDMA-CM default gives.
+func TestAdHocPerftestTrafficClass(t *testing.T) {
+	lab := mustLab(t)
+	h := newHost(&Lab{inbox: map[string]bool{}}, lab.Hosts[0], t.TempDir())
+	dev := lab.Hosts[0].RNICs[0].Device
+	h.tos[dev] = 106
+	for _, tc := range []struct {
+		args string
+		want int
+	}{
+		{"ib_write_bw -d mlx5_0 10.0.0.2", 0},
+		{"ib_write_bw -d mlx5_0 --tclass=98 10.0.0.2", 98},
+		{"ib_write_bw -d mlx5_0 -R 10.0.0.2", 106},
+		{"ib_write_bw -d mlx5_0 -R -T 104 10.0.0.2", 104},
+	} {
+		inv, err := perftest.ParseArgs(strings.Fields(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.trafficClass(inv, dev); got != tc.want {
+			t.Errorf("%s: traffic class %d, want %d", tc.args, got, tc.want)
+		}
 	}
 }

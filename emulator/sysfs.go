@@ -173,17 +173,22 @@ func (t *Twin) configureDCQCN(host string, reactionPoint bool, name string, enab
 	_ = e.ConfigureHost(host, func(d *fabric.DCQCN) { applyDCQCN(d, reactionPoint, name, enable, v) }) // every emulated host is in the twin
 }
 
-// applyDCQCN sets the field of d an RNIC setting names: an enable file of
-// the RoCE priority (roce_rp or roce_np /enable/3) or an OFED parameter
+// applyDCQCN sets the field of d an RNIC setting names: a priority's
+// enable file (roce_rp or roce_np /enable/<prio>) or an OFED parameter
 // (sysfs file name). Settings the twin does not model change nothing.
 func applyDCQCN(d *fabric.DCQCN, reactionPoint bool, name string, enable bool, v int) {
 	if enable {
-		if name == "3" { // the RoCE priority
-			if reactionPoint {
-				d.RPOff = v != 1
-			} else {
-				d.NPOff = v != 1
-			}
+		prio, err := strconv.Atoi(name)
+		if err != nil || prio < 0 || prio > 7 {
+			return
+		}
+		off := &d.NPOff
+		if reactionPoint {
+			off = &d.RPOff
+		}
+		*off &^= 1 << prio
+		if v != 1 {
+			*off |= 1 << prio
 		}
 		return
 	}

@@ -37,14 +37,19 @@ func TestSysfsWritesReachTheTwin(t *testing.T) {
 		t.Errorf("another host's rpg_time_reset changed to %d ns", got)
 	}
 	h.echoTo("0", "/sys/class/net/ens1f0/ecn/roce_np/enable/3", e.session())
-	if d := dc(h.inv.Name); !d.NPOff || d.RPOff {
-		t.Errorf("a notification-point disable must turn off that point alone: %+v", d)
+	if d := dc(h.inv.Name); d.NPOff != 1<<3 || d.RPOff != 0 {
+		t.Errorf("a notification-point disable on priority 3 must turn off that point on 3 alone: %+v", d)
 	}
 	h.echoTo("0", "/sys/class/net/ens1f0/ecn/roce_rp/enable/3", e.session())
-	if d := dc(h.inv.Name); !d.RPOff {
-		t.Error("disabling the reaction point on priority 3 must turn it off in the twin")
+	if d := dc(h.inv.Name); d.RPOff != 1<<3 {
+		t.Errorf("disabling the reaction point on priority 3 must turn it off in the twin: %+v", d)
 	}
-	if d := dc(other); d.RPOff || d.NPOff {
+	h.echoTo("0", "/sys/class/net/ens1f0/ecn/roce_rp/enable/0", e.session())
+	h.echoTo("1", "/sys/class/net/ens1f0/ecn/roce_rp/enable/3", e.session())
+	if d := dc(h.inv.Name); d.RPOff != 1<<0 {
+		t.Errorf("enables are per priority: after rp enable/0=0 and enable/3=1, RPOff = %08b, want 00000001", d.RPOff)
+	}
+	if d := dc(other); d.RPOff != 0 || d.NPOff != 0 {
 		t.Errorf("another host's DCQCN was turned off: %+v", d)
 	}
 	if st := h.echoTo("1", "/sys/class/net/ens1f0/ecn/roce_rp/nonesuch", e.session()); st == 0 {

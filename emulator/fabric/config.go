@@ -77,7 +77,9 @@ type SwitchConfig struct {
 	// flow's packets go to traffic class (= priority, queue)
 	// DSCPToTC[DSCP], class 0 for a code point without an entry. Without
 	// it, or for a flow whose ToS is unknown, a packet keeps the priority
-	// it arrived with (as its 802.1p priority would carry it).
+	// it arrived with (as its 802.1p priority would carry it). Class 7 is
+	// the engine's control queue (ACK, NACK, CNP): data mapped there goes
+	// to 6.
 	DSCPMap  bool
 	DSCPToTC [64]uint8
 	// ECNAtEnqueue marks when a packet joins the egress queue; the default
@@ -95,11 +97,13 @@ type SwitchConfig struct {
 // prnic.go); g = 1 - DCE_TCP_G/1024.
 type DCQCN struct {
 	// Enabled turns DCQCN on. With it, a NIC cuts its rate on CNPs
-	// (reaction point) unless RPOff, and sends CNPs for CE-marked data it
-	// receives (notification point) unless NPOff: the ConnectX per-priority
-	// roce_rp and roce_np enables, set per host (PacketEngine.ConfigureHost).
+	// (reaction point) for the priorities RPOff leaves on, and sends CNPs
+	// for CE-marked data it receives (notification point) on the
+	// priorities NPOff leaves on: bit masks of the priorities whose
+	// ConnectX roce_rp / roce_np enable is 0, set per host
+	// (PacketEngine.ConfigureHost).
 	Enabled              bool
-	RPOff, NPOff         bool
+	RPOff, NPOff         uint8
 	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
 	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
 	DCETCPG              int     // DCE_TCP_G (/1024)
@@ -115,11 +119,13 @@ type DCQCN struct {
 	ClampTargetRate      bool    // CLAMP_TGT_RATE
 }
 
-// reacts is whether the reaction point cuts the rate on CNPs.
-func (d *DCQCN) reacts() bool { return d.Enabled && !d.RPOff }
+// reacts is whether the reaction point cuts the rate of priority prio on
+// CNPs.
+func (d *DCQCN) reacts(prio uint8) bool { return d.Enabled && d.RPOff&(1<<prio) == 0 }
 
-// notifies is whether the notification point sends CNPs.
-func (d *DCQCN) notifies() bool { return d.Enabled && !d.NPOff }
+// notifies is whether the notification point sends CNPs for data that
+// arrives on priority prio.
+func (d *DCQCN) notifies(prio uint8) bool { return d.Enabled && d.NPOff&(1<<prio) == 0 }
 
 // DefaultConfig is the twin's default fabric.
 func DefaultConfig() Config {

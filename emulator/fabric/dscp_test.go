@@ -11,7 +11,8 @@ import "testing"
 // switch classifies it lossless ignores the PAUSE frames for priority 3:
 // the switch's buffer overflows.
 func TestDSCPClassification(t *testing.T) {
-	type outcome struct{ drops, pfc, marks, q0, q3 uint64 }
+	type outcome struct{ drops, pfc, marks, q0, q3, q6 uint64 }
+	tc26 := uint8(3)
 	incastOn := func(tos, nicPrio int, dscpMap bool) outcome {
 		e := pengine(t, 65, func(c *Config) {
 			c.DCQCN.Enabled, c.BufferBytes = false, 4<<20
@@ -19,7 +20,7 @@ func TestDSCPClassification(t *testing.T) {
 		})
 		if err := e.ConfigureSwitch("sw", func(c *SwitchConfig) {
 			c.DSCPMap = dscpMap
-			c.DSCPToTC[26] = 3
+			c.DSCPToTC[26] = tc26
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -36,6 +37,7 @@ func TestDSCPClassification(t *testing.T) {
 				o.marks += p.ECNMarked
 				o.q0 += p.Queues[0].TxPkts
 				o.q3 += p.Queues[3].TxPkts
+				o.q6 += p.Queues[6].TxPkts
 			}
 		}
 		return o
@@ -63,5 +65,9 @@ func TestDSCPClassification(t *testing.T) {
 	}
 	if nic0 := incastOn(106, 0, true); nic0.drops == 0 || nic0.pfc == 0 || nic0.q3 == 0 {
 		t.Errorf("NIC on priority 0, switch class 3: %+v; want PAUSE frames sent, ignored, and drops", nic0)
+	}
+	tc26 = 7 // the engine's control queue: data goes to 6 instead
+	if o := incastWith(106, true); o.q6 == 0 || o.q3 != 0 {
+		t.Errorf("DSCP 26 mapped to class 7: %+v; want the data in queue 6", o)
 	}
 }

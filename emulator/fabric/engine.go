@@ -66,12 +66,15 @@ type Counters struct {
 type PortCounters struct {
 	TxBytes, RxBytes uint64
 	TxPkts, RxPkts   uint64
-	Drops            uint64
-	ECNMarked        uint64
-	PFCTx, PFCRx     [8]uint64 // PAUSE frames per priority
-	PauseRxNs        [8]uint64 // time paused by the peer, per priority
-	PauseTxNs        [8]uint64 // time this port held its peer paused (XOFF to XON), per priority
-	Queues           [8]QueueCounters
+	// RxPrioBytes and RxPrioPkts split the received traffic by the
+	// priority it arrived on (packet engine; a transport counter).
+	RxPrioBytes, RxPrioPkts [8]uint64
+	Drops                   uint64
+	ECNMarked               uint64
+	PFCTx, PFCRx            [8]uint64 // PAUSE frames per priority
+	PauseRxNs               [8]uint64 // time paused by the peer, per priority
+	PauseTxNs               [8]uint64 // time this port held its peer paused (XOFF to XON), per priority
+	Queues                  [8]QueueCounters
 	// RNIC counters (host ports; packet engine only)
 	ECNReceived         [8]uint64 // CE-marked data packets received, per priority
 	CNPSent, CNPHandled uint64

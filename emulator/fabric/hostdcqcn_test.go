@@ -9,7 +9,7 @@ import "testing"
 func TestPerHostDCQCN(t *testing.T) {
 	e := pengine(t, 5, nil)
 	for _, h := range []string{"h2", "h3", "h4"} {
-		if err := e.ConfigureHost(h, func(d *DCQCN) { d.RPOff = true }); err != nil {
+		if err := e.ConfigureHost(h, func(d *DCQCN) { d.RPOff = 1 << 3 }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -37,12 +37,12 @@ func TestPerHostDCQCN(t *testing.T) {
 			t.Errorf("FCTs %v: the senders that ignore CNPs should finish before the one that slows down", fct)
 		}
 	}
-	if d, _ := e.HostDCQCN("h5"); d.RPOff || !d.Enabled {
+	if d, _ := e.HostDCQCN("h5"); d.RPOff != 0 || !d.Enabled {
 		t.Errorf("h5's settings changed: %+v", d)
 	}
 
 	e = pengine(t, 5, nil)
-	if err := e.ConfigureHost("h1", func(d *DCQCN) { d.NPOff = true }); err != nil {
+	if err := e.ConfigureHost("h1", func(d *DCQCN) { d.NPOff = 1 << 3 }); err != nil {
 		t.Fatal(err)
 	}
 	run(t, e, incast(4, 4*mib))

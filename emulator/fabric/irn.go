@@ -50,7 +50,7 @@ func (e *PacketEngine) nextPSN(q *qp) (int64, bool) {
 	return 0, false
 }
 
-func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool) {
+func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool, prio uint8) {
 	r := q.irn
 	switch kind {
 	case pktData:
@@ -60,7 +60,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			return
 		}
 		r.recv[psn] = true
-		if ecn && q.np.notifies() && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
+		if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
 			q.lastCNP = e.now
 			q.dstAcc.cnpSent++
 			e.control(q, pktCNP, psn)

@@ -30,7 +30,7 @@ type PacketEngine struct {
 	results  []Result
 	left     int
 	// forwarding
-	lb       []LB // per switch; one instance serves every switch until SetSwitchLB
+	lb       []LB // per switch (possibly one instance for all)
 	sws      []*swView
 	swID     map[string]int32
 	hostID   map[string]int32
@@ -56,14 +56,13 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 	return e
 }
 
-// NewPacketEngineLB makes a packet engine whose switches forward with lb
-// (nil: the module named by cfg.LB, ECMP by default).
+// NewPacketEngineLB makes a packet engine whose switches all forward with
+// the one module lb, or, when lb is nil, each with its own instance of the
+// module named by cfg.LB (ECMP by default), as each switch runs its own
+// program (and as SetSwitchLB gives them).
 func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
-	if lb == nil {
-		var err error
-		if lb, err = NewLB(cfg.LB, cfg.LBParams); err != nil {
-			return nil, err
-		}
+	if _, err := NewLB(cfg.LB, cfg.LBParams); lb == nil && err != nil {
+		return nil, err
 	}
 	def := DefaultConfig()
 	if cfg.MTU <= 0 {
@@ -100,6 +99,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	e.lb = make([]LB, len(sw))
 	for i := range e.lb {
 		e.lb[i] = lb
+		if lb == nil {
+			e.lb[i], _ = NewLB(cfg.LB, cfg.LBParams) // checked above
+		}
 	}
 	e.sws = make([]*swView, len(sw))
 	for name, id := range sw {
@@ -430,5 +432,9 @@ func (e *PacketEngine) reserveHeadroom() {
 	}
 }
 
-// Config is the engine's current configuration.
+// Config is the engine's fabric-wide configuration: what each switch,
+// host and load-balancing module starts with. ConfigureSwitch,
+// ConfigureHost and SetSwitchLB change single devices without it (see
+// SwitchConfigOf, HostDCQCN); Config.LB and LBParams name the module of
+// NewPacketEngineLB and are not read after it.
 func (e *PacketEngine) Config() Config { return e.cfg }

@@ -105,7 +105,7 @@ func (e *PacketEngine) trySend(q *qp) {
 	l.q[q.prio].push(p)
 	e.kick(li)
 	e.armRTO(q)
-	if q.rp.reacts() && q.rate < q.line {
+	if q.rp.reacts(q.prio) && q.rate < q.line {
 		e.countBytes(q, int64(p.payload))
 	}
 	q.lastWire = p.wire
@@ -210,13 +210,13 @@ func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
 // receive handles a packet at its destination host.
 func (e *PacketEngine) receive(p *packet) {
 	q := e.qps[p.qp]
-	kind, psn, sack, ecn := p.kind, p.psn, p.sack, p.ecn
+	kind, psn, sack, ecn, prio := p.kind, p.psn, p.sack, p.ecn, p.prio
 	e.pool.put(p)
 	if kind == pktData && ecn {
-		q.dstAcc.ecnRx[q.prio]++
+		q.dstAcc.ecnRx[prio]++
 	}
 	if q.irn != nil && kind != pktCNP {
-		e.irnReceive(q, kind, psn, sack, ecn)
+		e.irnReceive(q, kind, psn, sack, ecn, prio)
 		return
 	}
 	switch kind {
@@ -224,7 +224,7 @@ func (e *PacketEngine) receive(p *packet) {
 		switch {
 		case psn == q.expected:
 			q.expected++
-			if ecn && q.np.notifies() && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
+			if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
 				q.lastCNP = e.now
 				q.dstAcc.cnpSent++
 				e.control(q, pktCNP, psn)
@@ -266,7 +266,7 @@ func (e *PacketEngine) receive(p *packet) {
 			e.trySend(q)
 		}
 	case pktCNP:
-		if !q.rp.reacts() {
+		if !q.rp.reacts(q.prio) {
 			q.srcAcc.cnpIgnored++
 			return
 		}

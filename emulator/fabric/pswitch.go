@@ -220,20 +220,22 @@ func (e *PacketEngine) onArrive(ev event) {
 	to := e.lto[ev.id]
 	to.rxB += float64(p.wire)
 	to.rxP++
+	to.rxPrioB[p.prio] += float64(p.wire)
+	to.rxPrioP[p.prio]++
 	l := &e.links[ev.id]
 	if l.swTo < 0 { // a host
 		e.receive(p)
 		return
 	}
-	out := e.forward(l.swTo, p)
-	ol := &e.links[out]
-	sw := ol.sw
+	sw := l.swTo
 	c := &e.swc[sw]
-	if c.DSCPMap && p.kind == pktData {
+	if c.DSCPMap && p.kind == pktData { // classify first: the LB module sees the class's queues
 		if d := e.qps[p.qp].dscp; d >= 0 {
-			p.prio = c.DSCPToTC[d]
+			p.prio = min(c.DSCPToTC[d], ctrlPrio-1) // 7 is the control traffic's queue
 		}
 	}
+	out := e.forward(sw, p)
+	ol := &e.links[out]
 	used := e.swUsed[sw]
 	lossless := e.lossless(sw, p.prio)
 	switch {

@@ -24,6 +24,7 @@ type portAcc struct {
 	txB, rxB, txP, rxP, drops, ecn float64
 	pfcTx, pfcRx, pauseRxNs        [8]float64
 	pauseTxNs, ecnRx               [8]float64
+	rxPrioB, rxPrioP               [8]float64 // packet engine: received per priority
 	q                              [8]queueAcc
 	cnpSent, cnpHandled, ooo, retx float64 // RNIC transport (packet engine)
 	nakRx, ackTimeouts, dupReq     float64
@@ -201,6 +202,7 @@ func countersOf(ports map[PortKey]*portAcc) *Counters {
 		for i := 0; i < 8; i++ {
 			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
 			pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
+			pc.RxPrioBytes[i], pc.RxPrioPkts[i] = u(a.rxPrioB[i]), u(a.rxPrioP[i])
 			q := a.q[i]
 			pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
 		}
