@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -38,8 +39,7 @@ func TestTimedOutRunLeavesArchiveAndNoProcesses(t *testing.T) {
 		t.Errorf("manifest: outcome %q stage %q error %q", m.Outcome, m.Stage, m.Error)
 	}
 	for _, h := range inv.Hosts {
-		cred, _ := inv.CredentialFor(h.Name)
-		res, err := pool.Exec(ctx, sshdrv.Target{Name: h.Name, Addr: h.Mgmt.SSH, Cred: cred}, "pgrep -f 'labctl agent run'")
+		res, err := pool.Exec(ctx, testlab.Target(t, inv, h.Name, sshdrv.EndpointSSH), "pgrep -f 'labctl agent run'")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -23,19 +24,7 @@ func emulatedLab(t *testing.T, spec string) (*inventory.Lab, *sshdrv.Pool, strin
 
 func emulatedLabWith(t *testing.T, spec string, opt emulator.Options) (*inventory.Lab, *sshdrv.Pool, string, *emulator.Lab) {
 	t.Helper()
-	src, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt.Dir = t.TempDir()
-	lab, err := emulator.Start(context.Background(), src, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lab.Close() })
-	inv := lab.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	lab, inv, pool := testlab.Start(t, spec, nil, opt, sshdrv.Config{})
 	agent := filepath.Join(t.TempDir(), "labctl")
 	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
 )
@@ -21,27 +22,17 @@ import (
 // eighth host running the upstream mlx5 driver instead of MLNX_OFED.
 func mixedLab(t *testing.T) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	t.Helper()
-	src, err := inventory.Generate("leafspine:4x4:16@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range src.Switches {
-		if i%2 == 1 {
-			src.Switches[i].QoSDriver = "sde"
-		}
-	}
 	var inbox []string
-	for i := 8; i <= len(src.Hosts); i += 8 {
+	for i := 8; i <= 64; i += 8 { // of the 64 hosts
 		inbox = append(inbox, fmt.Sprintf("h%d", i))
 	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), Seed: 1, InboxDriverHosts: inbox})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	l, inv, pool := testlab.Start(t, "leafspine:4x4:16@100", func(src *inventory.Lab) {
+		for i := range src.Switches {
+			if i%2 == 1 {
+				src.Switches[i].QoSDriver = "sde"
+			}
+		}
+	}, emulator.Options{Seed: 1, InboxDriverHosts: inbox}, sshdrv.Config{})
 	return inv, pool, l
 }
 

@@ -38,12 +38,15 @@ func sdeLab(t *testing.T) (*Lab, *tofino.SDESession, []string) {
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
 	t.Cleanup(func() { pool.Close() })
 	sw, _ := inv.Switch("leaf1")
-	cred, _ := inv.CredentialFor("leaf1")
 	var ports []string
 	for _, p := range sw.Ports {
 		ports = append(ports, p.Name)
 	}
-	return l, tofino.NewSDEQoS(pool).Session(sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, ports), ports
+	tg, err := sshdrv.DeviceTarget(inv, "leaf1", sshdrv.EndpointSSH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, tofino.NewSDEQoS(pool).Session(tg, ports), ports
 }
 
 // Settings written through the SDE shell reach the twin as NETCONF commits

@@ -9,6 +9,7 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
@@ -20,29 +21,16 @@ type lab struct {
 
 func start(t *testing.T) *lab {
 	t.Helper()
-	src, err := inventory.Generate("leafspine:1x2:2@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
+	_, inv, pool := testlab.Start(t, "leafspine:1x2:2@100", nil, emulator.Options{Seed: 1}, sshdrv.Config{})
 	if err := inv.Validate(); err != nil {
 		t.Fatalf("the running lab's inventory is not valid: %v", err)
 	}
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
 	return &lab{inv: inv, pool: pool}
 }
 
 func (l *lab) exec(t *testing.T, ctx context.Context, host, cmd string) *sshdrv.Result {
 	t.Helper()
-	h, _ := l.inv.Host(host)
-	cred, _ := l.inv.CredentialFor(host)
-	r, err := l.pool.Exec(ctx, sshdrv.Target{Name: host, Addr: h.Mgmt.SSH, Cred: cred}, cmd)
+	r, err := l.pool.Exec(ctx, testlab.Target(t, l.inv, host, sshdrv.EndpointSSH), cmd)
 	if err != nil {
 		t.Fatalf("%s: %s: %v", host, cmd, err)
 	}

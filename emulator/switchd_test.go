@@ -7,18 +7,12 @@ import (
 	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/internal/testlab"
 )
 
 func (l *lab) on(t *testing.T, dev, cmd string) *sshdrv.Result {
 	t.Helper()
-	addr := ""
-	if sw, ok := l.inv.Switch(dev); ok {
-		addr = sw.Mgmt.SSH
-	} else if h, ok := l.inv.Host(dev); ok {
-		addr = h.Mgmt.SSH
-	}
-	cred, _ := l.inv.CredentialFor(dev)
-	r, err := l.pool.Exec(context.Background(), sshdrv.Target{Name: dev, Addr: addr, Cred: cred}, cmd)
+	r, err := l.pool.Exec(context.Background(), testlab.Target(t, l.inv, dev, sshdrv.EndpointSSH), cmd)
 	if err != nil {
 		t.Fatalf("%s: %s: %v", dev, cmd, err)
 	}
@@ -79,9 +73,7 @@ func TestBackgroundSwitchdIsAProcess(t *testing.T) {
 	}
 	conf := `{"p4_devices": [{"device-id": 0, "p4_programs": [{"program-name": "p", "bfrt-config": "share/p/bf-rt.json",
 		"p4_pipelines": [{"p4_pipeline_name": "pipe", "context": "share/p/pipe/context.json", "config": "share/p/pipe/tofino.bin"}]}]}]}`
-	sw, _ := l.inv.Switch("spine1")
-	cred, _ := l.inv.CredentialFor("spine1")
-	tg := sshdrv.Target{Name: "spine1", Addr: sw.Mgmt.SSH, Cred: cred}
+	tg := testlab.Target(t, l.inv, "spine1", sshdrv.EndpointSSH)
 	ctx := context.Background()
 	for name, data := range map[string]string{"/etc/p.conf": conf, "/opt/bf-sde/install/share/p/bf-rt.json": "{}",
 		"/opt/bf-sde/install/share/p/pipe/context.json": "{}"} {

@@ -8,6 +8,7 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
 )
@@ -22,25 +23,7 @@ func emulated(tb testing.TB, spec string) (*inventory.Lab, *sshdrv.Pool, *emulat
 // configured as cfg.
 func emulatedWith(tb testing.TB, spec string, edit func(*inventory.Lab), opt emulator.Options, cfg sshdrv.Config) (*inventory.Lab, *sshdrv.Pool, *emulator.Lab) {
 	tb.Helper()
-	src, err := inventory.Generate(spec)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if edit != nil {
-		edit(src)
-	}
-	if opt.Dir == "" {
-		opt.Dir = tb.TempDir()
-	}
-	l, err := emulator.Start(context.Background(), src, opt)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	cfg.KnownHosts = inv.KnownHosts
-	pool := sshdrv.NewPool(cfg)
-	tb.Cleanup(func() { pool.Close() })
+	l, inv, pool := testlab.Start(tb, spec, edit, opt, cfg)
 	return inv, pool, l
 }
 

@@ -128,18 +128,5 @@ func firstNonEmpty(s ...string) string {
 
 // target is how to reach a device of the session's lab over SSH.
 func (sess *session) target(name string) (sshdrv.Target, error) {
-	lab, addr := sess.lab, ""
-	if h, ok := lab.Host(name); ok {
-		addr = h.Mgmt.SSH
-	} else if sw, ok := lab.Switch(name); ok {
-		addr = sw.Mgmt.SSH
-	}
-	if addr == "" {
-		return sshdrv.Target{}, fmt.Errorf("device %s has no ssh management address in lab %s", name, lab.Name)
-	}
-	cred, ok := lab.CredentialFor(name)
-	if !ok {
-		return sshdrv.Target{}, fmt.Errorf("device %s has no credential in lab %s", name, lab.Name)
-	}
-	return sshdrv.Target{Name: name, Addr: addr, Cred: cred}, nil
+	return sshdrv.DeviceTarget(sess.lab, name, sshdrv.EndpointSSH)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -17,18 +18,9 @@ import (
 // runs the upstream mlx5 driver, h1 MLNX_OFED.
 func host(t *testing.T, name string) (connectx.Run, inventory.RNIC) {
 	t.Helper()
-	src, _ := inventory.Generate("leafspine:1x1:2@100")
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), InboxDriverHosts: []string{"h2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	_, inv, pool := testlab.Start(t, "leafspine:1x1:2@100", nil, emulator.Options{InboxDriverHosts: []string{"h2"}}, sshdrv.Config{})
 	h, _ := inv.Host(name)
-	cred, _ := inv.CredentialFor(name)
-	target := sshdrv.Target{Name: name, Addr: h.Mgmt.SSH, Cred: cred}
+	target := testlab.Target(t, inv, name, sshdrv.EndpointSSH)
 	return func(ctx context.Context, cmd string) ([]byte, error) {
 		r, err := pool.Exec(ctx, target, cmd)
 		if err != nil {

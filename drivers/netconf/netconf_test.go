@@ -16,6 +16,7 @@ import (
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/emulator/sshd"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -27,21 +28,9 @@ func cfg(min string) string { return strings.Replace(ecn, "%s", min, 1) }
 
 func dial(t *testing.T) (*netconf.Session, *emulator.Lab) {
 	t.Helper()
-	src, err := inventory.Generate("leafspine:1x1:1@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	l, inv, pool := testlab.Start(t, "leafspine:1x1:1@100", nil, emulator.Options{}, sshdrv.Config{})
 	sw, _ := inv.Switch("leaf1")
-	cred, _ := inv.CredentialFor("leaf1")
-	s, err := netconf.Dial(context.Background(), pool, sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, sw.Mgmt.NETCONF)
+	s, err := netconf.Dial(context.Background(), pool, testlab.Target(t, inv, "leaf1", sshdrv.EndpointSSH), sw.Mgmt.NETCONF)
 	if err != nil {
 		t.Fatal(err)
 	}

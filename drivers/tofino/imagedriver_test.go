@@ -11,6 +11,7 @@ import (
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -27,18 +28,7 @@ type rig struct {
 
 func newRig(t *testing.T, spec string) *rig {
 	t.Helper()
-	src, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir(), Seed: 1, Engine: "packet"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	l, inv, pool := testlab.Start(t, spec, nil, emulator.Options{Seed: 1, Engine: "packet"}, sshdrv.Config{})
 	ts, err := tofino.Targets(inv, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -32,25 +33,17 @@ func profile() switchqos.Config {
 // sdeSwitch starts a one-leaf emulated lab and returns a session on leaf1.
 func sdeSwitch(t *testing.T) (*tofino.SDEQoS, sshdrv.Target, []string, *emulator.Lab) {
 	t.Helper()
-	src, _ := inventory.Generate("leafspine:1x1:2@100")
-	for i := range src.Switches {
-		src.Switches[i].QoSDriver = "sde"
-	}
-	l, err := emulator.Start(context.Background(), src, emulator.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	inv := l.Inventory()
-	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
-	t.Cleanup(func() { pool.Close() })
+	l, inv, pool := testlab.Start(t, "leafspine:1x1:2@100", func(src *inventory.Lab) {
+		for i := range src.Switches {
+			src.Switches[i].QoSDriver = "sde"
+		}
+	}, emulator.Options{}, sshdrv.Config{})
 	sw, _ := inv.Switch("leaf1")
-	cred, _ := inv.CredentialFor("leaf1")
 	var ports []string
 	for _, p := range sw.Ports {
 		ports = append(ports, p.Name)
 	}
-	return tofino.NewSDEQoS(pool), sshdrv.Target{Name: "leaf1", Addr: sw.Mgmt.SSH, Cred: cred}, ports, l
+	return tofino.NewSDEQoS(pool), testlab.Target(t, inv, "leaf1", sshdrv.EndpointSSH), ports, l
 }
 
 func TestSDEApplyReadsBackEveryPort(t *testing.T) {
