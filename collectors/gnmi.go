@@ -112,9 +112,8 @@ func stream(ctx context.Context, client pb.GNMIClient, t GNMITarget, target stri
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, 10*time.Second)
-		gap := Point{Measurement: "collector_gap", Time: time.Now(),
-			Tags:   map[string]string{"lab": o.Lab, "run": o.Run, "device": t.Device, "target": target},
-			Fields: map[string]any{"reason": fmt.Sprint(err), "since_ns": since.UnixNano(), "until_ns": time.Now().UnixNano()}}
+		now := time.Now()
+		gap := gapPoint(o, t.Device, target, fmt.Sprint(err), since.UnixNano(), now.UnixNano(), now)
 		if werr := sink.Write(ctx, []Point{gap}); werr != nil {
 			o.Logger.Error("could not record a telemetry gap", "device", t.Device, "err", werr)
 		}
@@ -187,10 +186,18 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 			since = min(streamLast.UnixNano(), ts)
 		}
 	}
-	return Point{Measurement: "collector_gap", Time: time.Unix(0, ts),
-		Tags: map[string]string{"lab": o.Lab, "run": o.Run, "device": device, "target": target},
-		Fields: map[string]any{"reason": fmt.Sprintf("target coalesced %d samples of %s (the collector fell behind)", dups, key),
-			"since_ns": since, "until_ns": ts, "duplicates": dups}}, true
+	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s (the collector fell behind)", dups, key),
+		since, ts, time.Unix(0, ts))
+	p.Fields["duplicates"] = dups
+	return p, true
+}
+
+// gapPoint records that a device's telemetry from since to until (unix ns)
+// is missing, and why.
+func gapPoint(o GNMIOptions, device, target, reason string, since, until int64, at time.Time) Point {
+	return Point{Measurement: "collector_gap", Time: at,
+		Tags:   map[string]string{"lab": o.Lab, "run": o.Run, "device": device, "target": target},
+		Fields: map[string]any{"reason": reason, "since_ns": since, "until_ns": until}}
 }
 
 // Decode maps one notification to points of the schema; unknown paths

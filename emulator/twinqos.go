@@ -36,12 +36,8 @@ func defaultQoS(cell int64) switchqos.Config {
 		ECN: map[int]switchqos.ECN{roceQueue: {KminBytes: d.ECNKminBytes, KmaxBytes: d.ECNKmaxBytes,
 			PmaxPercent: int(math.Round(d.ECNPmax * 100))}},
 		Scheduler: switchqos.Strict}
-	mask := d.LosslessPrios
-	if mask == 0 {
-		mask = 1 << roceQueue
-	}
 	for p := range q.PFC {
-		q.PFC[p] = d.PFC && mask&(1<<p) != 0
+		q.PFC[p] = d.PFC && d.LosslessPrios&(1<<p) != 0
 	}
 	q = q.Quantize(cell)
 	half := d.BufferBytes / 2 / max(cell, 1) * max(cell, 1)
@@ -110,9 +106,6 @@ func twinSwitch(c *fabric.SwitchConfig, q switchqos.Config) {
 	d := fabric.DefaultConfig().SwitchConfig
 	mask := q.PFCMask()
 	c.PFC, c.LosslessPrios = mask != 0, mask
-	if mask == 1<<roceQueue {
-		c.LosslessPrios = 0 // the engine's spelling of "priority 3 alone"
-	}
 	c.BufferBytes = d.BufferBytes
 	if pools := q.Pools[switchqos.PoolLossless] + q.Pools[switchqos.PoolLossy]; pools > 0 {
 		c.BufferBytes = pools

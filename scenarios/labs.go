@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,7 +44,7 @@ type session struct {
 // labKey names what a variant needs of a lab.
 func labKey(s *Scenario) string {
 	b, _ := json.Marshal(s.Emulation)
-	return firstNonEmpty(s.Lab, DefaultLab) + " " + string(b)
+	return cmp.Or(s.Lab, DefaultLab) + " " + string(b)
 }
 
 // session returns the session for s: cur when s needs the same lab, else
@@ -59,7 +60,7 @@ func (st *runState) session(ctx context.Context, cur *session, s *Scenario, firs
 	sess := &session{key: key, shipped: map[string]bool{}}
 	switch {
 	case r.Labs != nil:
-		name := firstNonEmpty(s.Lab, DefaultLab)
+		name := cmp.Or(s.Lab, DefaultLab)
 		lab, release, err := r.Labs.Open(ctx, name, s.Emulation)
 		if err != nil {
 			return nil, fmt.Errorf("open lab %s: %w", name, err)
@@ -115,15 +116,6 @@ func mergeTelemetry(a, b *reports.TelemetryMeta) *reports.TelemetryMeta {
 	a.Points += b.Points
 	a.Errors = append(a.Errors, b.Errors...)
 	return a
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // target is how to reach a device of the session's lab over SSH.

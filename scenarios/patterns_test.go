@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestShippedScenariosPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		lab, err := inventory.Generate(firstNonEmpty(s.Lab, DefaultLab))
+		lab, err := inventory.Generate(cmp.Or(s.Lab, DefaultLab))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -161,7 +162,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	}
 	sess, err := st.session(ctx, cur, s, vi == 0)
 	if err != nil {
-		st.failVariant(v, vi, firstNonEmpty(s.Lab, DefaultLab), stage("lab"), err)
+		st.failVariant(v, vi, cmp.Or(s.Lab, DefaultLab), stage("lab"), err)
 		return nil
 	}
 	if st.m.Lab == nil {
@@ -176,7 +177,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	}
 	st.m.Stage = stage("plan")
 	st.save()
-	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", firstNonEmpty(v.Label, s.Name), sess.lab.Name))
+	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", cmp.Or(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
 	if err == nil {
 		for _, pt := range pts {

@@ -45,7 +45,8 @@ type Config struct {
 // management, ECN marking and scheduling.
 type SwitchConfig struct {
 	// PFC makes the lossless priorities lossless: LosslessPrios is a bit
-	// mask of them (0 means priority 3 alone, the RoCE default).
+	// mask of them (0 means priority 3 alone, the RoCE default; the engine
+	// stores the mask it means).
 	PFC           bool
 	LosslessPrios uint8
 	// Scheduler among a port's data priorities: "strict" (default, highest
@@ -71,7 +72,8 @@ type SwitchConfig struct {
 	// Kmin, rising linearly to Pmax at Kmax, 1 above.
 	ECNKminBytes, ECNKmaxBytes int64
 	ECNPmax                    float64
-	// ECNPrios is a bit mask of the queues that mark (0: every queue).
+	// ECNPrios is a bit mask of the queues that mark (0: every queue; the
+	// engine stores the mask it means).
 	ECNPrios uint8
 	// DSCPMap makes the switch classify arriving data packets by DSCP: a
 	// flow's packets go to traffic class (= priority, queue)
@@ -131,7 +133,7 @@ func (d *DCQCN) notifies(prio uint8) bool { return d.Enabled && d.NPOff&(1<<prio
 func DefaultConfig() Config {
 	return Config{
 		MTU: inventory.DefaultMTU, HeaderBytes: inventory.DefaultHeaderBytes,
-		SwitchConfig: SwitchConfig{PFC: true, XoffBytes: 512 << 10, XonBytes: 384 << 10,
+		SwitchConfig: SwitchConfig{PFC: true, LosslessPrios: 1 << roceQueue, XoffBytes: 512 << 10, XonBytes: 384 << 10,
 			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
 			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
 		DropBytes: 6 << 20, PauseQuantaNs: 168_000,

@@ -61,9 +61,6 @@ func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
 // module named by cfg.LB (ECMP by default), as each switch runs its own
 // program (and as SetSwitchLB gives them).
 func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
-	if _, err := NewLB(cfg.LB, cfg.LBParams); lb == nil && err != nil {
-		return nil, err
-	}
 	def := DefaultConfig()
 	if cfg.MTU <= 0 {
 		cfg.MTU = def.MTU
@@ -100,7 +97,11 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	for i := range e.lb {
 		e.lb[i] = lb
 		if lb == nil {
-			e.lb[i], _ = NewLB(cfg.LB, cfg.LBParams) // checked above
+			m, err := NewLB(cfg.LB, cfg.LBParams)
+			if err != nil {
+				return nil, err
+			}
+			e.lb[i] = m
 		}
 	}
 	e.sws = make([]*swView, len(sw))
@@ -408,8 +409,20 @@ func (e *PacketEngine) SwitchConfigOf(name string) (SwitchConfig, bool) {
 	return e.swc[id], true
 }
 
-// normalize fills the settings a switch cannot do without.
+// normalize fills the settings a switch cannot do without and spells out
+// the masks' zero values, so that the per-packet path reads them as they
+// are: LosslessPrios 0 is priority 3, ECNPrios 0 every queue; a DSCP class
+// of 7 (the control queue) is 6.
 func normalize(c *SwitchConfig) {
+	if c.LosslessPrios == 0 {
+		c.LosslessPrios = 1 << roceQueue
+	}
+	if c.ECNPrios == 0 {
+		c.ECNPrios = 0xff
+	}
+	for d, tc := range c.DSCPToTC {
+		c.DSCPToTC[d] = min(tc, ctrlPrio-1)
+	}
 	def := DefaultConfig()
 	if c.PFCAlpha <= 0 {
 		c.PFCAlpha = def.PFCAlpha

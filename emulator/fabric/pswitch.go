@@ -43,11 +43,7 @@ func (l *plink) psPer(n int32) int64 { return int64(float64(n) * 8000 / l.rate) 
 // lossless reports whether switch sw keeps priority prio lossless.
 func (e *PacketEngine) lossless(sw int32, prio uint8) bool {
 	c := &e.swc[sw]
-	mask := c.LosslessPrios
-	if mask == 0 {
-		mask = 1 << roceQueue
-	}
-	return c.PFC && mask&(1<<prio) != 0
+	return c.PFC && c.LosslessPrios&(1<<prio) != 0
 }
 
 // portCfg is the settings of link l's egress port: its switch's, or the
@@ -231,7 +227,7 @@ func (e *PacketEngine) onArrive(ev event) {
 	c := &e.swc[sw]
 	if c.DSCPMap && p.kind == pktData { // classify first: the LB module sees the class's queues
 		if d := e.qps[p.qp].dscp; d >= 0 {
-			p.prio = min(c.DSCPToTC[d], ctrlPrio-1) // 7 is the control traffic's queue
+			p.prio = c.DSCPToTC[d] // never 7, the control queue (normalize)
 		}
 	}
 	out := e.forward(sw, p)
@@ -286,7 +282,7 @@ func (e *PacketEngine) drop(li int32, p *packet) {
 // maybeMark ECN-marks a data packet leaving or joining link li's queue.
 func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
 	c := &e.swc[e.links[li].sw]
-	if p.kind != pktData || p.ecn || p.notECT || c.ECNPrios != 0 && c.ECNPrios&(1<<p.prio) == 0 || !e.mark(c, depth) {
+	if p.kind != pktData || p.ecn || p.notECT || c.ECNPrios&(1<<p.prio) == 0 || !e.mark(c, depth) {
 		return
 	}
 	p.ecn = true
