@@ -41,10 +41,7 @@ type Bfshell struct {
 
 // addBfshell gives a switch's shell the run_bfshell.sh command.
 func (l *Lab) addBfshell(sw inventory.Switch, root string, sh *shell, portsUp func() bool) *Bfshell {
-	var ports []string
-	for _, p := range sw.Ports {
-		ports = append(ports, p.Name)
-	}
+	ports := sw.PortNames()
 	b := &Bfshell{lab: l, device: sw.Name, root: root, ports: ports, portsUp: portsUp}
 	if l.bfshells == nil {
 		l.bfshells = map[string]*Bfshell{}

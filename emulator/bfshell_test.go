@@ -38,10 +38,7 @@ func sdeLab(t *testing.T) (*Lab, *tofino.SDESession, []string) {
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
 	t.Cleanup(func() { pool.Close() })
 	sw, _ := inv.Switch("leaf1")
-	var ports []string
-	for _, p := range sw.Ports {
-		ports = append(ports, p.Name)
-	}
+	ports := sw.PortNames()
 	tg, err := sshdrv.DeviceTarget(inv, "leaf1", sshdrv.EndpointSSH)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // SDE-shell driver uses, with the fields, types and choices of the SDE's
 // bf_rt_tm_tf1.json (hardware-surfaces reference, 3.4), the port tables
 // it needs to find ports, and the ECN and DSCP tables of the program the
-// switch's bf_switchd loaded (tofino.ProgramTables). Writes are checked as
+// switch's bf_switchd loaded (tofino.ECNTable, tofino.DSCPTable). Writes are checked as
 // the driver would be by the SDE: unknown fields, wrong types, values out
 // of range or not among the choices, read-only fields, missing or
 // duplicate entries.
@@ -107,9 +107,9 @@ func newBfSwitch(ports []string, program string, bufferBytes int64, portsUp func
 	if program == "" {
 		return sw, nil
 	}
-	sw.add(&bfTable{name: program + ".pipe.SwitchEgress.ecn_red", keys: []bfField{bfU("qid", 5)},
+	sw.add(&bfTable{name: tofino.ECNTable(program), keys: []bfField{bfU("qid", 5)},
 		actions: map[string][]bfField{"set_red": {bfU("kmin_cells", 19), bfU("kmax_cells", 19), bfU("pmax_percent", 7)}}})
-	sw.add(&bfTable{name: program + ".pipe.SwitchIngress.dscp_tc", keys: []bfField{bfU("dscp", 6)},
+	sw.add(&bfTable{name: tofino.DSCPTable(program), keys: []bfField{bfU("dscp", 6)},
 		actions: map[string][]bfField{"set_tc": {bfU("tc", 3)}}})
 	return sw, nil
 }

@@ -385,6 +385,8 @@ func (h *host) mlnxQoS(_ context.Context, argv []string, s *sshd.Session) int {
 			total += b
 		}
 		if err == nil && total > q.MaxBufferSize {
+			// The real tool refuses a total above max_buffer_size; its text is
+			// not in the public reference (UNCERTAIN), like ParseIntList's.
 			err = fmt.Errorf("Buffer sizes add up to %d, above max_buffer_size %d", total, q.MaxBufferSize)
 		}
 		if err != nil {

@@ -21,9 +21,12 @@ type publisher interface {
 // telemetry clock: samples are stamped epoch+sim time while a schedule runs
 // and wall time while idle, and never go backwards.
 type Twin struct {
-	engine   fabric.Engine
-	switches map[string]publisher
-	log      *slog.Logger
+	engine fabric.Engine
+	// transport: the engine keeps the RNIC transport counters
+	// (fabric.Counters.Transport); it never changes.
+	transport bool
+	switches  map[string]publisher
+	log       *slog.Logger
 
 	// nicPrio is the priority a host's RNIC sends a traffic class on
 	// (Lab.nicPriority); nil: priority 3.
@@ -53,7 +56,7 @@ type scheduleRun struct {
 }
 
 func newTwin(engine fabric.Engine, switches map[string]publisher, log *slog.Logger) *Twin {
-	return &Twin{engine: engine, switches: switches, log: log, runs: map[string]*scheduleRun{}, parsed: map[string]*sharedSchedule{}}
+	return &Twin{engine: engine, transport: engine.Counters().Transport, switches: switches, log: log, runs: map[string]*scheduleRun{}, parsed: map[string]*sharedSchedule{}}
 }
 
 // RunSchedule simulates s once, however many host agents ask for it, and
@@ -247,9 +250,6 @@ func (t *Twin) idle(ctx context.Context) {
 func (t *Twin) HostCounters(host, dev string) (pc fabric.PortCounters, transport bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := t.engine.Counters()
-	if p, ok := c.Ports[fabric.PortKey{Device: host, Port: dev}]; ok {
-		pc = *p
-	}
-	return pc, c.Transport
+	pc, _ = t.engine.PortCounters(fabric.PortKey{Device: host, Port: dev})
+	return pc, t.transport
 }

@@ -106,3 +106,12 @@ func (l *Lab) byRole(role string) []Switch {
 	}
 	return out
 }
+
+// PortNames are a switch's port names, in the lab's order.
+func (s Switch) PortNames() []string {
+	names := make([]string, len(s.Ports))
+	for i, p := range s.Ports {
+		names[i] = p.Name
+	}
+	return names
+}

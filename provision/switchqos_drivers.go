@@ -65,10 +65,7 @@ func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *
 		if err != nil {
 			return nil, fmt.Errorf("%w (qos_driver sde)", err)
 		}
-		var ports []string
-		for _, p := range sw.Ports {
-			ports = append(ports, p.Name)
-		}
+		ports := sw.PortNames()
 		return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, ports), device: sw.Name}, nil
 	}
 	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointNETCONF)

@@ -69,9 +69,7 @@ func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, p
 	rs := each(ctx, d, ts, progress, func(ctx context.Context, t sshdrv.Target) Result {
 		st, err := d.readState(ctx, t)
 		if err != nil {
-			r := Result{Switch: t.Name, Image: ref}
-			r.fail(err)
-			return r
+			return failedResult(ref)(t, err)
 		}
 		if st.Active == ref {
 			if m, err := d.installedImage(ctx, t, ref); err == nil {
@@ -95,9 +93,7 @@ func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Prog
 			err = fmt.Errorf("device %s: no previous image to roll back to (active: %q)", t.Name, st.Active)
 		}
 		if err != nil {
-			r := Result{Switch: t.Name, Image: st.Previous}
-			r.fail(err)
-			return r
+			return failedResult(st.Previous)(t, err)
 		}
 		return d.switchTo(ctx, t, st, st.Previous, "rollback")
 	}, failedResult(""))

@@ -57,21 +57,18 @@ func NewDriver(pool *sshdrv.Pool, lab *inventory.Lab) *Driver {
 	}
 	if lab != nil {
 		d.PortsUp = func(ctx context.Context, t sshdrv.Target) (int, int, error) {
-			sde := NewSDEQoS(pool)
+			sde := NewSDEQoS(pool)           // with the driver's fields as they are now (they may change after NewDriver)
+			sde.SDE = path.Dir(d.SDEInstall) // $SDE_INSTALL is $SDE/install
 			sde.Root, sde.ScriptDir = d.Root, path.Join(d.Root, "qos")
 			sw, _ := lab.Switch(t.Name)
-			var ports []string
-			for _, p := range sw.Ports {
-				ports = append(ports, p.Name)
-			}
-			return sde.PortsUp(ctx, t, ports)
+			return sde.PortsUp(ctx, t, sw.PortNames())
 		}
 	}
 	return d
 }
 
 // Progress hears about switches as they finish; nil is silent.
-type Progress func(device string, done, total int)
+type Progress = sshdrv.Progress
 
 // Outcomes of a Result.
 const (
@@ -153,7 +150,7 @@ func (d *Driver) run(ctx context.Context, t sshdrv.Target, cmd string) ([]byte, 
 // started (ctx ended first) gets notStarted's result.
 func each[T any](ctx context.Context, d *Driver, ts []sshdrv.Target, progress Progress,
 	fn func(context.Context, sshdrv.Target) T, notStarted func(sshdrv.Target, error) T) []T {
-	out, errs := sshdrv.Each(ctx, d.SSH, ts, sshdrv.Progress(progress), func(ctx context.Context, t sshdrv.Target) (T, error) {
+	out, errs := sshdrv.Each(ctx, d.SSH, ts, progress, func(ctx context.Context, t sshdrv.Target) (T, error) {
 		return fn(ctx, t), nil
 	})
 	for i, err := range errs {

@@ -2,7 +2,6 @@ package tofino
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -122,16 +121,6 @@ func shellAnswer(r *sshdrv.Result) string {
 		return "the script stopped with an error"
 	}
 	return strings.Join(keep, "; ")
-}
-
-// Read reads the TM state of the given ports (inventory names) and of the
-// active program's tables.
-func (d *SDEQoS) Read(ctx context.Context, t sshdrv.Target, ports []string) (*TM, error) {
-	prog, err := d.ActiveProgram(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return d.read(ctx, t, ports, prog)
 }
 
 func (d *SDEQoS) read(ctx context.Context, t sshdrv.Target, ports []string, prog string) (*TM, error) {
@@ -270,7 +259,7 @@ func (s *SDESession) restore(ctx context.Context) error {
 // Cancel undoes a staged change (for --atomic, when another switch failed).
 func (s *SDESession) Cancel(ctx context.Context) error {
 	if s.snapshot == nil {
-		return errors.New("nothing staged")
+		return fmt.Errorf("device %s: cancel: nothing staged", s.t.Name)
 	}
 	return s.restore(ctx)
 }

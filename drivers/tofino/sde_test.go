@@ -39,10 +39,7 @@ func sdeSwitch(t *testing.T) (*tofino.SDEQoS, sshdrv.Target, []string, *emulator
 		}
 	}, emulator.Options{}, sshdrv.Config{})
 	sw, _ := inv.Switch("leaf1")
-	var ports []string
-	for _, p := range sw.Ports {
-		ports = append(ports, p.Name)
-	}
+	ports := sw.PortNames()
 	return tofino.NewSDEQoS(pool), testlab.Target(t, inv, "leaf1", sshdrv.EndpointSSH), ports, l
 }
 

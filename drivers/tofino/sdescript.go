@@ -64,14 +64,14 @@ func ReadbackScript(ports []string, prog string) (string, error) {
 	}
 	for q := 0; q < 8; q++ {
 		w("try:")
-		w("    e = bfrt.%s.get(qid=%d, print_ents=False).data", ecnTable(prog), q)
+		w("    e = bfrt.%s.get(qid=%d, print_ents=False).data", ECNTable(prog), q)
 		w("    print('%s', 'ecn', %d, e[b'kmin_cells'], e[b'kmax_cells'], e[b'pmax_percent'])", readbackTag, q)
 		w("except Exception:")
 		w("    print('%s', 'ecn', %d, 'absent')", readbackTag, q)
 	}
 	for d := 0; d < 64; d++ {
 		w("try:")
-		w("    print('%s', 'dscp', %d, bfrt.%s.get(dscp=%d, print_ents=False).data[b'tc'])", readbackTag, d, dscpTable(prog), d)
+		w("    print('%s', 'dscp', %d, bfrt.%s.get(dscp=%d, print_ents=False).data[b'tc'])", readbackTag, d, DSCPTable(prog), d)
 		w("except Exception:")
 		w("    print('%s', 'dscp', %d, 'absent')", readbackTag, d)
 	}
@@ -79,19 +79,13 @@ func ReadbackScript(ports []string, prog string) (string, error) {
 	return b.String(), nil
 }
 
-// The lab program's tables (see TM).
-func ecnTable(prog string) string  { return prog + ".pipe.SwitchEgress.ecn_red" }
-func dscpTable(prog string) string { return prog + ".pipe.SwitchIngress.dscp_tc" }
-
-// ProgramTables are the lab program's tables the driver uses, with their
-// keys, actions and action data: the contract between the driver and the
-// P4 program (and what the emulated switch serves).
-func ProgramTables(prog string) map[string]string {
-	return map[string]string{
-		ecnTable(prog):  "key qid (bit<5>); action set_red(kmin_cells, kmax_cells: bit<19>, pmax_percent: bit<7>)",
-		dscpTable(prog): "key dscp (bit<6>); action set_tc(tc: bit<3>)",
-	}
-}
+// The lab program's tables (see TM), the contract between the driver and
+// the P4 program (and what the emulated switch serves):
+//
+//	ECNTable:  key qid (bit<5>); action set_red(kmin_cells, kmax_cells: bit<19>, pmax_percent: bit<7>)
+//	DSCPTable: key dscp (bit<6>); action set_tc(tc: bit<3>)
+func ECNTable(prog string) string  { return prog + ".pipe.SwitchEgress.ecn_red" }
+func DSCPTable(prog string) string { return prog + ".pipe.SwitchIngress.dscp_tc" }
 
 // WriteScript is the bfrt_python script that changes a switch from one TM
 // state to another, touching only what differs (so an apply makes exactly
@@ -148,11 +142,11 @@ func WriteScript(from, to *TM, prog string) string {
 		args := fmt.Sprintf("qid=%d, kmin_cells=%d, kmax_cells=%d, pmax_percent=%d", q, z.KminCells, z.KmaxCells, z.PmaxPercent)
 		switch {
 		case !had && has:
-			w("bfrt.%s.add_with_set_red(%s)", ecnTable(prog), args)
+			w("bfrt.%s.add_with_set_red(%s)", ECNTable(prog), args)
 		case had && !has:
-			w("bfrt.%s.delete(qid=%d)", ecnTable(prog), q)
+			w("bfrt.%s.delete(qid=%d)", ECNTable(prog), q)
 		case had && a != z:
-			w("bfrt.%s.mod_with_set_red(%s)", ecnTable(prog), args)
+			w("bfrt.%s.mod_with_set_red(%s)", ECNTable(prog), args)
 		}
 	}
 	for _, d := range unionKeys(from.DSCP, to.DSCP) {
@@ -160,11 +154,11 @@ func WriteScript(from, to *TM, prog string) string {
 		z, has := to.DSCP[d]
 		switch {
 		case !had && has:
-			w("bfrt.%s.add_with_set_tc(dscp=%d, tc=%d)", dscpTable(prog), d, z)
+			w("bfrt.%s.add_with_set_tc(dscp=%d, tc=%d)", DSCPTable(prog), d, z)
 		case had && !has:
-			w("bfrt.%s.delete(dscp=%d)", dscpTable(prog), d)
+			w("bfrt.%s.delete(dscp=%d)", DSCPTable(prog), d)
 		case had && a != z:
-			w("bfrt.%s.mod_with_set_tc(dscp=%d, tc=%d)", dscpTable(prog), d, z)
+			w("bfrt.%s.mod_with_set_tc(dscp=%d, tc=%d)", DSCPTable(prog), d, z)
 		}
 	}
 	if len(lines) == 0 {

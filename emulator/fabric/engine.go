@@ -14,6 +14,8 @@ type Engine interface {
 	Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error)
 	// Counters returns a copy of the cumulative counters (they survive Runs).
 	Counters() *Counters
+	// PortCounters is Counters of one port, without copying the others.
+	PortCounters(k PortKey) (PortCounters, bool)
 }
 
 // Flow is one transfer between two hosts' RNICs.

@@ -147,6 +147,9 @@ func (e *PacketEngine) Counters() *Counters {
 	return c
 }
 
+// PortCounters implements Engine.
+func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) { return portCounters(e.ports, k) }
+
 // Run implements Engine. Times in flows and results are ns; the engine
 // runs in ps.
 func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {

@@ -190,23 +190,39 @@ func (e *FlowEngine) drainQueues() {
 // Counters implements Engine.
 func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }
 
+// PortCounters implements Engine.
+func (e *FlowEngine) PortCounters(k PortKey) (PortCounters, bool) { return portCounters(e.ports, k) }
+
 // countersOf converts the accumulators of either engine.
 func countersOf(ports map[PortKey]*portAcc) *Counters {
 	c := &Counters{Ports: make(map[PortKey]*PortCounters, len(ports))}
-	u := func(f float64) uint64 { return uint64(math.Floor(f + 1e-9)) }
 	for k, a := range ports {
-		pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn),
-			CNPSent: u(a.cnpSent), CNPHandled: u(a.cnpHandled), OutOfSequence: u(a.ooo), Retransmits: u(a.retx),
-			NAKReceived: u(a.nakRx), AckTimeouts: u(a.ackTimeouts), DuplicateRequests: u(a.dupReq),
-			CNPIgnored: u(a.cnpIgnored)}
-		for i := 0; i < 8; i++ {
-			pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
-			pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
-			pc.RxPrioBytes[i], pc.RxPrioPkts[i] = u(a.rxPrioB[i]), u(a.rxPrioP[i])
-			q := a.q[i]
-			pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
-		}
-		c.Ports[k] = pc
+		c.Ports[k] = a.counters()
 	}
 	return c
+}
+
+// portCounters converts one port's accumulators of either engine.
+func portCounters(ports map[PortKey]*portAcc, k PortKey) (PortCounters, bool) {
+	a, ok := ports[k]
+	if !ok {
+		return PortCounters{}, false
+	}
+	return *a.counters(), true
+}
+
+func (a *portAcc) counters() *PortCounters {
+	u := func(f float64) uint64 { return uint64(math.Floor(f + 1e-9)) }
+	pc := &PortCounters{TxBytes: u(a.txB), RxBytes: u(a.rxB), TxPkts: u(a.txP), RxPkts: u(a.rxP), Drops: u(a.drops), ECNMarked: u(a.ecn),
+		CNPSent: u(a.cnpSent), CNPHandled: u(a.cnpHandled), OutOfSequence: u(a.ooo), Retransmits: u(a.retx),
+		NAKReceived: u(a.nakRx), AckTimeouts: u(a.ackTimeouts), DuplicateRequests: u(a.dupReq),
+		CNPIgnored: u(a.cnpIgnored)}
+	for i := 0; i < 8; i++ {
+		pc.PFCTx[i], pc.PFCRx[i], pc.PauseRxNs[i] = u(a.pfcTx[i]), u(a.pfcRx[i]), u(a.pauseRxNs[i])
+		pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
+		pc.RxPrioBytes[i], pc.RxPrioPkts[i] = u(a.rxPrioB[i]), u(a.rxPrioP[i])
+		q := a.q[i]
+		pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
+	}
+	return pc
 }
