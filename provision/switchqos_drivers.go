@@ -72,7 +72,7 @@ func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *
 	if err != nil {
 		return nil, err
 	}
-	s, err := netconf.Dial(ctx, pool, t, t.Addr)
+	s, err := netconf.Dial(ctx, pool, t)
 	if err != nil {
 		return nil, err
 	}

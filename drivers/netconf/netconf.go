@@ -11,7 +11,6 @@ import (
 	"time"
 
 	gnc "github.com/Juniper/go-netconf/netconf"
-	"golang.org/x/crypto/ssh"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 )
@@ -28,21 +27,19 @@ type Session struct {
 	closeErr  error
 }
 
-// Dial opens a session on the target's NETCONF endpoint (addr), with the
-// pool's known_hosts and the target's credential. The TCP connection, SSH
+// Dial opens a session on the target's NETCONF endpoint (t.Addr, e.g.
+// from sshdrv.DeviceTarget with EndpointNETCONF), with the pool's
+// known_hosts and the target's credential. The TCP connection, SSH
 // handshake and hello exchange end with ctx or after the pool's dial
 // timeout, and leave nothing open when they do.
-func Dial(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, addr string) (*Session, error) {
+func Dial(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target) (*Session, error) {
+	addr := t.Addr
 	fail := func(err error) error { return fmt.Errorf("device %s (%s): netconf: %w", t.Name, addr, err) }
 	cfg, closer, err := pool.ClientConfig(t)
 	if err != nil {
 		return nil, err
 	}
 	defer closer.Close()
-	// The host key is checked against addr as the lab names it (a host
-	// name in known_hosts), not the address the connection resolved to.
-	check := cfg.HostKeyCallback
-	cfg.HostKeyCallback = func(_ string, remote net.Addr, key ssh.PublicKey) error { return check(addr, remote, key) }
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)

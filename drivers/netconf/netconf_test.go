@@ -29,8 +29,7 @@ func cfg(min string) string { return strings.Replace(ecn, "%s", min, 1) }
 func dial(t *testing.T) (*netconf.Session, *emulator.Lab) {
 	t.Helper()
 	l, inv, pool := testlab.Start(t, "leafspine:1x1:1@100", nil, emulator.Options{}, sshdrv.Config{})
-	sw, _ := inv.Switch("leaf1")
-	s, err := netconf.Dial(context.Background(), pool, testlab.Target(t, inv, "leaf1", sshdrv.EndpointSSH), sw.Mgmt.NETCONF)
+	s, err := netconf.Dial(context.Background(), pool, testlab.Target(t, inv, "leaf1", sshdrv.EndpointNETCONF))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +162,7 @@ func TestCallsEndWithTheirContext(t *testing.T) {
 		"get-config": func(ctx context.Context, s *netconf.Session) error { _, err := s.GetConfig(ctx, "running"); return err },
 		"stage":      func(ctx context.Context, s *netconf.Session) error { return s.Stage(ctx, cfg("1"), time.Minute) },
 	} {
-		s, err := netconf.Dial(context.Background(), pool, tg, tg.Addr)
+		s, err := netconf.Dial(context.Background(), pool, tg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +201,8 @@ func TestDialLeavesNothingOpen(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := netconf.Dial(ctx, pool, tg, ln.Addr().String()); !errors.Is(err, context.DeadlineExceeded) {
+	tg.Addr = ln.Addr().String()
+	if _, err := netconf.Dial(ctx, pool, tg); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("dial: %v", err)
 	}
 	select {

@@ -34,7 +34,9 @@ func (e *HostKeyError) Error() string {
 }
 
 // hostKeyCallback verifies against known_hosts, re-read at every dial so an
-// emulated lab that rewrites the file is picked up.
+// emulated lab that rewrites the file is picked up. The key is looked up
+// under t.Addr as the lab names it (a host name in known_hosts), whatever
+// name or address the connection was made with.
 func (p *Pool) hostKeyCallback(t Target) (xssh.HostKeyCallback, error) {
 	if p.cfg.KnownHosts == "" {
 		return nil, errors.New("no known_hosts file configured; host keys are always verified")
@@ -43,8 +45,8 @@ func (p *Pool) hostKeyCallback(t Target) (xssh.HostKeyCallback, error) {
 	if err != nil {
 		return nil, fmt.Errorf("known_hosts: %w", err)
 	}
-	return func(hostname string, remote net.Addr, k xssh.PublicKey) error {
-		err := kh(hostname, remote, k)
+	return func(_ string, remote net.Addr, k xssh.PublicKey) error {
+		err := kh(t.Addr, remote, k)
 		var ke *knownhosts.KeyError
 		if !errors.As(err, &ke) {
 			return err
