@@ -33,10 +33,9 @@ type Bfshell struct {
 	// portsUp is what the ports' $PORT_UP reads.
 	portsUp func() bool
 
-	mu        sync.Mutex
-	sw        *bfSwitch // the running bf_switchd's tables
-	switchds  int       // bf_switchd processes running
-	failWrite bool
+	mu       sync.Mutex
+	sw       *bfSwitch // the running bf_switchd's tables
+	switchds int       // bf_switchd processes running
 }
 
 // addBfshell gives a switch's shell the run_bfshell.sh command.
@@ -133,11 +132,6 @@ func (b *Bfshell) switchdExited() {
 	}
 }
 
-// failNextWrite makes the next script that writes tables fail at its last
-// write, after the writes before it took effect: a half-applied change,
-// as a switch that runs out of a resource midway leaves (FaultCommit).
-func (b *Bfshell) failNextWrite() { b.mu.Lock(); b.failWrite = true; b.mu.Unlock() }
-
 var writeCall = regexp.MustCompile(`\.(mod|add|delete|add_with_\w+|mod_with_\w+)\(`)
 
 // run is run_bfshell.sh. Only -b is emulated: -f (a bfshell/ucli command
@@ -172,9 +166,13 @@ func (b *Bfshell) run(_ context.Context, argv []string, s *sshd.Session) int {
 	}
 	stmts, err := parseScript(string(src))
 	failAt := 0
-	if err == nil && b.failWrite {
-		if last := lastWrite(stmts); last > 0 {
-			failAt, b.failWrite = last, false
+	if err == nil {
+		// An armed FaultCommit fails the next script that writes tables at
+		// its last write, after the writes before it took effect: a
+		// half-applied change, as a switch that runs out of a resource
+		// midway leaves.
+		if last := lastWrite(stmts); last > 0 && b.lab.faults.take(b.device, FaultCommit) {
+			failAt = last
 		}
 	}
 	line := 0

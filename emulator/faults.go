@@ -55,7 +55,7 @@ type faultSet struct {
 // FailNext makes device fail once as f says. Commit, image-start and
 // ports-down faults are for switches; ssh-command for any device.
 func (l *Lab) FailNext(device string, f Fault) error {
-	sw, isSwitch := l.inv.Switch(device)
+	_, isSwitch := l.inv.Switch(device)
 	_, isHost := l.inv.Host(device)
 	switch {
 	case !isSwitch && !isHost:
@@ -65,12 +65,6 @@ func (l *Lab) FailNext(device string, f Fault) error {
 		return fmt.Errorf("emulator: unknown fault %v", f)
 	case !isSwitch:
 		return fmt.Errorf("emulator: %s is a host; a %v fault is for switches", device, f)
-	case f == FaultCommit && sw.QoSDriver == "sde":
-		l.bfshells[device].failNextWrite()
-		return nil
-	case f == FaultCommit:
-		l.netconf[device].FailNextCommit()
-		return nil
 	}
 	l.faults.mu.Lock()
 	defer l.faults.mu.Unlock()

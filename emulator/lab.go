@@ -158,6 +158,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		// running config and in the tables of the bf_switchd it boots with.
 		nc := netconfd.New(sw.Name, validateQoS)
 		nc.OnCommit(func(running *netconfd.Tree) { l.applyQoS(sw.Name, running) })
+		nc.FailCommitIf(func() bool { return l.faults.take(sw.Name, FaultCommit) })
 		if err := nc.Boot(netconf.RenderQoS(defaultQoS(1))); err != nil {
 			return nil, fmt.Errorf("device %s: %w", sw.Name, err)
 		}

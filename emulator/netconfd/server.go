@@ -60,7 +60,7 @@ type Server struct {
 	locks      map[string]int // datastore -> session id
 	nextID     int
 	pending    *confirmed // a confirmed commit not yet confirmed
-	failCommit bool
+	failCommit func() bool
 	onCommit   func(running *Tree)
 }
 
@@ -109,9 +109,10 @@ func (s *Server) Boot(config string) error {
 	return nil
 }
 
-// FailNextCommit makes the next commit fail with an rpc-error (for tests
-// of failure paths).
-func (s *Server) FailNextCommit() { s.mu.Lock(); s.failCommit = true; s.mu.Unlock() }
+// FailCommitIf registers fn, asked at every commit: true makes that commit
+// fail with an rpc-error (the emulator's fault injection). fn runs with
+// the server locked and must not call back into it.
+func (s *Server) FailCommitIf(fn func() bool) { s.mu.Lock(); s.failCommit = fn; s.mu.Unlock() }
 
 // Running returns the running configuration (for tests and the twin).
 func (s *Server) Running() *Tree { s.mu.Lock(); defer s.mu.Unlock(); return &Tree{s.running.clone()} }
@@ -336,8 +337,7 @@ func (s *Server) commit(id int, op *node) error {
 		// from the session that made the confirmed one.
 		return &rpcError{"protocol", "in-use", "commit", fmt.Sprintf("a confirmed commit of session %d is pending", s.pending.session)}
 	}
-	if s.failCommit {
-		s.failCommit = false
+	if s.failCommit != nil && s.failCommit() {
 		return &rpcError{"application", "operation-failed", "commit", "commit failed: the device refused the configuration"}
 	}
 	if err := s.check(s.candidate); err != nil {
