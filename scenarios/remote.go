@@ -30,18 +30,10 @@ func shipAgent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, local, s
 	return nil
 }
 
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}!#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // cleanupAgents kills any agent of this run still alive on a host, after an
 // interrupted or failed point: a run never leaves processes behind.
 func cleanupAgents(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, runDir string) error {
-	res, err := pool.Exec(ctx, t, "pgrep -f "+shellQuote("labctl agent run --schedule "+runDir))
+	res, err := pool.Exec(ctx, t, "pgrep -f "+sshdrv.Quote("labctl agent run --schedule "+runDir))
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		}
 		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json")
 		args := []string{remoteAgent(), "agent", "run",
-			"--schedule", shellQuote(remoteSched), "--host", shellQuote(t.Name), "--out", shellQuote(remoteOut)}
+			"--schedule", sshdrv.Quote(remoteSched), "--host", sshdrv.Quote(t.Name), "--out", sshdrv.Quote(remoteOut)}
 		if r.MaxConcurrent > 0 {
 			args = append(args, "--max-concurrent", strconv.Itoa(r.MaxConcurrent))
 		}

@@ -71,13 +71,6 @@ func (d *Driver) Activate(ctx context.Context, ts []sshdrv.Target, ref string, p
 		if err != nil {
 			return failedResult(ref)(t, err)
 		}
-		if st.Active == ref {
-			if m, err := d.installedImage(ctx, t, ref); err == nil {
-				if h, err := d.health(ctx, t, m); err == nil && h.Healthy() {
-					return Result{Switch: t.Name, Image: ref, Outcome: Unchanged}
-				}
-			}
-		}
 		return d.switchTo(ctx, t, st, ref, "activate")
 	}, failedResult(ref))
 	return rs, joinResults(rs)
@@ -100,7 +93,8 @@ func (d *Driver) Rollback(ctx context.Context, ts []sshdrv.Target, progress Prog
 	return rs, joinResults(rs)
 }
 
-// switchTo activates ref on one switch whose state is st. Nothing changes
+// switchTo activates ref on one switch whose state is st; an activation of
+// the image already running healthily is Unchanged. Nothing changes
 // on the switch until ref is verified there (and then nothing is recorded
 // either: the state file keeps the last activation that did something);
 // after that, any failure brings the switch back (failBack).
@@ -112,6 +106,11 @@ func (d *Driver) switchTo(ctx context.Context, t sshdrv.Target, st State, ref, a
 		res.fail(err)
 		res.Rollback = notChanged
 		return res
+	}
+	if action == "activate" && st.Active == ref {
+		if h, err := d.health(ctx, t, m); err == nil && h.Healthy() {
+			return Result{Switch: t.Name, Image: ref, Outcome: Unchanged}
+		}
 	}
 	d.Logger.Info("image: activating", "device", t.Name, "image", ref, "action", action, "active", st.Active)
 	next := State{Active: ref, Previous: st.Active, Last: last}
@@ -206,10 +205,10 @@ func (d *Driver) start(ctx context.Context, t sshdrv.Target, m *Manifest, st Sta
 	if err := d.writeState(ctx, t, st); err != nil {
 		return err
 	}
-	if _, err := d.run(ctx, t, "mkdir -p "+q(d.runDir())); err != nil {
+	if _, err := d.run(ctx, t, "mkdir -p "+sshdrv.Quote(d.runDir())); err != nil {
 		return err
 	}
-	if _, err := d.run(ctx, t, "rm -f "+q(d.logPath())+" "+q(d.pidPath())); err != nil {
+	if _, err := d.run(ctx, t, "rm -f "+sshdrv.Quote(d.logPath())+" "+sshdrv.Quote(d.pidPath())); err != nil {
 		return err
 	}
 	// bf_switchd does not daemonise itself (--background only leaves out
@@ -218,7 +217,7 @@ func (d *Driver) start(ctx context.Context, t sshdrv.Target, m *Manifest, st Sta
 	conf := path.Join(d.imageDir(m.Ref()), InstalledConfFile)
 	cmd := fmt.Sprintf("start-stop-daemon --start --background --make-pidfile --pidfile %s --output %s --exec %s -- "+
 		"--install-dir %s --conf-file %s --init-mode=cold --status-port %d --background",
-		q(d.pidPath()), q(d.logPath()), q(path.Join(d.SDEInstall, "bin", "bf_switchd")), q(d.SDEInstall), q(conf), d.StatusPort)
+		sshdrv.Quote(d.pidPath()), sshdrv.Quote(d.logPath()), sshdrv.Quote(path.Join(d.SDEInstall, "bin", "bf_switchd")), sshdrv.Quote(d.SDEInstall), sshdrv.Quote(conf), d.StatusPort)
 	if _, err := d.run(ctx, t, cmd); err != nil {
 		return err
 	}

@@ -127,14 +127,6 @@ func (d *Driver) runDir() string             { return path.Join(d.Root, "run") }
 func (d *Driver) logPath() string            { return path.Join(d.runDir(), "bf_switchd.log") }
 func (d *Driver) pidPath() string            { return path.Join(d.runDir(), "bf_switchd.pid") }
 
-// q quotes a word for the switch's shell.
-func q(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-@+=:") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // run runs cmd and returns its output; a non-zero exit is an error naming
 // the device, the command and what it answered.
 func (d *Driver) run(ctx context.Context, t sshdrv.Target, cmd string) ([]byte, error) {
@@ -232,7 +224,7 @@ func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf [
 		return "", err
 	}
 	staging := path.Join(path.Dir(dir), "."+m.Version+".partial")
-	if _, err := d.run(ctx, t, "rm -rf "+q(staging)); err != nil {
+	if _, err := d.run(ctx, t, "rm -rf "+sshdrv.Quote(staging)); err != nil {
 		return "", err
 	}
 	defer func() { // a failed push leaves nothing behind, even when the caller gave up
@@ -241,7 +233,7 @@ func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf [
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		if _, rerr := d.run(ctx, t, "rm -rf "+q(staging)); rerr != nil {
+		if _, rerr := d.run(ctx, t, "rm -rf "+sshdrv.Quote(staging)); rerr != nil {
 			err = fmt.Errorf("%w (removing the staging directory %s failed too: %v)", err, staging, rerr)
 		}
 	}()
@@ -263,7 +255,7 @@ func (d *Driver) pushOne(ctx context.Context, t sshdrv.Target, b *Bundle, conf [
 	if err := d.verify(ctx, t, staging, m, conf); err != nil {
 		return "", err
 	}
-	if _, err := d.run(ctx, t, "mv -T "+q(staging)+" "+q(dir)); err != nil {
+	if _, err := d.run(ctx, t, "mv -T "+sshdrv.Quote(staging)+" "+sshdrv.Quote(dir)); err != nil {
 		return "", err
 	}
 	return Pushed, nil
@@ -289,7 +281,7 @@ func (d *Driver) verify(ctx context.Context, t sshdrv.Target, dir string, m *Man
 	sort.Strings(paths)
 	cmd := "sha256sum"
 	for _, p := range paths {
-		cmd += " " + q(p)
+		cmd += " " + sshdrv.Quote(p)
 	}
 	r, err := d.SSH.Exec(ctx, t, cmd)
 	if err != nil {

@@ -63,7 +63,7 @@ func (d *Driver) health(ctx context.Context, t sshdrv.Target, m *Manifest) (Heal
 		return h, err
 	}
 	h.Running = len(pids) > 0
-	r, err := d.SSH.Exec(ctx, t, "cat "+q(d.logPath()))
+	r, err := d.SSH.Exec(ctx, t, "cat "+sshdrv.Quote(d.logPath()))
 	if err != nil {
 		return h, err
 	}
