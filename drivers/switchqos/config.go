@@ -49,9 +49,6 @@ type Removal struct {
 	Pools []string `json:"pools,omitempty"`
 }
 
-// Empty says whether nothing is removed.
-func (r Removal) Empty() bool { return len(r.ECN)+len(r.DSCP)+len(r.Pools) == 0 }
-
 // Within is r restricted to the entries have holds: what a device that
 // refuses to delete what it does not have must be sent.
 func (r Removal) Within(have Config) Removal {

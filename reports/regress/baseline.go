@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/labctl/labctl/reports"
 )
 
 // A promoted baseline is a frozen copy of what a verdict needs from a run
@@ -35,18 +37,12 @@ func Promote(runDir, store, name string) (*Promotion, error) {
 	if !baselineName.MatchString(name) {
 		return nil, fmt.Errorf("baseline name %q: use letters, digits, '.', '_' and '-'", name)
 	}
-	var m struct {
-		RunID   string `json:"run_id"`
-		Outcome string `json:"outcome"`
-	}
-	b, err := os.ReadFile(filepath.Join(runDir, "manifest.json"))
+	run, err := reports.LoadRun(runDir, nil) // reads the manifest; the rest on demand
 	if err != nil {
 		return nil, fmt.Errorf("promote %s: %w", runDir, err)
 	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("promote %s: manifest.json: %w", runDir, err)
-	}
-	if m.Outcome != "ok" {
+	m := run.Manifest
+	if m.Outcome != "ok" { // scenarios.OutcomeOK
 		return nil, fmt.Errorf("promote %s: run outcome is %q; only a complete run can be a baseline", runDir, m.Outcome)
 	}
 	dir := filepath.Join(store, name)
