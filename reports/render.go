@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -204,24 +205,29 @@ func WriteRunReports(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
+	if err := WriteFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s) }); err != nil {
+	if err := WriteFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s) }); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// writeFile writes through a temporary file and renames it, so a crash
-// never leaves a truncated summary that looks complete.
-func writeFile(path string, write func(io.Writer) error) error {
+// WriteFile writes path through a temporary file and renames it, so a
+// crash never leaves a truncated file (a summary, a manifest) that looks
+// complete. write gets a buffered writer.
+func WriteFile(path string, write func(io.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	werr := write(f)
+	bw := bufio.NewWriterSize(f, 64<<10)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -230,7 +236,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("report %s: %w", path, werr)
+		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -9,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -475,34 +475,13 @@ func writeJSON(path string, v any) error {
 
 // writeFile writes b to path through a temporary file.
 func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return reports.WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
-// writeCompactJSON writes v to path without indentation, through a
-// buffer: for documents of thousands of flows.
+// writeCompactJSON writes v to path without indentation, streaming: for
+// documents of thousands of flows.
 func writeCompactJSON(path string, v any) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	err = json.NewEncoder(w).Encode(v)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return reports.WriteFile(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
 }
 
 // labSnapshot is the lab as recorded in the manifest. Labs hold credential

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,7 +113,7 @@ Examples:
 			if res == nil {
 				return err
 			}
-			dir, werr := writeCapacity(c.String("out"), s.Name, res)
+			dir, werr := capacity.Save(c.String("out"), s.Name, res)
 			if werr != nil {
 				return werr
 			}
@@ -150,28 +149,4 @@ func parseLoads(s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// writeCapacity writes the answer and curve beside the runs.
-func writeCapacity(out, name string, res *capacity.Result) (string, error) {
-	dir := filepath.Join(out, fmt.Sprintf("capacity-%s-%s", name, time.Now().UTC().Format("20060102-150405")))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	for file, write := range map[string]func(io.Writer, *capacity.Result) error{
-		"capacity.json": capacity.WriteJSON, "capacity.md": capacity.WriteMarkdown, "capacity.html": capacity.WriteHTML,
-	} {
-		f, err := os.Create(filepath.Join(dir, file))
-		if err != nil {
-			return "", err
-		}
-		if err := write(f, res); err != nil {
-			f.Close()
-			return "", fmt.Errorf("%s: %w", file, err)
-		}
-		if err := f.Close(); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/labctl/labctl/reports"
 )
@@ -96,4 +99,21 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	return page.Execute(w, map[string]any{"SLO": r.SLO.String(), "Answer": answerCap(r), "Method": r.Method,
 		"Plot": plot, "Metric": r.SLO.metric(), "Steps": rows})
+}
+
+// Save writes the answer and its curve (capacity.json, .md, .html) into a
+// new directory capacity-<name>-<UTC time> under out, and returns it.
+func Save(out, name string, r *Result) (string, error) {
+	dir := filepath.Join(out, fmt.Sprintf("capacity-%s-%s", name, time.Now().UTC().Format("20060102-150405")))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for file, write := range map[string]func(io.Writer, *Result) error{
+		"capacity.json": WriteJSON, "capacity.md": WriteMarkdown, "capacity.html": WriteHTML,
+	} {
+		if err := reports.WriteFile(filepath.Join(dir, file), func(w io.Writer) error { return write(w, r) }); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
