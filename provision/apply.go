@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -180,6 +181,10 @@ func Apply(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, in Intent
 		rep.Images = rs
 		if err != nil {
 			errs = append(errs, err)
+		}
+		if reset := SDEReset(lab, rs); len(reset) > 0 && in.Switch == nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("bf_switchd restarted on %s (qos_driver: sde): their SDE QoS tables are back at their defaults; "+
+				"apply a switch profile to set them again", strings.Join(reset, ", ")))
 		}
 	}
 	// An image start may have reset a switch's QoS: read it again then.

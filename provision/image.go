@@ -51,6 +51,19 @@ func imageDrift(ss []tofino.Status, want string) []ImageChange {
 	return out
 }
 
+// SDEReset names the switches whose QoS set through the SDE shell went
+// back to its defaults: those among rs whose bf_switchd restarted (an
+// image start resets the traffic manager and the program's tables).
+func SDEReset(lab *inventory.Lab, rs []tofino.Result) []string {
+	var reset []string
+	for _, r := range rs {
+		if sw, ok := lab.Switch(r.Switch); ok && r.Restarted && driverOf(sw) == DriverSDE {
+			reset = append(reset, r.Switch)
+		}
+	}
+	return reset
+}
+
 // applyImage pushes b to every switch (a switch that has it keeps its
 // copy) and activates it on each switch the push reached. The result per
 // switch is its activation, or its push where that failed. A switch whose

@@ -3,10 +3,13 @@ package provision_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
 )
 
@@ -58,5 +61,31 @@ func TestImagePlanApplyVerify(t *testing.T) {
 	drift := rep.Drift
 	if !errors.Is(err, provision.ErrDrift) || drift.Len() != 1 || drift.Images[0].Switch != "leaf2" || drift.Images[0].From != "lb@1" {
 		t.Fatalf("read-back: %v %+v", err, drift)
+	}
+}
+
+// TestImageApplyNotesSDEReset: an image start resets the QoS an SDE-shell
+// switch was given; an apply with no switch profile to set it again says
+// which switches lost it.
+func TestImageApplyNotesSDEReset(t *testing.T) {
+	inv, pool, _ := emulatedWith(t, "leafspine:1x2:2", func(lab *inventory.Lab) {
+		for i := range lab.Switches {
+			if lab.Switches[i].Name == "leaf1" {
+				lab.Switches[i].QoSDriver = provision.DriverSDE
+			}
+		}
+	}, emulator.Options{}, sshdrv.Config{})
+	rep, err := provision.Apply(context.Background(), pool, inv, provision.Intent{Image: imageBundle(t, "1", "ecmp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note string
+	for _, n := range rep.Notes {
+		if strings.Contains(n, "back at their defaults") {
+			note = n
+		}
+	}
+	if !strings.Contains(note, "bf_switchd restarted on leaf1 ") || strings.Contains(note, "leaf2") {
+		t.Errorf("notes %q: want leaf1 alone named as having lost its SDE QoS", rep.Notes)
 	}
 }

@@ -209,13 +209,7 @@ func validateImage(src string, asJSON bool) error {
 // SDE shell: those whose bf_switchd was restarted. labArg is the lab as the
 // user named it.
 func noteSDEReset(labArg string, lab *inventory.Lab, rs []tofino.Result) {
-	var reset []string
-	for _, r := range rs {
-		if sw, ok := lab.Switch(r.Switch); ok && r.Restarted && sw.QoSDriver == "sde" {
-			reset = append(reset, r.Switch)
-		}
-	}
-	if len(reset) > 0 {
+	if reset := provision.SDEReset(lab, rs); len(reset) > 0 {
 		fmt.Fprintf(os.Stderr, "note: bf_switchd restarted on %s (qos_driver: sde): their SDE QoS tables are back at their defaults; "+
 			"set the switch profile again (labctl provision apply --lab %s --switch-profile F)\n", strings.Join(reset, ", "), labArg)
 	}
