@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/labctl/labctl/collectors"
@@ -21,18 +20,22 @@ type rnicSample struct {
 }
 
 // readRNICs reads the RDMA hw_counters of every RNIC of hosts (one cat per
-// RNIC, hosts in parallel).
+// RNIC, hosts in parallel, samples in host order). A host that cannot be
+// reached gives a failed sample, which becomes a recorded gap.
 func (sess *session) readRNICs(ctx context.Context, hosts []string) []rnicSample {
-	var mu sync.Mutex
 	var out []rnicSample
 	var targets []sshdrv.Target
 	for _, h := range hosts {
-		if t, err := sess.target(h); err == nil {
-			targets = append(targets, t)
+		t, err := sess.target(h)
+		if err != nil {
+			out = append(out, rnicSample{host: h, at: time.Now(), err: err})
+			continue
 		}
+		targets = append(targets, t)
 	}
-	_ = sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
+	per, errs := sshdrv.Each(ctx, sess.ssh, targets, nil, func(ctx context.Context, t sshdrv.Target) ([]rnicSample, error) {
 		h, _ := sess.lab.Host(t.Name)
+		var smps []rnicSample
 		for _, r := range h.RNICs {
 			smp := rnicSample{host: t.Name, dev: r.Device}
 			res, err := sess.ssh.Exec(ctx, t, connectx.HWCountersCommand(r.Device))
@@ -46,12 +49,16 @@ func (sess *session) readRNICs(ctx context.Context, hosts []string) []rnicSample
 			if err != nil {
 				smp.err = fmt.Errorf("host %s: %w", t.Name, err)
 			}
-			mu.Lock()
-			out = append(out, smp)
-			mu.Unlock()
+			smps = append(smps, smp)
 		}
-		return nil
+		return smps, nil
 	})
+	for i, smps := range per {
+		if errs[i] != nil { // not started: ctx ended
+			smps = []rnicSample{{host: targets[i].Name, at: time.Now(), err: errs[i]}}
+		}
+		out = append(out, smps...)
+	}
 	return out
 }
 
