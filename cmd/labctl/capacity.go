@@ -68,8 +68,9 @@ Examples:
 				if opt.Grid, err = parseLoads(g); err != nil {
 					return exitError{2, fmt.Errorf("--grid: %w", err)}
 				}
-			} else if !(opt.Lo > 0 && opt.Hi > opt.Lo && opt.Hi <= 1) {
-				return exitError{2, fmt.Errorf("--lo %g --hi %g: want 0 < lo < hi <= 1", opt.Lo, opt.Hi)}
+			}
+			if err := opt.Validate(); err != nil {
+				return exitError{2, err}
 			}
 			s, err := scenarios.Load(c.Args().First())
 			if err != nil {
@@ -138,12 +139,13 @@ func meetsWord(s capacity.Step) string {
 	return "miss"
 }
 
-// parseLoads reads a comma-separated list of loads in (0, 1].
+// parseLoads reads a comma-separated list of loads (Options.Validate
+// checks their range).
 func parseLoads(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
+		if err != nil {
 			return nil, fmt.Errorf("%q is not a load in (0, 1]", f)
 		}
 		out = append(out, v)

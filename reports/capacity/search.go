@@ -51,6 +51,23 @@ type Options struct {
 	Progress func(s Step, done, planned int)
 }
 
+// Validate checks the loads: a grid's in (0, 1], else for bisection
+// 0 < Lo < Hi <= 1 (a load is a share of the host links' capacity).
+func (o Options) Validate() error {
+	if len(o.Grid) > 0 {
+		for _, l := range o.Grid {
+			if !(l > 0 && l <= 1) {
+				return fmt.Errorf("capacity: grid load %g is not in (0, 1]", l)
+			}
+		}
+		return nil
+	}
+	if !(o.Lo > 0 && o.Hi > o.Lo && o.Hi <= 1) {
+		return fmt.Errorf("capacity: bisection needs 0 < lo < hi <= 1, got lo %g hi %g", o.Lo, o.Hi)
+	}
+	return nil
+}
+
 // Step is one measured load. Value is the SLO metric there, nil (left
 // out of capacity.json) when the run failed or had no such value: a
 // failed step is a miss that keeps its error, never a NaN (which JSON
@@ -96,6 +113,9 @@ type Result struct {
 // measurement counts as a miss (an overloaded run that does not finish
 // does not meet an SLO) and is kept with its error.
 func Search(ctx context.Context, m Measure, slo SLO, opt Options) (*Result, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	res := &Result{SLO: slo}
 	measure := func(load float64, planned int) (Step, error) {
 		if err := ctx.Err(); err != nil {
@@ -130,9 +150,6 @@ func Search(ctx context.Context, m Measure, slo SLO, opt Options) (*Result, erro
 		return res.finish(), nil
 	}
 	res.Method = "bisect"
-	if !(opt.Lo > 0 && opt.Hi > opt.Lo) {
-		return nil, fmt.Errorf("capacity: bisection needs 0 < lo < hi, got lo %g hi %g", opt.Lo, opt.Hi)
-	}
 	tol := opt.Tol
 	if tol <= 0 {
 		tol = 0.02

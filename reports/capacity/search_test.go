@@ -216,3 +216,21 @@ func TestFailedStepsKeepTheAnswerInJSON(t *testing.T) {
 		t.Errorf("markdown %v:\n%s", err, md.String())
 	}
 }
+
+func TestOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		opt Options
+		ok  bool
+	}{
+		{Options{Lo: 0.1, Hi: 0.9}, true},
+		{Options{Lo: 0.5, Hi: 0.2}, false},
+		{Options{Lo: 0.1, Hi: 1.2}, false},
+		{Options{Lo: 0, Hi: 0.5}, false},
+		{Options{Grid: []float64{0.3, 1}}, true},
+		{Options{Grid: []float64{0.3, 1.5}}, false},
+	} {
+		if err := tc.opt.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%+v: %v, want ok=%v", tc.opt, err, tc.ok)
+		}
+	}
+}
