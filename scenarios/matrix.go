@@ -210,7 +210,7 @@ func unknownKeys(n *yaml.Node, t reflect.Type) error {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		f, ok := fieldByYAML(t, n.Content[i].Value)
+		f, ok := yamlpos.Field(t, n.Content[i].Value)
 		if !ok {
 			return fmt.Errorf("line %d: field %s not found in type %s", n.Content[i].Line, n.Content[i].Value, t.Name())
 		}
@@ -435,9 +435,9 @@ func fieldType(t reflect.Type, steps []step) (reflect.Type, error) {
 			}
 			t = t.Elem()
 		case st.key != "" && t.Kind() == reflect.Struct:
-			f, ok := fieldByYAML(t, st.key)
+			f, ok := yamlpos.Field(t, st.key)
 			if !ok {
-				return nil, fmt.Errorf("no field %q at %s (it has %s)", st.key, pathString(steps[:i]), strings.Join(yamlNames(t), ", "))
+				return nil, fmt.Errorf("no field %q at %s (it has %s)", st.key, pathString(steps[:i]), strings.Join(yamlpos.Keys(t), ", "))
 			}
 			t = f.Type
 		default:
@@ -469,7 +469,7 @@ func setPath(v reflect.Value, steps []step, node *yaml.Node) error {
 		}
 		return setPath(v.Elem(), steps, node)
 	case reflect.Struct:
-		f, ok := fieldByYAML(v.Type(), st.key)
+		f, ok := yamlpos.Field(v.Type(), st.key)
 		if !ok {
 			return fmt.Errorf("no field %q", st.key)
 		}
@@ -509,45 +509,6 @@ func typeError(err error) error {
 		return errors.New(msg)
 	}
 	return err
-}
-
-// fieldByYAML finds struct t's field with YAML key name, looking into
-// inline fields (a profile's OrOff entries hold their value inline); the
-// field's Index leads from t.
-func fieldByYAML(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if !f.IsExported() {
-			continue
-		}
-		if n == "" && strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
-			if in, ok := fieldByYAML(f.Type, name); ok {
-				in.Index = append(append([]int(nil), f.Index...), in.Index...)
-				return in, true
-			}
-			continue
-		}
-		if n == name {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func yamlNames(t reflect.Type) []string {
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		n, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		switch {
-		case n == "" && strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct:
-			out = append(out, yamlNames(f.Type)...)
-		case n != "" && n != "-":
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func pathString(steps []step) string {

@@ -80,7 +80,7 @@ func typeProblem(file, msg string, es []entry, root reflect.Type) Problem {
 		line := atoi(m[1])
 		field := byKey(line, m[2])
 		text := "unknown field"
-		if known := yamlFields(typeAt(root, parent(field))); len(known) > 0 {
+		if known := Keys(typeAt(root, parent(field))); len(known) > 0 {
 			text += " (known here: " + strings.Join(known, ", ") + ")"
 		}
 		return Problem{File: file, Line: line, Field: field, Msg: text}
@@ -209,14 +209,15 @@ func splitPath(p string) []string {
 	return out
 }
 
-// field is one YAML key of a struct and the type of its value.
+// field is one YAML key of a struct and its field (whose Index leads
+// from the struct through inline ones).
 type field struct {
 	name string
-	typ  reflect.Type
+	f    reflect.StructField
 }
 
-// fieldsOf lists the YAML keys of struct t, inline structs' included
-// (none if t is not a struct).
+// fieldsOf lists the YAML keys of struct t, inline structs' included, as
+// yaml.v3 names them (none if t is not a struct).
 func fieldsOf(t reflect.Type) []field {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
@@ -228,29 +229,42 @@ func fieldsOf(t reflect.Type) []field {
 		switch {
 		case !f.IsExported() || n == "-":
 		case strings.Contains(opts, "inline"):
-			out = append(out, fieldsOf(f.Type)...)
+			for _, in := range fieldsOf(f.Type) {
+				in.f.Index = append(append([]int(nil), f.Index...), in.f.Index...)
+				out = append(out, in)
+			}
 		case n == "":
-			out = append(out, field{strings.ToLower(f.Name), f.Type})
+			out = append(out, field{strings.ToLower(f.Name), f})
 		default:
-			out = append(out, field{n, f.Type})
+			out = append(out, field{n, f})
 		}
 	}
 	return out
 }
 
+// Field is struct t's field with YAML key name, inline structs' included
+// (a profile's OrOff entries hold their value inline); its Index leads
+// from t.
+func Field(t reflect.Type, name string) (reflect.StructField, bool) {
+	for _, f := range fieldsOf(t) {
+		if f.name == name {
+			return f.f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
 // fieldType is the type of struct t's field with YAML key name, nil if
 // none.
 func fieldType(t reflect.Type, name string) reflect.Type {
-	for _, f := range fieldsOf(t) {
-		if f.name == name {
-			return f.typ
-		}
+	if f, ok := Field(t, name); ok {
+		return f.Type
 	}
 	return nil
 }
 
-// yamlFields lists the YAML keys of struct t.
-func yamlFields(t reflect.Type) []string {
+// Keys lists the YAML keys of struct t.
+func Keys(t reflect.Type) []string {
 	var out []string
 	for _, f := range fieldsOf(t) {
 		out = append(out, f.name)
