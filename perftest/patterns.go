@@ -11,41 +11,32 @@ type Endpoint struct {
 // DefaultBasePort is perftest's default out-of-band port.
 const DefaultBasePort = 18515
 
-// portFor is the out-of-band port of the k-th flow (0-based) a host
-// receives when its ports count from base (0: DefaultBasePort). Ports stay
-// within base..65535: a host that receives more flows than that wraps
-// around to base, and its agent then runs the flows that share a port one
-// after the other (by the time a port comes round again, tens of thousands
-// of flows later, its earlier flow is long done). base must be a
-// non-privileged port, 1024..65535.
-func portFor(base, k int) (int, error) {
-	if base == 0 {
-		base = DefaultBasePort
-	}
-	if base < 1024 || base > 65535 {
-		return 0, fmt.Errorf("base port %d is not in 1024..65535", base)
-	}
-	return base + k%(65536-base), nil
-}
-
-// ports hands out each receiving host's ports in turn (portFor).
+// ports hands out each receiving host's out-of-band ports in turn, from
+// base (0: DefaultBasePort). Ports stay within base..65535: a host that
+// receives more flows than that wraps around to base, and its agent then
+// runs the flows that share a port one after the other (by the time a port
+// comes round again, tens of thousands of flows later, its earlier flow is
+// long done). base must be a non-privileged port, 1024..65535.
 type ports struct {
 	base int
 	next map[string]int
 }
 
 func newPorts(base int) (*ports, error) {
-	if _, err := portFor(base, 0); err != nil {
-		return nil, err
+	if base == 0 {
+		base = DefaultBasePort
+	}
+	if base < 1024 || base > 65535 {
+		return nil, fmt.Errorf("base port %d is not in 1024..65535", base)
 	}
 	return &ports{base: base, next: map[string]int{}}, nil
 }
 
 // of is the next port of host dst.
 func (p *ports) of(dst string) int {
-	port, _ := portFor(p.base, p.next[dst]) // base checked by newPorts
+	k := p.next[dst]
 	p.next[dst]++
-	return port
+	return p.base + k%(65536-p.base)
 }
 
 func flow(id int, src, dst Endpoint, tool string, bytes, msg int64, qps, port int, group string, step int) Flow {

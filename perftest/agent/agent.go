@@ -242,23 +242,23 @@ func lookTools(o Options, s *perftest.Schedule) error {
 			continue
 		}
 		seen[f.Tool] = true
-		bin := f.Tool
-		if p, ok := o.Bin[bin]; ok {
-			bin = p
-		}
-		if _, err := exec.LookPath(bin); err != nil {
+		if _, err := exec.LookPath(o.binary(f.Tool)); err != nil {
 			return fmt.Errorf("host %s: %w", o.Self, err)
 		}
 	}
 	return nil
 }
 
-func command(o Options, argv []string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	bin := argv[0]
-	if p, ok := o.Bin[bin]; ok {
-		bin = p
+// binary is the program that runs tool: Bin's, else the tool on PATH.
+func (o Options) binary(tool string) string {
+	if p, ok := o.Bin[tool]; ok {
+		return p
 	}
-	cmd := exec.Command(bin, argv[1:]...)
+	return tool
+}
+
+func command(o Options, argv []string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(o.binary(argv[0]), argv[1:]...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	return cmd, &stdout, &stderr
