@@ -319,7 +319,7 @@ func trafficEntry(steps []step) int {
 // matrix that caused it.
 func (s *Scenario) placeInMatrix(p yamlpos.Problem, idx []int) yamlpos.Problem {
 	for i, w := range s.Matrix {
-		if p.Field == w.Path || strings.HasPrefix(p.Field, w.Path+".") || strings.HasPrefix(p.Field, w.Path+"[") {
+		if within(p.Field, w.Path) {
 			node := &w.Values[idx[i]]
 			p.Line = node.Line
 			val := node.Value
@@ -532,9 +532,14 @@ func pathString(steps []step) string {
 // Sweeps says whether the matrix sets the field at path (or inside it).
 func (s *Scenario) Sweeps(path string) bool {
 	for _, w := range s.Matrix {
-		if w.Path == path || strings.HasPrefix(w.Path, path+".") || strings.HasPrefix(w.Path, path+"[") {
+		if within(w.Path, path) {
 			return true
 		}
 	}
 	return false
+}
+
+// within says whether field path p is path or lies inside it.
+func within(p, path string) bool {
+	return p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[")
 }

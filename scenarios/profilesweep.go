@@ -178,8 +178,7 @@ func (s *Scenario) atSweepValues(err error, sweeps []int, inners [][]step, idx [
 		n := 0
 		for k, inner := range inners {
 			sp := pathString(inner)
-			if f.Field == sp || strings.HasPrefix(f.Field, sp+".") || strings.HasPrefix(f.Field, sp+"[") ||
-				strings.HasPrefix(sp, f.Field+".") || strings.HasPrefix(sp, f.Field+"[") {
+			if within(f.Field, sp) || within(sp, f.Field) {
 				n = k
 				break
 			}
