@@ -78,25 +78,37 @@ func MakePlan(s *Scenario, lab *inventory.Lab) (*Plan, error) {
 // planVariant plans one variant: for each repetition, each traffic entry.
 func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 	s := v.Scenario
-	reps := max(s.Repetitions, 1)
 	racks := rackMap(lab)
+	out := variantPoints(v, index, lab.Name)
+	for k := range out {
+		pt := &out[k]
+		t := s.Traffic[pt.Traffic]
+		pc := &planCtx{s: s, lab: lab, racks: racks, name: pt.Name, seed: seedFor(t, pt.Traffic, pt.Repetition)}
+		p, ok := patternByName(t.Pattern)
+		if !ok {
+			return nil, fmt.Errorf("point %s: unknown pattern %q", pt.Name, t.Pattern)
+		}
+		if err := p.plan(pc, t, pt); err != nil {
+			return nil, fmt.Errorf("point %s: %w", pt.Name, err)
+		}
+		pt.FlowCount, pt.Schedule = len(pt.Flows), path.Join("raw", safeName(pt.Name), "schedule.json")
+	}
+	return out, nil
+}
+
+// variantPoints are a variant's points, repetitions times its entries,
+// with what names them (name, lab, indexes, parameters) and no traffic.
+func variantPoints(v Variant, index int, lab string) []Point {
+	reps := max(v.Scenario.Repetitions, 1)
 	var out []Point
 	for r := 0; r < reps; r++ {
 		for _, e := range v.Entries {
-			i, t := e.Index, s.Traffic[e.Index]
-			name := pointName(e, t, r, reps)
-			pc := &planCtx{s: s, lab: lab, racks: racks, name: name, seed: seedFor(t, i, r)}
-			pt, err := pc.point(t)
-			if err != nil {
-				return nil, fmt.Errorf("point %s: %w", name, err)
-			}
-			pt.Lab, pt.Variant, pt.Traffic, pt.Repetition = lab.Name, index, i, r
-			pt.FlowCount, pt.Schedule = len(pt.Flows), path.Join("raw", safeName(name), "schedule.json")
-			pt.Params = pointParams(v, e, pc.seed, r, reps)
-			out = append(out, *pt)
+			t := v.Scenario.Traffic[e.Index]
+			out = append(out, Point{Name: pointName(e, t, r, reps), Pattern: t.Pattern, Lab: lab, Variant: index,
+				Traffic: e.Index, Repetition: r, Params: pointParams(v, e, seedFor(t, e.Index, r), r, reps)})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // pointName is the traffic entry's name, then the label of the sweeps
@@ -164,18 +176,6 @@ type planCtx struct {
 	racks map[string]string // host -> rack
 	name  string
 	seed  int64
-}
-
-func (pc *planCtx) point(t Traffic) (*Point, error) {
-	p, ok := patternByName(t.Pattern)
-	if !ok {
-		return nil, fmt.Errorf("unknown pattern %q", t.Pattern)
-	}
-	pt := &Point{Name: pc.name, Pattern: t.Pattern}
-	if err := p.plan(pc, t, pt); err != nil {
-		return nil, err
-	}
-	return pt, nil
 }
 
 // common are the perftest settings every pattern shares, with defaults.

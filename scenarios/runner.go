@@ -300,14 +300,8 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 // (on lab, by name: the variant's lab, or what it asked for when that
 // could not be opened).
 func (st *runState) failVariant(v Variant, vi int, lab, stage string, err error) {
-	reps := max(v.Scenario.Repetitions, 1)
-	for r := 0; r < reps; r++ {
-		for _, e := range v.Entries {
-			t := v.Scenario.Traffic[e.Index]
-			pt := &Point{Name: pointName(e, t, r, reps), Pattern: t.Pattern, Lab: lab, Variant: vi,
-				Traffic: e.Index, Repetition: r, Params: pointParams(v, e, seedFor(t, e.Index, r), r, reps)}
-			st.failPoint(pt, stage, err)
-		}
+	for _, pt := range variantPoints(v, vi, lab) {
+		st.failPoint(&pt, stage, err)
 	}
 }
 
