@@ -56,13 +56,15 @@ func (c Config) Check(bufferBytes int64) []Problem {
 	if bufferBytes > 0 && total > bufferBytes {
 		add("buffer_pools", "pools of %d bytes do not fit the switch's %d-byte buffer", total, bufferBytes)
 	}
-	queue := func(f string, q int) bool {
-		if q < 0 || q > 7 {
-			add(f, "queue %d is not a queue (0..7)", q)
+	// in says whether v is in lo..hi, and adds the problem if not.
+	in := func(f string, v, lo, hi int, what string) bool {
+		if v < lo || v > hi {
+			add(f, what, v)
 			return false
 		}
 		return true
 	}
+	queue := func(f string, q int) bool { return in(f, q, 0, 7, "queue %d is not a queue (0..7)") }
 	for _, q := range slices.Sorted(maps.Keys(c.ECN)) {
 		e := c.ECN[q]
 		f := fmt.Sprintf("ecn.%d", q)
@@ -82,13 +84,7 @@ func (c Config) Check(bufferBytes int64) []Problem {
 			add(f+".pmax_percent", "%d is not a percentage (0..100)", e.PmaxPercent)
 		}
 	}
-	dscp := func(f string, d int) bool {
-		if d < 0 || d > 63 {
-			add(f, "%d is not a DSCP (0..63)", d)
-			return false
-		}
-		return true
-	}
+	dscp := func(f string, d int) bool { return in(f, d, 0, 63, "%d is not a DSCP (0..63)") }
 	for _, d := range slices.Sorted(maps.Keys(c.DSCP)) {
 		tc := c.DSCP[d]
 		if f := fmt.Sprintf("dscp_to_tc.%d", d); dscp(f, d) && (tc < 0 || tc > 7) {
