@@ -201,7 +201,8 @@ func gapPoint(o GNMIOptions, device, target, reason string, since, until int64, 
 }
 
 // Decode maps one notification to points of the schema; unknown paths
-// yield nothing.
+// yield nothing. A notification holding the IdleLeaf update gives points
+// tagged idle.
 func Decode(n *pb.Notification, device, lab, run string) []Point {
 	elems := n.GetPrefix().GetElem()
 	ts := time.Unix(0, n.GetTimestamp())
@@ -233,7 +234,12 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 		if len(el) == 0 {
 			continue
 		}
-		name, ok := rename[el[len(el)-1].GetName()]
+		leaf := el[len(el)-1].GetName()
+		if leaf == IdleLeaf && u.GetVal().GetBoolVal() {
+			tags[TagIdle] = IdleValue
+			continue
+		}
+		name, ok := rename[leaf]
 		if !ok {
 			continue
 		}

@@ -13,13 +13,16 @@ import (
 
 // publisher is what the twin needs of a switch's telemetry endpoint.
 type publisher interface {
-	Publish(ts time.Time, ports map[string]*fabric.PortCounters)
+	Publish(ts time.Time, ports map[string]*fabric.PortCounters)     // traffic
+	PublishIdle(ts time.Time, ports map[string]*fabric.PortCounters) // no traffic
 	SampleInterval() time.Duration
+	Coalesced() uint64 // samples lost to coalescing, in all
 }
 
 // Twin runs schedules on a fabric engine, one at a time, and keeps the
 // telemetry clock: samples are stamped epoch+sim time while a schedule runs
-// and wall time while idle, and never go backwards.
+// (twinsample.go) and wall time while idle, never go backwards, and are
+// marked idle when taken while no schedule runs.
 type Twin struct {
 	engine fabric.Engine
 	// transport: the engine keeps the RNIC transport counters
@@ -135,9 +138,8 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 	if !base.After(t.lastTs) {
 		base = t.lastTs.Add(time.Microsecond)
 	}
-	opt := fabric.RunOptions{SampleEvery: int64(t.sampleInterval())}
-	opt.OnSample = func(now int64, c *fabric.Counters) { t.publishLocked(base.Add(time.Duration(now)), c) }
-	results, err := t.engine.Run(ctx, flows, opt)
+	smp := t.startSampling(s.ID, base)
+	results, err := t.engine.Run(ctx, flows, fabric.RunOptions{SampleEvery: smp.every, OnSample: smp.sample})
 	if err != nil {
 		if ctx.Err() != nil {
 			t.log.Warn("simulation cut short: every agent waiting for it has gone", "schedule", s.ID)
@@ -152,7 +154,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 		out[r.ID] = r
 		end = max(end, r.End)
 	}
-	t.publishLocked(base.Add(time.Duration(end)+time.Nanosecond), t.engine.Counters())
+	smp.finish(end)
 	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end)
 	return base, out, nil
 }
@@ -205,7 +207,7 @@ func (t *Twin) sampleInterval() time.Duration {
 	return d
 }
 
-func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters) {
+func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 	if !ts.After(t.lastTs) {
 		ts = t.lastTs.Add(time.Nanosecond)
 	}
@@ -221,20 +223,28 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters) {
 		per[k.Device][k.Port] = v
 	}
 	for name, p := range t.switches {
-		p.Publish(ts, per[name])
+		if idle {
+			p.PublishIdle(ts, per[name])
+		} else {
+			p.Publish(ts, per[name])
+		}
 	}
 }
 
+// idleEvery is how often the twin samples while no schedule runs.
+const idleEvery = time.Second
+
 // idle publishes the current counters on wall time while no schedule runs,
-// so collectors see a baseline and later samples; nothing changes between
-// schedules, so it ticks no faster than every 250ms.
+// marked idle, so collectors see the devices alive; nothing changes
+// between schedules, so it ticks only every idleEvery: a point's own
+// samples (twinsample.go) carry its traffic.
 func (t *Twin) idle(ctx context.Context) {
-	tick := time.NewTicker(250 * time.Millisecond)
+	tick := time.NewTicker(idleEvery)
 	defer tick.Stop()
 	for {
 		t.mu.Lock()
 		if now := time.Now(); now.After(t.lastTs) {
-			t.publishLocked(now, t.engine.Counters())
+			t.publishLocked(now, t.engine.Counters(), true)
 		}
 		t.mu.Unlock()
 		select {

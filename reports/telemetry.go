@@ -260,6 +260,12 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 	}
 	keys := make([][]ckey, len(tiers))
 	err := src(func(p collectors.Point) error {
+		// An idle sample (an emulated lab's twin between points) is no
+		// traffic's: a point's figures, baselines included, come from the
+		// samples of its own simulated traffic.
+		if p.Idle() {
+			return nil
+		}
 		ts := p.Time.UnixNano()
 		for j := range keys {
 			keys[j] = nil

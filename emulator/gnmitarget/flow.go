@@ -175,5 +175,17 @@ func (s flowStream) Send(r *pb.SubscribeResponse) error {
 		return err
 	}
 	s.flow.sent(r)
+	var dups uint64
+	for _, u := range r.GetUpdate().GetUpdate() {
+		dups += uint64(u.GetDuplicates())
+	}
+	if dups > 0 {
+		s.flow.t.coalesced.Add(dups)
+	}
 	return nil
 }
+
+// Coalesced is how many samples the target has coalesced away for its
+// STREAM subscribers, in all: each such loss also reaches the subscriber
+// as Update.Duplicates (the collector records a collector_gap for it).
+func (t *Target) Coalesced() uint64 { return t.coalesced.Load() }

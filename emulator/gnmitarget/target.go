@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openconfig/gnmi/cache"
@@ -17,6 +18,7 @@ import (
 	"github.com/openconfig/gnmi/subscribe"
 	"google.golang.org/grpc"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator/fabric"
 )
 
@@ -44,6 +46,8 @@ type Target struct {
 	flows   map[*flow]bool
 	drained chan struct{}
 	maxWait time.Duration
+	// coalesced counts samples lost to coalescing (Coalesced).
+	coalesced atomic.Uint64
 }
 
 // New makes the target of switch name.
@@ -167,10 +171,22 @@ func (t *Target) SampleInterval() time.Duration {
 	return d
 }
 
-// Publish writes one snapshot of the switch's ports, stamped ts, once the
-// STREAM subscribers have sent the previous ones (flow.go), so no sample
-// is coalesced away while they keep up.
+// Publish writes one snapshot of the switch's ports taken while traffic is
+// simulated, stamped ts, once the STREAM subscribers have sent the
+// previous ones (flow.go), so no sample is coalesced away while they keep
+// up.
 func (t *Target) Publish(ts time.Time, ports map[string]*fabric.PortCounters) {
+	t.publish(ts, ports, false)
+}
+
+// PublishIdle is Publish of a snapshot taken while no traffic runs: every
+// notification carries the collectors.IdleLeaf mark, and collectors tag
+// its points idle.
+func (t *Target) PublishIdle(ts time.Time, ports map[string]*fabric.PortCounters) {
+	t.publish(ts, ports, true)
+}
+
+func (t *Target) publish(ts time.Time, ports map[string]*fabric.PortCounters, idle bool) {
 	t.waitDrained()
 	names := make([]string, 0, len(ports))
 	for p := range ports {
@@ -179,11 +195,22 @@ func (t *Target) Publish(ts time.Time, ports map[string]*fabric.PortCounters) {
 	sort.Strings(names)
 	for _, p := range names {
 		for _, n := range notifications(t.name, ts.UnixNano(), p, ports[p]) {
+			if idle {
+				n.Update = append(n.Update, idleMark())
+			}
+			// A rejected update (stale: the twin's clock went back) is a
+			// lost sample: say so.
 			if err := t.cache.GnmiUpdate(n); err != nil {
-				t.log.Debug("gnmi cache update", "device", t.name, "port", p, "err", err)
+				t.log.Warn("gnmi cache update rejected; sample lost", "device", t.name, "port", p, "err", err)
 			}
 		}
 	}
+}
+
+// idleMark is the update that marks an idle notification.
+func idleMark() *pb.Update {
+	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: collectors.IdleLeaf}}},
+		Val: &pb.TypedValue{Value: &pb.TypedValue_BoolVal{BoolVal: true}}}
 }
 
 func elem(name string, keys ...string) *pb.PathElem {
