@@ -119,6 +119,22 @@ func TestCollectDecodesStreamsAndRecordsGaps(t *testing.T) {
 		t.Errorf("queue depth from COUNTERS_DB: %+v", q)
 	}
 
+	// An idle snapshot: every point decoded from it, in all four tables,
+	// is tagged idle; none before it is.
+	idleAt := t0.Add(200 * time.Microsecond)
+	tgt.PublishIdle(idleAt, counters(500000, 7, 0))
+	atIdle := func(p collectors.Point) bool { return port(p) && p.Time.Equal(idleAt) }
+	waitFor(t, "the idle snapshot", func() bool {
+		return len(sink.find("port", atIdle))+len(sink.find("queue", atIdle)) == 4
+	})
+	for _, meas := range []string{"port", "queue"} {
+		for _, p := range sink.find(meas, port) {
+			if p.Idle() != p.Time.Equal(idleAt) || (p.Idle() && p.Tags[collectors.TagIdle] != "true") {
+				t.Errorf("%s at %v: tags %v", meas, p.Time, p.Tags)
+			}
+		}
+	}
+
 	// The switch restarts: the collector records a gap and comes back.
 	tgt.Close()
 	tgt2, _ := serve(t, addr)

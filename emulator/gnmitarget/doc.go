@@ -3,10 +3,15 @@
 // counter snapshots into it; subscribers get them as OpenConfig interface
 // and queue counters (target = switch name) and, for what OpenConfig does
 // not model (PFC per priority, current queue occupancy), SONiC-style
-// COUNTERS_DB paths (target "COUNTERS_DB"). Publishing waits until the
-// STREAM subscribers have sent the previous snapshot (flow.go), so the
-// twin, which simulates faster than wall time, does not outrun them and
-// have samples coalesced away.
+// COUNTERS_DB paths (target "COUNTERS_DB"). A snapshot the twin took while
+// no traffic ran (PublishIdle) carries one more update in every
+// notification, collectors.IdleLeaf, which collectors turn into the idle
+// tag. Publishing waits until the STREAM subscribers have sent the
+// previous snapshot (flow.go), so the twin, which simulates faster than
+// wall time, does not outrun them and have samples coalesced away; what is
+// coalesced all the same is counted (Coalesced) and reaches the
+// subscriber as Update.Duplicates.
 //
-// It may import emulator/fabric types; nothing outside emulator/ imports it.
+// It may import emulator/fabric types and the collectors' schema names;
+// nothing outside emulator/ imports it.
 package gnmitarget

@@ -2,6 +2,7 @@ package gnmitarget
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator/fabric"
 )
 
@@ -31,20 +33,16 @@ func serve(t *testing.T) (*Target, pb.GNMIClient) {
 	return tgt, pb.NewGNMIClient(conn)
 }
 
-func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
-	tgt, c := serve(t)
-	pc := &fabric.PortCounters{TxBytes: 4096, RxBytes: 8192}
-	pc.PFCRx[3] = 5
-	pc.PauseRxNs[3] = 7_900 // reported in whole microseconds
-	ts := time.Unix(1700000000, 42)
-	tgt.Publish(ts, map[string]*fabric.PortCounters{"1/0": pc})
+// once is what a ONCE subscription to path of target gets before its
+// sync response.
+func once(t *testing.T, c pb.GNMIClient, target string, path *pb.Path) []*pb.Notification {
+	t.Helper()
 	sc, err := c.Subscribe(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Send(&pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
-		Prefix: &pb.Path{Target: CountersDB}, Mode: pb.SubscriptionList_ONCE,
-		Subscription: []*pb.Subscription{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "*"}}}}}}}})
+		Prefix: &pb.Path{Target: target}, Mode: pb.SubscriptionList_ONCE, Subscription: []*pb.Subscription{{Path: path}}}}})
 	var all []*pb.Notification
 	for {
 		r, err := sc.Recv()
@@ -52,10 +50,20 @@ func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.GetSyncResponse() {
-			break
+			return all
 		}
 		all = append(all, r.GetUpdate())
 	}
+}
+
+func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
+	tgt, c := serve(t)
+	pc := &fabric.PortCounters{TxBytes: 4096, RxBytes: 8192}
+	pc.PFCRx[3] = 5
+	pc.PauseRxNs[3] = 7_900 // reported in whole microseconds
+	ts := time.Unix(1700000000, 42)
+	tgt.Publish(ts, map[string]*fabric.PortCounters{"1/0": pc})
+	all := once(t, c, CountersDB, &pb.Path{Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "*"}}})
 	found, duration := false, false
 	for _, n := range all {
 		if n.GetTimestamp() != ts.UnixNano() {
@@ -102,13 +110,11 @@ func TestSampleIntervalFollowsSubscriptions(t *testing.T) {
 	}
 }
 
-// The twin publishes snapshots much faster than wall-clock sampling
-// would. A subscriber that reads slowly must still get every one of them
-// (the target waits for it) rather than the newest with Duplicates set.
-func TestPublishWaitsForSlowSubscribers(t *testing.T) {
-	tgt, c := serve(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// streamCountersDB subscribes to the COUNTERS_DB tables as the collector
+// does (STREAM, SAMPLE every 100us) and reads the sync response of the
+// empty cache.
+func streamCountersDB(ctx context.Context, t *testing.T, c pb.GNMIClient) pb.GNMI_SubscribeClient {
+	t.Helper()
 	sc, err := c.Subscribe(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +126,17 @@ func TestPublishWaitsForSlowSubscribers(t *testing.T) {
 	if r, err := sc.Recv(); err != nil || !r.GetSyncResponse() {
 		t.Fatalf("want the sync response of an empty cache first: %v %v", r, err)
 	}
+	return sc
+}
+
+// The twin publishes snapshots much faster than wall-clock sampling
+// would. A subscriber that reads slowly must still get every one of them
+// (the target waits for it) rather than the newest with Duplicates set.
+func TestPublishWaitsForSlowSubscribers(t *testing.T) {
+	tgt, c := serve(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc := streamCountersDB(ctx, t, c)
 	const n = 200
 	t0 := time.Unix(1700000000, 0)
 	go func() {
@@ -181,5 +198,77 @@ func TestStuckSubscriberIsLeftBehind(t *testing.T) {
 	tgt.flowMu.Unlock()
 	if !lagging || pending == 0 {
 		t.Errorf("lagging %v with %d pending", lagging, pending)
+	}
+}
+
+// An idle snapshot's notifications carry the idle mark; a traffic
+// snapshot's do not.
+func TestIdleSnapshotsAreMarked(t *testing.T) {
+	tgt, c := serve(t)
+	t0 := time.Unix(1700000000, 0)
+	tgt.PublishIdle(t0, map[string]*fabric.PortCounters{"1/0": {}})
+	tgt.Publish(t0.Add(time.Millisecond), map[string]*fabric.PortCounters{"2/0": {}})
+	marked := map[string]bool{}
+	for _, n := range once(t, c, "leaf1", &pb.Path{Elem: []*pb.PathElem{{Name: "interfaces"}}}) {
+		port := n.GetPrefix().GetElem()[1].GetKey()["name"]
+		for _, u := range n.GetUpdate() {
+			if u.GetPath().GetElem()[0].GetName() == collectors.IdleLeaf && u.GetVal().GetBoolVal() {
+				marked[port] = true
+			}
+		}
+		if _, ok := marked[port]; !ok {
+			marked[port] = false
+		}
+	}
+	if len(marked) != 2 || !marked["1/0"] || marked["2/0"] {
+		t.Errorf("idle marks by port %v, want 1/0 (idle) only", marked)
+	}
+}
+
+// A subscriber that stops reading is left behind (maxWait) and the
+// subscribe server coalesces its samples: the target counts every
+// coalesced sample, and the subscriber is told of the same number through
+// Update.Duplicates once it reads again.
+func TestCoalescingIsCounted(t *testing.T) {
+	tgt, c := serve(t)
+	tgt.maxWait = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc := streamCountersDB(ctx, t, c)
+	// Enough ports that a few snapshots fill gRPC's windows while the
+	// subscriber does not read.
+	ports := map[string]*fabric.PortCounters{}
+	for i := 0; i < 256; i++ {
+		ports[fmt.Sprintf("%d/0", i)] = &fabric.PortCounters{}
+	}
+	const n = 40
+	t0 := time.Unix(1700000000, 0)
+	for i := 1; i <= n; i++ {
+		tgt.Publish(t0.Add(time.Duration(i)*100*time.Microsecond), ports)
+	}
+	last := t0.Add(n * 100 * time.Microsecond).UnixNano()
+	var dups uint64
+	final := 0 // tables whose last sample arrived: per port, the port's and queue 3's
+	for final < 2*len(ports) {
+		r, err := sc.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range r.GetUpdate().GetUpdate() {
+			dups += uint64(u.GetDuplicates())
+		}
+		if r.GetUpdate().GetTimestamp() == last {
+			final++
+		}
+	}
+	if dups == 0 {
+		t.Fatal("nothing was coalesced: the test did not hold the subscriber back")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for tgt.Coalesced() != dups && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := tgt.Coalesced(); got != dups {
+		t.Errorf("target counted %d coalesced samples, the subscriber was told of %d", got, dups)
 	}
 }
