@@ -37,6 +37,9 @@ type Twin struct {
 
 	mu     sync.Mutex // serialises simulations and publishing
 	lastTs time.Time
+	// idleDone: no schedule ran since the last idle sample, whose
+	// counters are therefore still current (idle).
+	idleDone bool
 
 	runsMu sync.Mutex
 	runs   map[string]*scheduleRun // by schedule ID
@@ -231,20 +234,23 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 	}
 }
 
-// idleEvery is how often the twin samples while no schedule runs.
+// idleEvery is how often the twin looks whether to take an idle sample.
 const idleEvery = time.Second
 
-// idle publishes the current counters on wall time while no schedule runs,
-// marked idle, so collectors see the devices alive; nothing changes
-// between schedules, so it ticks only every idleEvery: a point's own
-// samples (twinsample.go) carry its traffic.
+// idle publishes the counters on wall time, marked idle, when the lab has
+// started and after each schedule, at most once every idleEvery: the
+// devices' values at a recent wall time, and the subscribers' baseline.
+// Counters change only while a schedule runs, and a point's own samples
+// (twinsample.go) carry its traffic, so an idle sample between schedules
+// would repeat the last one.
 func (t *Twin) idle(ctx context.Context) {
 	tick := time.NewTicker(idleEvery)
 	defer tick.Stop()
 	for {
 		t.mu.Lock()
-		if now := time.Now(); now.After(t.lastTs) {
+		if now := time.Now(); !t.idleDone && now.After(t.lastTs) {
 			t.publishLocked(now, t.engine.Counters(), true)
+			t.idleDone = true
 		}
 		t.mu.Unlock()
 		select {

@@ -27,6 +27,7 @@ type simSampler struct {
 
 func (t *Twin) startSampling(id string, base time.Time) *simSampler {
 	s := &simSampler{t: t, id: id, base: base, every: int64(t.sampleInterval()), last: -1, coalesced: t.coalesced()}
+	t.idleDone = false // the counters are about to change
 	s.sample(0, t.engine.Counters())
 	return s
 }
