@@ -18,7 +18,7 @@ type simSampler struct {
 	t     *Twin
 	id    string // the schedule's
 	base  time.Time
-	every int64 // ns of sim time between samples; 0: the first and the last only
+	every int64 // ns of sim time between samples; 0: none between the first and the last
 	// last is the sim time of the newest sample published, -1 before any.
 	last int64
 	// coalesced is the targets' count when the schedule began.
@@ -51,7 +51,8 @@ func (s *simSampler) sample(now int64, c *fabric.Counters) {
 
 // finish makes sure a sample stands at or after end, the last flow's end
 // (the flow engine ends a flow a propagation delay after its last event),
-// and reports samples the targets coalesced during the schedule.
+// and reports samples the targets coalesced since the schedule began (as
+// far as their subscribers have sent them).
 func (s *simSampler) finish(end int64) {
 	if s.last < end {
 		s.sample(end, s.t.engine.Counters())
