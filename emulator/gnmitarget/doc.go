@@ -8,5 +8,7 @@
 // twin, which simulates faster than wall time, does not outrun them and
 // have samples coalesced away.
 //
-// It may import emulator/fabric types; nothing outside emulator/ imports it.
+// Nothing outside emulator/ imports it.
+//
+// Imports within labctl: only emulator/fabric.
 package gnmitarget
