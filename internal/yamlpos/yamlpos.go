@@ -1,8 +1,3 @@
-// Package yamlpos maps field paths of a YAML document ("traffic[1].bytes")
-// to the line they are written on, so that semantic validation can report
-// file:line: field errors the way yaml.v3 reports syntax errors.
-//
-// It imports nothing of labctl.
 package yamlpos
 
 import (
