@@ -65,6 +65,16 @@ func (ix *Index) walk(path string, n *yaml.Node) {
 	}
 }
 
+// Has reports whether the document writes path itself (a key, even one
+// whose value is the zero that leaving it out would also give).
+func (ix *Index) Has(path string) bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := ix.lines[path]
+	return ok
+}
+
 // Line returns the line of path, or of its nearest indexed parent, or 0.
 func (ix *Index) Line(path string) int {
 	if ix == nil {
