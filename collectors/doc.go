@@ -7,5 +7,5 @@
 // target coalesced (Update.Duplicates), leave a gap point; a failed write
 // leaves its points in a spool file and an error.
 //
-// It must not import the emulator.
+// Must not import: emulator.
 package collectors

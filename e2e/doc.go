@@ -3,4 +3,6 @@
 // to a real influxd, and the reports checked against physics.
 //
 // It has no non-test code; only its tests import the emulator.
+//
+// Imports within labctl: none.
 package e2e

@@ -72,12 +72,12 @@ func TestMatrixFailedVariantsAreRecorded(t *testing.T) {
 	os.WriteFile(sc, []byte(`name: failing-matrix
 lab: leafspine:1x2:3@100
 traffic:
-  - {name: inc, pattern: incast, senders: 2, receiver: h1, bytes: 256KiB}
+  - {name: w, pattern: workload, cdf: websearch, load: 0.3, duration: 200us}
 matrix:
   - path: provision.switch_profile
     values: [ok.yaml, broken.yaml]
-  - path: traffic[0].senders
-    values: [2, 40]
+  - path: traffic[0].duration   # a 1ns window holds no flow: it fails at planning
+    values: [200us, 1ns]
 `), 0o644)
 	s, err := scenarios.Load(sc)
 	if err != nil {
@@ -97,10 +97,10 @@ matrix:
 		t.Errorf("manifest: outcome %q stage %q error %q", m.Outcome, m.Stage, m.Error)
 	}
 	want := []struct{ name, status, err string }{
-		{"inc/switch_profile=ok/senders=2", "ok", ""},
-		{"inc/switch_profile=ok/senders=40", "failed", "plan:switch_profile=ok/senders=40: point inc/switch_profile=ok/senders=40: incast wants 40 senders"},
-		{"inc/switch_profile=broken/senders=2", "failed", "provision:switch_profile=broken/senders=2: " + filepath.Join(dir, "broken.yaml") + ":1: pfc_priorities[0]: 9 is not a priority"},
-		{"inc/switch_profile=broken/senders=40", "failed", "incast wants 40 senders"},
+		{"w/switch_profile=ok/duration=200us", "ok", ""},
+		{"w/switch_profile=ok/duration=1ns", "failed", "plan:switch_profile=ok/duration=1ns: point w/switch_profile=ok/duration=1ns: workload: none of 10000 draws of a 1ns window"},
+		{"w/switch_profile=broken/duration=200us", "failed", "provision:switch_profile=broken/duration=200us: " + filepath.Join(dir, "broken.yaml") + ":1: pfc_priorities[0]: 9 is not a priority"},
+		{"w/switch_profile=broken/duration=1ns", "failed", "none of 10000 draws of a 1ns window"},
 	}
 	if len(m.Points) != len(want) {
 		t.Fatalf("%d points in the manifest, want %d", len(m.Points), len(want))
@@ -110,11 +110,11 @@ matrix:
 		if p.Name != w.name || p.Status != w.status || !strings.Contains(p.Error, w.err) || (w.err == "") != (p.Error == "") {
 			t.Errorf("point %d: %q %q %q\n want %q %q %q", i, p.Name, p.Status, p.Error, w.name, w.status, w.err)
 		}
-		if p.Params["senders"] == nil || p.Params["switch_profile"] == nil || p.Lab != "leafspine:1x2:3@100" {
+		if p.Params["duration"] == nil || p.Params["switch_profile"] == nil || p.Lab != "leafspine:1x2:3@100" {
 			t.Errorf("point %s: params %v lab %q", p.Name, p.Params, p.Lab)
 		}
 	}
-	if m.Points[0].Flows != 2 || m.Points[0].EndNs == 0 {
+	if m.Points[0].Flows == 0 || m.Points[0].EndNs == 0 {
 		t.Errorf("the good point did not run: %+v", m.Points[0])
 	}
 	var rows []reports.FlowRow
@@ -128,10 +128,10 @@ matrix:
 			t.Errorf("flows.csv has a flow of %s, which sent nothing", r.Point)
 		}
 	}
-	if len(rows) != 2 || out.Summary == nil || out.Report == "" {
+	if len(rows) != m.Points[0].Flows || out.Summary == nil || out.Report == "" {
 		t.Errorf("%d flows, summary %v, report %q", len(rows), out.Summary != nil, out.Report)
 	}
-	for _, d := range []string{"switch_profile=ok_senders=2", "switch_profile=broken_senders=2"} {
+	for _, d := range []string{"switch_profile=ok_duration=200us", "switch_profile=broken_duration=200us"} {
 		if _, err := os.Stat(filepath.Join(out.Dir, "provision", d)); err != nil {
 			t.Errorf("no provision record of variant %s", d)
 		}
@@ -139,9 +139,10 @@ matrix:
 }
 
 // TestPlainScenarioFailsAsBefore: a scenario without a matrix whose only
-// point fails is a failed run that stops where it failed.
+// point fails (at planning: a 1ns window holds no flow) is a failed run
+// that stops where it failed.
 func TestPlainScenarioFailsAsBefore(t *testing.T) {
-	s, err := scenarios.Parse([]byte("name: x\ntraffic:\n  - {pattern: incast, senders: 40, bytes: 1MiB}\n"), "x.yaml")
+	s, err := scenarios.Parse([]byte("name: x\ntraffic:\n  - {pattern: workload, cdf: websearch, load: 0.3, duration: 1ns}\n"), "x.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,10 @@
 // (package fabric) that simulates the network.
 //
 // The emulator prints the real tools' formats through the same packages the
-// controller parses them with (perftest, drivers/connectx). It may import
-// those packages' public types; nothing outside emulator/ and cmd/ may
-// import the emulator.
+// controller parses them with (perftest, drivers/connectx), and reads the
+// device formats it serves (NETCONF QoS model, image manifests) through the
+// drivers' public types. Nothing outside emulator/ and cmd/ may import the
+// emulator (tests may).
+//
+// Imports within labctl: only inventory, perftest, drivers, emulator.
 package emulator

@@ -29,4 +29,3 @@ func mustTopo(t *testing.T) *fabric.Topology {
 	return topo
 }
 
-func mustHost(t *testing.T) inventory.Host { return mustLab(t).Hosts[0] }

@@ -3,5 +3,7 @@
 // file:line errors, validates them, and generates named topologies such as
 // "leafspine:2x4:4@100".
 //
-// It must not import any other labctl package: everything else builds on it.
+// Everything else builds on it.
+//
+// Imports within labctl: only internal/yamlpos.
 package inventory

@@ -33,13 +33,13 @@ var secretKeys = map[string]bool{"password": true, "token": true, "secret": true
 func Parse(data []byte, filename string) (*Lab, error) {
 	// Inline secrets first: they would also be unknown keys, but the
 	// user needs to hear that a lab holds references only.
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err == nil {
-		var ps Problems
-		findSecrets(yamlpos.New(filename, &root), &ps, "", &root)
-		if err := ps.Err(); err != nil {
-			return nil, err
-		}
+	root, err := yamlpos.Parse(data, filename)
+	if err != nil {
+		return nil, err
+	}
+	var ps Problems
+	if findSecrets(yamlpos.New(filename, root), &ps, "", root); ps.Err() != nil {
+		return nil, ps.Err()
 	}
 	var lab Lab
 	ix, err := yamlpos.Decode(data, filename, &lab)

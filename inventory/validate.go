@@ -11,6 +11,12 @@ import (
 func (l *Lab) Validate() error {
 	var ps Problems
 	add := func(path, format string, args ...any) { l.pos.Add(&ps, path, format, args...) }
+	safe := func(path, problem string) {
+		if problem != "" {
+			add(path, "%s", problem)
+		}
+	}
+	safe("known_hosts", badPath(l.KnownHosts))
 	if l.Name == "" {
 		add("name", "a lab needs a name")
 	}
@@ -19,6 +25,10 @@ func (l *Lab) Validate() error {
 		if c.User == "" {
 			add(p+".user", "user is required")
 		}
+		safe(p+".user", userName.check(c.User))
+		safe(p+".password_env", envName.check(c.PasswordEnv))
+		safe(p+".key_file", badPath(c.KeyFile))
+		safe(p+".password_file", badPath(c.PasswordFile))
 		if c.KeyFile == "" && !c.Agent && c.PasswordEnv == "" && c.PasswordFile == "" {
 			add(p, "no method: set key_file, agent, password_env or password_file")
 		}
@@ -29,6 +39,8 @@ func (l *Lab) Validate() error {
 	checkName := func(path, name string) {
 		if name == "" {
 			add(path+".name", "name is required")
+		} else if bad := deviceName.check(name); bad != "" {
+			add(path+".name", "%s", bad)
 		} else if prev, dup := seen[name]; dup {
 			add(path+".name", "duplicate device name %q (also %s)", name, prev)
 		} else {
@@ -84,6 +96,7 @@ func (l *Lab) Validate() error {
 			} else if pm[port.Name] {
 				add(pp+".name", "duplicate port %q on %s", port.Name, s.Name)
 			}
+			safe(pp+".name", portName.check(port.Name))
 			pm[port.Name] = true
 			if port.SpeedGbps < 0 {
 				add(pp+".speed_gbps", "speed must be positive")
@@ -111,6 +124,8 @@ func (l *Lab) Validate() error {
 			if r.Netdev == "" {
 				add(rp+".netdev", "netdev (e.g. ens1f0) is required")
 			}
+			safe(rp+".device", ifName.check(r.Device))
+			safe(rp+".netdev", ifName.check(r.Netdev))
 			pm[r.Device], pm[r.Netdev] = true, true
 			if r.SpeedGbps <= 0 {
 				add(rp+".speed_gbps", "speed must be > 0")
@@ -165,6 +180,8 @@ func (l *Lab) Validate() error {
 		if in.Bucket == "" {
 			add("services.influxdb.bucket", "bucket is required")
 		}
+		safe("services.influxdb.token_env", envName.check(in.TokenEnv))
+		safe("services.influxdb.token_file", badPath(in.TokenFile))
 	}
 	return ps.Err()
 }

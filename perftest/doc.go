@@ -6,5 +6,5 @@
 // permutation, burst over background), the load a schedule offers and
 // achieves, and the flow records agents report.
 //
-// It must not import the emulator, drivers, collectors or scenarios.
+// Must not import: emulator, drivers, collectors, scenarios.
 package perftest

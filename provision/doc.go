@@ -9,5 +9,5 @@
 // provision' and the scenario runner both use Apply, so they follow the
 // same rules.
 //
-// It must not import the emulator.
+// Must not import: emulator.
 package provision

@@ -10,6 +10,7 @@
 // plots. docs/reports.md defines every metric. Reports read archives only;
 // they never need the lab.
 //
-// It must not import the emulator, drivers or scenarios (scenarios imports
-// it to write the archive).
+// Scenarios imports it to write the archive.
+//
+// Must not import: emulator, drivers, scenarios.
 package reports

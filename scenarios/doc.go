@@ -3,6 +3,8 @@
 // runner: the run state machine plan -> collect -> traffic -> gather ->
 // analyse that writes the run archive runs/<run-id>/.
 //
-// It must not import the emulator: it drives any lab, real or emulated,
-// through the same drivers and collectors.
+// It drives any lab, real or emulated, through the same drivers and
+// collectors.
+//
+// Must not import: emulator.
 package scenarios

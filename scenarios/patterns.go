@@ -89,6 +89,11 @@ type checker struct {
 	s    *Scenario
 }
 
+// written reports whether the entry's YAML sets field (even to its zero).
+func (c *checker) written(field string) bool {
+	return c.ix != nil && c.ix.Has(c.path+"."+field)
+}
+
 func (c *checker) add(field, format string, args ...any) {
 	p := c.path
 	if field != "" {
@@ -134,8 +139,14 @@ func (c *checker) cdf(v string) {
 // field its pattern does not take, then the pattern's own rules.
 func checkTraffic(c *checker, t Traffic) {
 	c.size("msg_size", t.MsgSize, false, t.Pattern)
-	if t.QPs < 0 || t.QPs > 16384 {
+	// qps: 0 written out is a mistake, not "the default": perftest refuses it
+	if t.QPs < 0 || t.QPs > 16384 || t.QPs == 0 && c.written("qps") {
 		c.add("qps", "must be between 1 and 16384")
+	}
+	if msg, err := ParseBytes(t.MsgSize); err == nil && msg > 0 && t.Bytes != "" {
+		if n, err := ParseBytes(t.Bytes); err == nil && n > 0 && msg > n {
+			c.add("msg_size", "%s is larger than bytes (%s): a flow is at least one message", t.MsgSize, t.Bytes)
+		}
 	}
 	switch t.Tool {
 	case "", "ib_write_bw", "ib_read_bw", "ib_send_bw":
@@ -195,7 +206,7 @@ func checkWorkload(c *checker, t Traffic) {
 		c.add("cdf", "required: a shipped distribution (%s) or a CDF file", strings.Join(perftest.ShippedCDFs(), ", "))
 	}
 	c.cdf(t.CDF)
-	if t.Load <= 0 || t.Load > 1 {
+	if !finite(t.Load) || t.Load <= 0 || t.Load > 1 {
 		c.add("load", "must be in (0, 1]: the fraction of each host's link rate")
 	}
 	c.duration("duration", t.Duration, true, t.Pattern)

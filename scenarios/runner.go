@@ -48,9 +48,11 @@ type Runner struct {
 	// cannot start flows as fast as the schedule asks then starts them
 	// late, and the point records how many and by how much.
 	MaxConcurrent int
-	Progress      Progress
-	Logger        *slog.Logger
-	Version       string
+	// Limits bound repetitions and flows (default DefaultLimits).
+	Limits   Limits
+	Progress Progress
+	Logger   *slog.Logger
+	Version  string
 }
 
 // Run outcomes, as manifest.json and Outcome say them.
@@ -115,6 +117,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	r.defaults()
 	variants, err := s.Variants()
 	if err != nil {
+		return nil, err
+	}
+	if err := Preflight(s, variants, r.labInventory, r.Limits); err != nil {
 		return nil, err
 	}
 	runID := newRunID(s.Name)
@@ -408,6 +413,28 @@ func (r *Runner) defaults() {
 	if r.PointTimeout == 0 {
 		r.PointTimeout = 10 * time.Minute
 	}
+	def := DefaultLimits()
+	r.Limits.Repetitions = cmp.Or(r.Limits.Repetitions, def.Repetitions)
+	r.Limits.FlowsPerPoint = cmp.Or(r.Limits.FlowsPerPoint, def.FlowsPerPoint)
+}
+
+// labInventory is what a variant's lab holds, without starting it: the
+// runner's own lab, what the LabSource can tell, or the topology a
+// generator spec builds; nil and no error when none of them knows (a
+// LabSource that cannot tell is left to open the lab when the run does).
+func (r *Runner) labInventory(spec string) (*inventory.Lab, error) {
+	switch {
+	case r.Labs == nil && r.Lab != nil:
+		return r.Lab, nil
+	case r.Labs != nil:
+		if li, ok := r.Labs.(LabInventory); ok {
+			return li.Inventory(spec)
+		}
+	}
+	if inventory.IsGeneratorSpec(spec) {
+		return inventory.Generate(spec)
+	}
+	return nil, nil
 }
 
 func safeName(s string) string { return strings.ReplaceAll(s, "/", "_") }

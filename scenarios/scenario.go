@@ -191,6 +191,8 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	var ps yamlpos.Problems
 	if s.Name == "" {
 		ix.Add(&ps, "name", "a scenario needs a name")
+	} else if !safeRunName(s.Name) {
+		ix.Add(&ps, "name", "%q: a scenario name names the run's directory: want letters, digits, _ . - = + (no .. or /)", s.Name)
 	}
 	if s.Repetitions < 0 {
 		ix.Add(&ps, "repetitions", "must be >= 1 (or left out for 1)")
@@ -221,6 +223,8 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 		p := fmt.Sprintf("traffic[%d]", i)
 		if n := t.PointName(i); names[n] {
 			ix.Add(&ps, p+".name", "duplicate traffic name %q", n)
+		} else if !safeRunName(n) {
+			ix.Add(&ps, p+".name", "%q: a traffic name names files of the run and of hosts: want letters, digits, _ . - = + (no .. or /)", n)
 		} else {
 			names[n] = true
 		}

@@ -4,8 +4,10 @@
 #   1. installs InfluxDB 1.8.10 OSS (influxd) with `go install`, cached under
 #      ${XDG_CACHE_HOME:-~/.cache}/labctl/bin after the first time;
 #   2. starts it on a free loopback port with a throw-away data directory;
-#   3. runs `go test ./...` (extra arguments are passed to go test);
-#   4. stops influxd.
+#   3. installs staticcheck (cached the same way) and runs `go vet ./...` and
+#      `staticcheck ./...` (staticcheck.conf says which checks are off, and why);
+#   4. runs `go test ./...` (extra arguments are passed to go test);
+#   5. stops influxd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,10 @@ if [ ! -x "$bin/influxd" ]; then
 	GOBIN="$bin" go install github.com/influxdata/influxdb/cmd/influxd@v1.8.10
 fi
 export LABCTL_INFLUXD="$bin/influxd"
+if [ ! -x "$bin/staticcheck" ]; then
+	echo "test.sh: installing staticcheck v0.8.2 into $bin (first run only)" >&2
+	GOBIN="$bin" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
 
 free_port() {
 	local p
@@ -56,4 +62,5 @@ done
 echo "test.sh: influxd 1.8.10 on $LABCTL_INFLUX_URL" >&2
 
 go vet ./...
+"$bin/staticcheck" ./...
 go test -count=1 -timeout 20m "$@" ./...

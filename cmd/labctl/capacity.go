@@ -52,7 +52,7 @@ Examples:
 			&cli.StringFlag{Name: "grid", Usage: "measure exactly these loads instead, e.g. 0.2,0.4,0.6,0.8"},
 			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of the run archives and the answer"},
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
-			engineFlag,
+			engineFlag, maxRepetitionsFlag, maxFlowsFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -87,7 +87,7 @@ Examples:
 			}
 			logger := newLogger(c.Bool("verbose"))
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout")}
+				PointTimeout: c.Duration("point-timeout"), Limits: runLimits(c)}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

@@ -75,6 +75,15 @@ func (o labOpener) Open(ctx context.Context, name string, em scenarios.Emulation
 	return openLab(ctx, name, em, o.log)
 }
 
+// Inventory is what lab name holds, read without starting it (the
+// runner checks a scenario against it before creating anything).
+func (o labOpener) Inventory(name string) (*inventory.Lab, error) {
+	if st, ok, err := emulator.LoadState(home(), name); err == nil && ok && st.Alive() {
+		return inventory.Load(st.LabFile)
+	}
+	return inventory.Resolve(name)
+}
+
 func labCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "lab",

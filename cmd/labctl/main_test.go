@@ -122,7 +122,7 @@ func TestLabUpStatusDown(t *testing.T) {
 			t.Errorf("endpoint %d is down", i)
 		}
 	}
-	if _, stderr, err := labctl(t, home, "run", "allreduce", "--lab", lab, "--out", t.TempDir()); err == nil || !strings.Contains(stderr, "all-reduce wants 8 hosts") {
+	if _, stderr, err := labctl(t, home, "run", "allreduce", "--lab", lab, "--out", t.TempDir()); err == nil || !strings.Contains(stderr, "traffic[0].hosts: 8 hosts, but lab "+lab+" has 4") {
 		t.Errorf("running an 8-host scenario on a 4-host lab must fail clearly, got %v: %s", err, stderr)
 	}
 	if out, _, err := labctl(t, home, "lab", "down", lab); err != nil || !strings.Contains(out, "down") {

@@ -43,6 +43,11 @@ otherwise it prints progress as JSON lines on stderr ({"stage":...},
 {"point":...,"index":i,"total":n,"eta_s":...}) and one JSON line
 {"run_id","run_dir","report","outcome",...} on stdout at the end.
 
+Before anything is created or any device touched, the scenario is checked
+against its lab (hosts it names, senders it counts) and the limits
+(--max-repetitions, --max-flows): every problem is reported as
+file:line: field: message.
+
 Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
 each failed point's error); 2 for usage errors.
@@ -66,6 +71,7 @@ Examples:
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed, an emulated lab's simulation is cut short; the run goes on)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "each host agent runs at most this many perftest clients at once (0: no bound); flows beyond start late and the manifest counts them"},
 			engineFlag,
+			maxRepetitionsFlag, maxFlowsFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -98,7 +104,7 @@ Examples:
 				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
 			}
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent")}
+				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), Limits: runLimits(c)}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
@@ -163,4 +169,17 @@ func logLevel(verbose bool) slog.Level {
 		return slog.LevelDebug
 	}
 	return slog.LevelWarn
+}
+
+// Limits on what one run may ask for (scenarios.Limits): a typo must not
+// exhaust the controller's memory.
+var (
+	maxRepetitionsFlag = &cli.IntFlag{Name: "max-repetitions", Value: scenarios.DefaultLimits().Repetitions,
+		Usage: "refuse a scenario whose repetitions pass this"}
+	maxFlowsFlag = &cli.IntFlag{Name: "max-flows", Value: scenarios.DefaultLimits().FlowsPerPoint,
+		Usage: "refuse a workload point expected to hold more flows than this (estimated from its CDF, load and duration)"}
+)
+
+func runLimits(c *cli.Context) scenarios.Limits {
+	return scenarios.Limits{Repetitions: c.Int("max-repetitions"), FlowsPerPoint: c.Int("max-flows")}
 }

@@ -20,10 +20,10 @@ func TestPartialRunExitsNonZeroAfterTheReport(t *testing.T) {
 	sc := filepath.Join(dir, "m.yaml")
 	os.WriteFile(sc, []byte(`name: partial
 traffic:
-  - {name: inc, pattern: incast, senders: 2, bytes: 256KiB}
+  - {name: w, pattern: workload, cdf: websearch, load: 0.3, duration: 200us}
 matrix:
-  - path: traffic[0].senders
-    values: [2, 40, 3]
+  - path: traffic[0].duration   # a 1ns window holds no flow: that point fails at planning
+    values: [200us, 1ns, 300us]
 `), 0o644)
 	stdout, stderr, err := labctl(t, t.TempDir(), "run", sc, "--lab", "leafspine:1x2:3@100", "--out", t.TempDir())
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
@@ -37,13 +37,13 @@ matrix:
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("stdout %q: %v", stdout, err)
 	}
-	if out.Outcome != "partial" || len(out.Failed) != 1 || out.Failed[0] != "inc/senders=40" {
+	if out.Outcome != "partial" || len(out.Failed) != 1 || out.Failed[0] != "w/duration=1ns" {
 		t.Errorf("%+v", out)
 	}
 	if _, err := os.Stat(out.Report); err != nil {
 		t.Errorf("no report: %v", err)
 	}
-	if !strings.Contains(stderr, "1 of 3 points failed: inc/senders=40") {
+	if !strings.Contains(stderr, "1 of 3 points failed: w/duration=1ns") {
 		t.Errorf("stderr does not say which point failed: %s", stderr)
 	}
 	// --lab and a matrix over lab contradict each other.

@@ -10,5 +10,5 @@
 // driver stack it runs), diff it against the profile, apply the changes
 // as the tools' own commands.
 //
-// It must not import the emulator.
+// Must not import: emulator.
 package connectx

@@ -233,7 +233,11 @@ func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (St
 		if err != nil {
 			return st, err
 		}
-		ecn, err = ParseDebugfs(dir, out, stderr)
+		// err is this block's own (declared with stderr above): return it
+		// here, or a debugfs parse error would be lost.
+		if ecn, err = ParseDebugfs(dir, out, stderr); err != nil {
+			return st, err
+		}
 	}
 	st.ECN = &ecn
 	return st, err

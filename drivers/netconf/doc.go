@@ -3,5 +3,5 @@
 // candidate, edit it, validate, commit with confirmation and a timeout,
 // read back and confirm, or discard and unlock on any error.
 //
-// It must not import the emulator.
+// Must not import: emulator.
 package netconf

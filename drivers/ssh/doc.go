@@ -10,5 +10,5 @@
 // Errors name the device and address; a command's non-zero exit is a
 // Result, not an error, until Result.Err is asked for.
 //
-// It must not import the emulator (its tests do, for a real SSH server).
+// Must not import: emulator. (Its tests do, for a real SSH server.)
 package ssh

@@ -8,5 +8,5 @@
 // switch, and the checks a configuration must pass before a device or a
 // profile accepts it.
 //
-// It imports nothing of labctl.
+// Imports within labctl: none.
 package switchqos

@@ -27,6 +27,7 @@
 // activation's result says so (Result.Restarted).
 //
 // It talks to switches only through drivers/ssh, with simple commands (no
-// pipes or redirections). It must not import the emulator, provision or
-// scenarios.
+// pipes or redirections).
+//
+// Must not import: emulator, provision, scenarios.
 package tofino

@@ -2,5 +2,5 @@
 // emulated runs produce the flow completion times and counters a real lab
 // would. Engines implement Engine; Topology is built from an inventory.Lab.
 //
-// It may import inventory (public types) and nothing else of labctl.
+// Imports within labctl: only inventory.
 package fabric

@@ -12,6 +12,8 @@
 // coalesced all the same is counted (Coalesced) and reaches the
 // subscriber as Update.Duplicates.
 //
-// It may import emulator/fabric types and the collectors' schema names;
-// nothing outside emulator/ imports it.
+// Nothing outside emulator/ imports it. It imports collectors for the
+// schema's names only (IdleLeaf: the mark it sends, the collector reads).
+//
+// Imports within labctl: only emulator/fabric, collectors.
 package gnmitarget

@@ -6,5 +6,5 @@
 // rollback, cancel-commit, discard-changes, close-session; rpc-error
 // replies for bad input. Tests can make the next commit fail.
 //
-// It imports nothing of labctl outside the emulator.
+// Imports within labctl: none.
 package netconfd

@@ -7,5 +7,7 @@
 // (netconf) are plugged in by the caller. The package also makes the
 // emulated lab's host keys, client key and known_hosts file.
 //
-// It imports nothing of labctl: the emulator wires device behaviour in.
+// The emulator wires device behaviour in.
+//
+// Imports within labctl: none.
 package sshd

@@ -3,6 +3,8 @@
 // from LABCTL_INFLUXD, ~/.cache/labctl/bin/influxd or PATH.
 //
 // Only tests import it.
+//
+// Imports within labctl: none.
 package testinflux
 
 import (

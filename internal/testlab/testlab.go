@@ -4,6 +4,8 @@
 //
 // Only tests import it; tests inside package emulator cannot (it imports
 // emulator).
+//
+// Imports within labctl: only emulator, inventory, drivers/ssh.
 package testlab
 
 import (

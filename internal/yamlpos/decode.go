@@ -15,19 +15,20 @@ import (
 
 // Decode parses a YAML file strictly into v and returns the index for the
 // semantic checks that follow. Whatever yaml.v3 refuses comes back as
-// Problems, each file:line: field: message: a syntax error at its line, a
+// Problems, each file:line: field: message: a file past the limits (Parse),
+// a syntax error at its line, a
 // value of the wrong type with what the field wants, an unknown key with
 // the keys known there, a key given twice. It is the one strict decode
 // every labctl YAML loader uses.
 func Decode(data []byte, file string, v any) (*Index, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, syntaxError(file, err)
+	root, err := Parse(data, file)
+	if err != nil {
+		return nil, err
 	}
-	ix := New(file, &root)
+	ix := New(file, root)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if errors.Is(err, io.EOF) {
 		return nil, Problems{{File: file, Msg: "the file is empty"}}
 	}

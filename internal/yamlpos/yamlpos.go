@@ -1,8 +1,3 @@
-// Package yamlpos maps field paths of a YAML document ("traffic[1].bytes")
-// to the line they are written on, so that semantic validation can report
-// file:line: field errors the way yaml.v3 reports syntax errors.
-//
-// It imports nothing of labctl.
 package yamlpos
 
 import (
@@ -68,6 +63,16 @@ func (ix *Index) walk(path string, n *yaml.Node) {
 	case yaml.AliasNode:
 		ix.walk(path, n.Alias)
 	}
+}
+
+// Has reports whether the document writes path itself (a key, even one
+// whose value is the zero that leaving it out would also give).
+func (ix *Index) Has(path string) bool {
+	if ix == nil {
+		return false
+	}
+	_, ok := ix.lines[path]
+	return ok
 }
 
 // Line returns the line of path, or of its nearest indexed parent, or 0.

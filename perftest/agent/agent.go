@@ -5,7 +5,7 @@
 // tools' verbatim output. It never leaves a process behind: every child
 // runs in its own process group, killed on cancellation.
 //
-// It must not import the emulator.
+// Must not import: emulator.
 package agent
 
 import (

@@ -6,5 +6,5 @@
 // It knows nothing of labs or archives; cmd/labctl supplies the
 // measurement (a run on a lab, then the run's report).
 //
-// It must not import the emulator, drivers or scenarios.
+// Must not import: emulator, drivers, scenarios.
 package capacity

@@ -7,6 +7,7 @@
 // It works on reports.Metrics (one metric of one comparable group of
 // points, one value per repetition).
 //
-// It reads reports.Summary and must not import the emulator, drivers or
-// scenarios.
+// It reads reports.Summary.
+//
+// Must not import: emulator, drivers, scenarios.
 package regress
