@@ -175,7 +175,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		if err != nil {
 			e.results[i].Err = err.Error()
-			q.recvDone, q.senderDone = true, true
+			q.senderDone = true
 			e.left--
 			continue
 		}
@@ -272,7 +272,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 	}
 	for i, q := range e.qps {
-		if !q.recvDone {
+		if !q.senderDone {
 			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
 		}
 	}

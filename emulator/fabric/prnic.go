@@ -1,6 +1,10 @@
 package fabric
 
-import "math"
+import (
+	"math"
+
+	"github.com/labctl/labctl/inventory"
+)
 
 // The packet engine's RNICs: one QP per flow. The sender segments the
 // message at the MTU and paces packets at its current rate (line rate, or
@@ -43,8 +47,7 @@ type qp struct {
 	expected   int64
 	lastNack   int64
 	lastCNP    int64
-	recvDone   bool
-	senderDone bool
+	senderDone bool // every packet acknowledged: the flow is complete
 	// DCQCN reaction point
 	alpha           float64
 	dcqcnStarted    bool  // the model runs from the first CNP on
@@ -201,10 +204,23 @@ func (e *PacketEngine) onRTO(ev event) {
 func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
 	p := e.pool.get()
 	p.kind, p.qp, p.psn, p.prio, p.inLink = kind, q.idx, psn, ctrlPrio, -1
-	p.wire = 64
+	p.wire = inventory.DefaultAckBytes
 	li := q.rpath[0]
 	e.links[li].q[ctrlPrio].push(p)
 	e.kick(li)
+}
+
+// finish completes a flow at its sender, when the last packet is
+// acknowledged: its FCT runs to here, as a sender's completion does on an
+// RNIC and in the papers' ns-3 code bases (so it includes the last ACK's
+// way back, as inventory.IdealFCT does).
+func (e *PacketEngine) finish(q *qp) {
+	if q.senderDone {
+		return
+	}
+	q.senderDone, q.end = true, e.now
+	q.rto.at = noTimer // cancel the timer
+	e.flowDone(q)
 }
 
 // receive handles a packet at its destination host.
@@ -229,12 +245,7 @@ func (e *PacketEngine) receive(p *packet) {
 				q.dstAcc.cnpSent++
 				e.control(q, pktCNP, psn)
 			}
-			last := q.expected == q.npkts
-			if last && !q.recvDone {
-				q.recvDone, q.end = true, e.now
-				e.flowDone(q)
-			}
-			if last || q.expected%int64(e.cfg.AckEvery) == 0 {
+			if q.expected == q.npkts || q.expected%int64(e.cfg.AckEvery) == 0 {
 				e.control(q, pktAck, q.expected)
 			}
 		case psn > q.expected:
@@ -256,8 +267,7 @@ func (e *PacketEngine) receive(p *packet) {
 			e.armRTO(q)
 		}
 		if q.sndUna >= q.npkts {
-			q.senderDone = true
-			q.rto.at = noTimer // cancel the timer
+			e.finish(q)
 			return
 		}
 		if kind == pktNack && psn < q.sndNxt {
