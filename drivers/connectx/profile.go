@@ -44,6 +44,39 @@ type ECNProfile struct {
 	Priorities []int          `yaml:"priorities"`
 	RP         map[string]int `yaml:"rp,omitempty"` // e.g. rpg_time_reset, rpg_ai_rate
 	NP         map[string]int `yaml:"np,omitempty"` // e.g. min_time_between_cnps
+	// CNPGeneration is when the notification point sends a CNP:
+	// CNPPerPacket for every ECN-marked packet (the papers' ns-3 code
+	// bases), CNPMinInterval at most one per QP per
+	// np.min_time_between_cnps (ConnectX; the firmware default, 4 us, when
+	// np leaves it out). Both set min_time_between_cnps, the one knob the
+	// RNIC has: per_packet is 0. Empty: not managed.
+	CNPGeneration string `yaml:"cnp_generation,omitempty"`
+}
+
+// CNP generation modes (ECNProfile.CNPGeneration).
+const (
+	CNPPerPacket   = "per_packet"
+	CNPMinInterval = "min_interval"
+)
+
+// np is the notification-point parameters the profile sets: NP, with
+// min_time_between_cnps as CNPGeneration says.
+func (e *ECNProfile) np() map[string]int {
+	gap, given := e.NP["min_time_between_cnps"]
+	switch {
+	case e.CNPGeneration == CNPPerPacket:
+		gap = 0
+	case e.CNPGeneration == CNPMinInterval && !given:
+		gap = npDefaults["min_time_between_cnps"]
+	default:
+		return e.NP
+	}
+	out := maps.Clone(e.NP)
+	if out == nil {
+		out = map[string]int{}
+	}
+	out["min_time_between_cnps"] = gap
+	return out
 }
 
 // LoadProfile reads a profile file; every problem is reported as
@@ -146,6 +179,20 @@ func (p *Profile) problems() [][2]string {
 			if _, ok := npDefaults[name]; !ok || e.NP[name] < 0 {
 				add("ecn.np."+name, "unknown notification-point parameter or negative value")
 			}
+		}
+		gap, given := e.NP["min_time_between_cnps"]
+		switch e.CNPGeneration {
+		case "":
+		case CNPPerPacket:
+			if given && gap != 0 {
+				add("ecn.cnp_generation", "per_packet means np.min_time_between_cnps 0, not %d", gap)
+			}
+		case CNPMinInterval:
+			if given && gap == 0 {
+				add("ecn.cnp_generation", "min_interval needs np.min_time_between_cnps above 0 (0 is per_packet)")
+			}
+		default:
+			add("ecn.cnp_generation", "%q: want per_packet (a CNP for every ECN-marked packet, as the papers' ns-3 code bases) or min_interval (at most one per QP per np.min_time_between_cnps, ConnectX)", e.CNPGeneration)
 		}
 		if _, ok := e.NP["cnp_dscp"]; ok && p.CNPDSCP != nil {
 			add("ecn.np.cnp_dscp", "given twice: use cnp_dscp")
@@ -286,8 +333,12 @@ func (p *Profile) managedParams() []param {
 		out = append(out, param{"roce_np", "cnp_802p_prio", "cnp_priority"})
 	}
 	if e := p.ECN; e != nil {
-		for _, n := range slices.Sorted(maps.Keys(e.NP)) {
-			out = append(out, param{"roce_np", n, "ecn.np." + n})
+		for _, n := range slices.Sorted(maps.Keys(e.np())) {
+			field := "ecn.np." + n
+			if _, ok := e.NP[n]; !ok { // set by cnp_generation alone
+				field = "ecn.cnp_generation"
+			}
+			out = append(out, param{"roce_np", n, field})
 		}
 		for _, n := range slices.Sorted(maps.Keys(e.RP)) {
 			out = append(out, param{"roce_rp", n, "ecn.rp." + n})
@@ -381,7 +432,7 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 				}
 			}
 		}
-		params("roce_np", e.NP, st.ECN.NP)
+		params("roce_np", e.np(), st.ECN.NP)
 		params("roce_rp", e.RP, st.ECN.RP)
 	}
 	return ch

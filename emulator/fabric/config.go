@@ -104,9 +104,15 @@ type DCQCN struct {
 	// priorities NPOff leaves on: bit masks of the priorities whose
 	// ConnectX roce_rp / roce_np enable is 0, set per host
 	// (PacketEngine.ConfigureHost).
-	Enabled              bool
-	RPOff, NPOff         uint8
-	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
+	Enabled      bool
+	RPOff, NPOff uint8
+	// MinTimeBetweenCNPsNs is the notification point's CNP generation
+	// (MIN_TIME_BETWEEN_CNPS): at most one CNP per QP per this interval, as
+	// ConnectX does (firmware default 4 us); 0 sends one for every
+	// ECN-marked packet, as the papers' ns-3 code bases do (their receiver
+	// sets the CNP flag on the ACK of each marked packet, with no interval)
+	// and the twin's default. An RNIC profile's ecn.cnp_generation sets it.
+	MinTimeBetweenCNPsNs int64
 	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
 	DCETCPG              int     // DCE_TCP_G (/1024)
 	DCETCPRTTNs          int64   // DCE_TCP_RTT: alpha update period
@@ -139,8 +145,9 @@ func DefaultConfig() Config {
 		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
 		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
-		// no byte counter (RPG_BYTE_RESET 0), as in the papers' ns-3 code.
-		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
+		// no byte counter (RPG_BYTE_RESET 0) and a CNP for every marked
+		// packet (MIN_TIME_BETWEEN_CNPS 0), as in the papers' ns-3 code.
+		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 0, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
 			DCETCPRTTNs: 1_000, InitialAlpha: 1023.0 / 1024, RPGTimeResetNs: 300_000, RPGByteReset: 0,
 			RPGThreshold: 1, RPGAIRateGbps: 0.005, RPGHAIRateGbps: 0.05, RPGMinDecFac: 50, RPGMinRateGbps: 0.001},
 	}

@@ -64,11 +64,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			return
 		}
 		r.recv[psn] = true
-		if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
-			q.lastCNP = e.now
-			q.dstAcc.cnpSent++
-			e.control(q, pktCNP, psn)
-		}
+		e.notify(q, psn, ecn, prio)
 		if psn != q.expected {
 			q.dstAcc.ooo++
 			p := e.pool.get()

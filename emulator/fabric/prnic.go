@@ -13,8 +13,9 @@ import (
 // NACK per expected PSN, an in-order one is ACKed every AckEvery packets.
 // A sender that hears nothing for RTONs goes back to its oldest unacked
 // packet. An ECN-marked packet makes the receiver (notification point)
-// send a CNP, at most one per MinTimeBetweenCNPs per QP; the sender
-// (reaction point) cuts its rate on it (see DCQCN in config.go).
+// send a CNP, at most one per MinTimeBetweenCNPs per QP (0, the default: one
+// per marked packet); the sender (reaction point) cuts its rate on it (see
+// DCQCN in config.go).
 
 type qp struct {
 	idx          int32
@@ -223,6 +224,17 @@ func (e *PacketEngine) finish(q *qp) {
 	e.flowDone(q)
 }
 
+// notify is the notification point on a data packet the receiver takes:
+// a CNP for an ECN-marked one, at most one per MinTimeBetweenCNPs per QP
+// (0: one for every marked packet).
+func (e *PacketEngine) notify(q *qp, psn int64, ecn bool, prio uint8) {
+	if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
+		q.lastCNP = e.now
+		q.dstAcc.cnpSent++
+		e.control(q, pktCNP, psn)
+	}
+}
+
 // receive handles a packet at its destination host.
 func (e *PacketEngine) receive(p *packet) {
 	q := e.qps[p.qp]
@@ -240,11 +252,7 @@ func (e *PacketEngine) receive(p *packet) {
 		switch {
 		case psn == q.expected:
 			q.expected++
-			if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
-				q.lastCNP = e.now
-				q.dstAcc.cnpSent++
-				e.control(q, pktCNP, psn)
-			}
+			e.notify(q, psn, ecn, prio)
 			if q.expected == q.npkts || q.expected%int64(e.cfg.AckEvery) == 0 {
 				e.control(q, pktAck, q.expected)
 			}
