@@ -36,6 +36,20 @@ type Config struct {
 	Transport string
 	// RTONs is the go-back-N retransmission timeout.
 	RTONs int64
+	// NackIntervalNs: a go-back-N receiver that keeps getting packets
+	// beyond the one it expects NACKs that PSN again once this long has
+	// passed since its last NACK of it, as the papers' ns-3 code bases do
+	// (NACKGenerationInterval, 4 us; 0 here means that default), so a
+	// retransmission lost again costs an interval, not the sender's RTO.
+	// Negative: one NACK per expected PSN, the RTO recovers the rest.
+	// (A twin knob: an RNIC exposes no such setting.)
+	NackIntervalNs int64
+	// CNPOnNack makes a go-back-N receiver's NACK come with a CNP (under
+	// the notification point's rules, as for a marked packet), as the ns-3
+	// code bases' NACK carries the CNP flag: the sender slows down on loss.
+	// Without it, NACKs re-sent every NackInterval during heavy loss make
+	// senders go back again and again at full rate (docs/fabric-twin.md).
+	CNPOnNack bool
 	// MaxSimNs stops a run whose flows cannot finish.
 	MaxSimNs int64
 	DCQCN    DCQCN
@@ -143,7 +157,7 @@ func DefaultConfig() Config {
 			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
 			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
 		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
-		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
+		AckEvery: 1, RTONs: 1_000_000, NackIntervalNs: 4_000, CNPOnNack: true, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
 		// no byte counter (RPG_BYTE_RESET 0) and a CNP for every marked
 		// packet (MIN_TIME_BETWEEN_CNPS 0), as in the papers' ns-3 code.

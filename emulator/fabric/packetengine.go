@@ -71,6 +71,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	if cfg.RTONs <= 0 {
 		cfg.RTONs = def.RTONs
 	}
+	if cfg.NackIntervalNs == 0 {
+		cfg.NackIntervalNs = def.NackIntervalNs
+	}
 	if cfg.MaxSimNs <= 0 {
 		cfg.MaxSimNs = def.MaxSimNs
 	}

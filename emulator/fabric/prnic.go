@@ -9,8 +9,10 @@ import (
 // The packet engine's RNICs: one QP per flow. The sender segments the
 // message at the MTU and paces packets at its current rate (line rate, or
 // DCQCN's). The receiver accepts only the next expected PSN (go-back-N, as
-// lossless RoCE): an out-of-order packet is dropped and answered with one
-// NACK per expected PSN, an in-order one is ACKed every AckEvery packets.
+// lossless RoCE): an out-of-order packet is dropped and answered with a
+// NACK of the expected PSN, once, and again while out-of-order packets keep
+// coming at most every NackIntervalNs; an in-order one is ACKed every
+// AckEvery packets.
 // A sender that hears nothing for RTONs goes back to its oldest unacked
 // packet. An ECN-marked packet makes the receiver (notification point)
 // send a CNP, at most one per MinTimeBetweenCNPs per QP (0, the default: one
@@ -46,7 +48,8 @@ type qp struct {
 	dstIdx       int32
 	// receiver
 	expected   int64
-	lastNack   int64
+	lastNack   int64 // the PSN last NACKed
+	nackAt     int64 // ps: when lastNack may be NACKed again
 	lastCNP    int64
 	senderDone bool // every packet acknowledged: the flow is complete
 	// DCQCN reaction point
@@ -258,9 +261,13 @@ func (e *PacketEngine) receive(p *packet) {
 			}
 		case psn > q.expected:
 			q.dstAcc.ooo++
-			if q.lastNack != q.expected {
-				q.lastNack = q.expected
+			again := e.cfg.NackIntervalNs > 0 && e.now >= q.nackAt
+			if q.lastNack != q.expected || again {
+				q.lastNack, q.nackAt = q.expected, e.now+e.cfg.NackIntervalNs*1000
 				e.control(q, pktNack, q.expected)
+				if e.cfg.CNPOnNack { // loss is taken as congestion, as a mark is
+					e.notify(q, psn, true, prio)
+				}
 			}
 		default: // a duplicate: tell the sender where we are
 			q.dstAcc.dupReq++
