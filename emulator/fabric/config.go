@@ -19,10 +19,6 @@ type Config struct {
 	// DropBytes is the depth at which a lossy queue drops (dynamic
 	// threshold alpha=1 with half the buffer free: BufferBytes/2).
 	DropBytes int64
-	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
-	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
-	// switches refresh well before expiry.
-	PauseQuantaNs int64
 
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
@@ -105,6 +101,33 @@ type SwitchConfig struct {
 	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
 	// hold at most alpha x (free buffer).
 	DTAlpha float64
+	// PauseQuanta is the pause time a PAUSE frame carries, in quanta of
+	// 512 bit times at the link's rate (0: 0xFFFF, the maximum, what
+	// switches send: 335.5 us at 100 Gb/s). The switch sends PAUSE again
+	// every PauseRefreshNs while it stays in XOFF (0: half the pause time,
+	// as switches refresh well before expiry); a port whose pause runs out
+	// unrefreshed sends again (pfc.go).
+	PauseQuanta    uint16
+	PauseRefreshNs int64
+}
+
+// quanta is the pause time of c's PAUSE frames, in quanta.
+func (c *SwitchConfig) quanta() uint16 {
+	if c.PauseQuanta == 0 {
+		return 0xFFFF
+	}
+	return c.PauseQuanta
+}
+
+// pauseNs is how long quanta pause a link of gbps (bits per ns).
+func pauseNs(quanta uint16, gbps float64) float64 { return float64(quanta) * 512 / gbps }
+
+// refreshNs is how often c refreshes a PAUSE on a link of gbps.
+func (c *SwitchConfig) refreshNs(gbps float64) float64 {
+	if c.PauseRefreshNs > 0 {
+		return float64(c.PauseRefreshNs)
+	}
+	return pauseNs(c.quanta(), gbps) / 2
 }
 
 // DCQCN are the congestion-control parameters of an RNIC, named after the
@@ -156,8 +179,8 @@ func DefaultConfig() Config {
 		SwitchConfig: SwitchConfig{PFC: true, LosslessPrios: 1 << roceQueue, XoffBytes: 512 << 10, XonBytes: 384 << 10,
 			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
 			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
-		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
-		AckEvery: 1, RTONs: 1_000_000, NackIntervalNs: 4_000, CNPOnNack: true, MaxSimNs: 10_000_000_000,
+		DropBytes: 6 << 20,
+		AckEvery:  1, RTONs: 1_000_000, NackIntervalNs: 4_000, CNPOnNack: true, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
 		// no byte counter (RPG_BYTE_RESET 0) and a CNP for every marked
 		// packet (MIN_TIME_BETWEEN_CNPS 0), as in the papers' ns-3 code.

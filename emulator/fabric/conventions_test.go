@@ -79,3 +79,77 @@ func TestGoBackNRenacks(t *testing.T) {
 		t.Errorf("re-NACKing without a CNP ends at %d us, not after a single NACK's %d us: CNPOnNack is not what keeps it useful", storm.last/1000, once.last/1000)
 	}
 }
+
+// TestPFCPauseQuantaAndRefresh drives one PAUSE episode of a switch
+// ingress by hand: the PAUSE carries its quanta (512 bit times each), the
+// switch refreshes it every half pause time while in XOFF and sends RESUME
+// at XON; the upstream port stays paused throughout and counts every frame
+// the switch sent. Without a refresh in time, the upstream port resumes by
+// itself when the quanta run out.
+func TestPFCPauseQuantaAndRefresh(t *testing.T) {
+	t.Parallel()
+	const quanta = 1000 // 5.12 us at 100 Gb/s
+	for _, tc := range []struct {
+		name      string
+		refreshNs int64
+		frames    uint64 // sent by the switch over the episode
+		pausedNs  float64
+	}{
+		// XOFF at 0, XON at 40 us: PAUSE at 0, refreshes every 2.56 us
+		// (15 of them before 40 us), RESUME: the upstream is paused from
+		// the first frame's arrival to the RESUME's, 40 us.
+		{"refreshed", 0, 1 + 15 + 1, 40_000},
+		// No refresh within the pause time: the upstream resumes 5.12 us
+		// after the PAUSE arrives, though the switch stays in XOFF.
+		{"expires", 1_000_000, 1 + 1, 5120},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := pengine(t, 2, func(c *Config) { c.PauseQuanta, c.PauseRefreshNs = quanta, tc.refreshNs })
+			var li int32 = -1
+			for i, l := range e.links {
+				if l.from == "h1" {
+					li = int32(i)
+				}
+			}
+			l := &e.links[li]
+			if got := pauseNs(quanta, l.rate); got != 5120 {
+				t.Fatalf("%d quanta at %.0f Gb/s pause %.0f ns, want 5120", quanta, l.rate, got)
+			}
+			step := func(until int64) { // the engine's loop, PFC events only
+				for e.ev.len() > 0 {
+					ev := e.ev.pop()
+					if ev.t > until {
+						e.ev.push(ev)
+						return
+					}
+					e.now = ev.t
+					e.onPFC(ev)
+				}
+			}
+			l.xoffSent[3] = true
+			e.sendPFC(li, 3, true)
+			step(4_000_000) // ps
+			if !l.paused[3] {
+				t.Fatal("the upstream port is not paused 4 us after PAUSE")
+			}
+			step(39_999_000)
+			if l.paused[3] != (tc.refreshNs == 0) {
+				t.Errorf("at 40 us in XOFF the upstream port is paused=%v", l.paused[3])
+			}
+			e.now = 40_000_000 // ps: the ingress falls to XON
+			l.xoffSent[3] = false
+			e.sendPFC(li, 3, false)
+			step(100_000_000)
+			if l.paused[3] {
+				t.Error("the upstream port is still paused after RESUME")
+			}
+			tx, rx := e.lto[li], e.lfrom[li]
+			if tx.pfcTx[3] != float64(tc.frames) || rx.pfcRx[3] != tx.pfcTx[3] {
+				t.Errorf("frames: switch sent %.0f, upstream received %.0f; want %d both", tx.pfcTx[3], rx.pfcRx[3], tc.frames)
+			}
+			if rx.pauseRxNs[3] != tc.pausedNs || tx.pauseTxNs[3] != 40_000 {
+				t.Errorf("upstream paused %.0f ns (want %.0f), switch in XOFF %.0f ns (want 40000)", rx.pauseRxNs[3], tc.pausedNs, tx.pauseTxNs[3])
+			}
+		})
+	}
+}

@@ -35,9 +35,6 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	if cfg.MTU <= 0 {
 		cfg.MTU = def.MTU
 	}
-	if cfg.PauseQuantaNs <= 0 {
-		cfg.PauseQuantaNs = def.PauseQuantaNs
-	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), lflows: make([][]*flowState, n),
 		tx: make([]float64, n), offered: make([]float64, n), left: make([]float64, n), users: make([]int, n)}

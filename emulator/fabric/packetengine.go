@@ -302,8 +302,12 @@ func (e *PacketEngine) flowDone(q *qp) {
 // flows are done), pauses are lifted, and queue depths read zero.
 func (e *PacketEngine) settle() {
 	for e.ev.len() > 0 {
-		if ev := e.ev.pop(); ev.pkt != nil {
+		ev := e.ev.pop()
+		if ev.pkt != nil {
 			e.pool.put(ev.pkt)
+		}
+		if ev.kind() == evPFC && ev.arg>>8&0xff == pfcFrame { // on the wire: its port gets it
+			e.lfrom[ev.id].pfcRx[uint8(ev.arg)]++
 		}
 	}
 	e.fns, e.freeFns = e.fns[:0], e.freeFns[:0]
