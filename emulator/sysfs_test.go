@@ -36,7 +36,7 @@ func TestSysfsWritesReachTheTwin(t *testing.T) {
 	if got := dc(other).RPGTimeResetNs; got != fabric.DefaultConfig().DCQCN.RPGTimeResetNs {
 		t.Errorf("another host's rpg_time_reset changed to %d ns", got)
 	}
-	// CNP generation (an RNIC profile's ecn.cnp_generation): one per QP per
+	// CNP generation (an RNIC profile's cnp_generation): one per QP per
 	// interval, or one per marked packet at 0.
 	h.echoTo("4", "/sys/class/net/ens1f0/ecn/roce_np/min_time_between_cnps", e.session())
 	if got := dc(h.inv.Name).MinTimeBetweenCNPsNs; got != 4000 {

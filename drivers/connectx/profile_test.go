@@ -93,9 +93,9 @@ func TestProfileErrorsNameFileLineField(t *testing.T) {
 		"cnp_dscp: 64\n":                                    ":1: cnp_dscp: 64 is not a DSCP",
 		"cnp_priority: 6\necn:\n  np: {cnp_802p_prio: 6}\n": ":3: ecn.np.cnp_802p_prio: given twice",
 		"ecn:\n  rp: {rp_ai: 5}\n":                          ":2: ecn.rp.rp_ai: unknown reaction-point parameter",
-		"ecn:\n  cnp_generation: always\n":                  `:2: ecn.cnp_generation: "always": want per_packet`,
-		"ecn:\n  np: {min_time_between_cnps: 4}\n  cnp_generation: per_packet\n":   ":3: ecn.cnp_generation: per_packet means np.min_time_between_cnps 0, not 4",
-		"ecn:\n  cnp_generation: min_interval\n  np: {min_time_between_cnps: 0}\n": ":2: ecn.cnp_generation: min_interval needs np.min_time_between_cnps above 0",
+		"cnp_generation: always\n":                          `:1: cnp_generation: "always": want per_packet`,
+		"ecn:\n  np: {min_time_between_cnps: 4}\ncnp_generation: per_packet\n":   ":3: cnp_generation: per_packet means ecn.np.min_time_between_cnps 0, not 4",
+		"cnp_generation: min_interval\necn:\n  np: {min_time_between_cnps: 0}\n": ":1: cnp_generation: min_interval needs ecn.np.min_time_between_cnps above 0",
 	} {
 		p := filepath.Join(t.TempDir(), "p.yaml")
 		os.WriteFile(p, []byte(doc), 0o644)
@@ -215,7 +215,7 @@ func TestECNProfileThroughSysfs(t *testing.T) {
 	}
 }
 
-// TestCNPGenerationPlansTheNPInterval: ecn.cnp_generation is the one RNIC
+// TestCNPGenerationPlansTheNPInterval: cnp_generation sets the one RNIC
 // knob min_time_between_cnps: min_interval sets the firmware default (4 us)
 // on an emulated host, which starts as the twin runs (0: a CNP per marked
 // packet, the papers' ns-3 code bases), and per_packet sets it back to 0.
@@ -224,10 +224,10 @@ func TestCNPGenerationPlansTheNPInterval(t *testing.T) {
 	run, rnic := host(t, "h1")
 	file := "/sys/class/net/" + rnic.Netdev + "/ecn/roce_np/min_time_between_cnps"
 	for _, tc := range []struct{ mode, want string }{
-		{connectx.CNPMinInterval, "ecn.roce_np.min_time_between_cnps:0->4 [echo 4 > " + file + "]"},
-		{connectx.CNPPerPacket, "ecn.roce_np.min_time_between_cnps:4->0 [echo 0 > " + file + "]"},
+		{connectx.CNPMinInterval, "cnp_generation:0->4 [echo 4 > " + file + "]"},
+		{connectx.CNPPerPacket, "cnp_generation:4->0 [echo 0 > " + file + "]"},
 	} {
-		prof := &connectx.Profile{ECN: &connectx.ECNProfile{Priorities: []int{0, 1, 2, 3, 4, 5, 6, 7}, CNPGeneration: tc.mode}}
+		prof := &connectx.Profile{CNPGeneration: tc.mode}
 		st, err := connectx.ReadState(ctx, run, rnic, true)
 		if err != nil {
 			t.Fatal(err)

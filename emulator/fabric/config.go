@@ -148,7 +148,7 @@ type DCQCN struct {
 	// ConnectX does (firmware default 4 us); 0 sends one for every
 	// ECN-marked packet, as the papers' ns-3 code bases do (their receiver
 	// sets the CNP flag on the ACK of each marked packet, with no interval)
-	// and the twin's default. An RNIC profile's ecn.cnp_generation sets it.
+	// and the twin's default. An RNIC profile's cnp_generation sets it.
 	MinTimeBetweenCNPsNs int64
 	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
 	DCETCPG              int     // DCE_TCP_G (/1024)
