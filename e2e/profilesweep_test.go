@@ -103,7 +103,10 @@ matrix:
 		}
 	}
 
-	// Marks fall as kmin rises, at either size.
+	// Marks fall from the lowest kmin to the highest, at either size. (Not
+	// necessarily at every step: with a CNP per marked packet, the twin's
+	// default as in the papers' ns-3, a low kmin also holds the queue lower,
+	// so a middle kmin can mark a little more.)
 	marks := map[string]uint64{}
 	for _, p := range out.Summary.Points {
 		if p.Status != "ok" || p.Flows != 8 {
@@ -112,7 +115,7 @@ matrix:
 		marks[p.Name] = p.ECNMarked
 	}
 	for _, size := range []string{"1MiB", "2MiB"} {
-		var prev uint64
+		var first uint64
 		for i, kmin := range kmins {
 			name := fmt.Sprintf("inc/kmin_bytes=%d/bytes=%s", kmin, size)
 			m, ok := marks[name]
@@ -122,10 +125,12 @@ matrix:
 			if i == 0 && m == 0 {
 				t.Errorf("%s: no ECN marks at the lowest kmin", name)
 			}
-			if i > 0 && m >= prev {
-				t.Errorf("%s: %d ECN marks, not fewer than the %d at kmin %d", name, m, prev, kmins[i-1])
+			if i == 0 {
+				first = m
 			}
-			prev = m
+			if i == len(kmins)-1 && m >= first {
+				t.Errorf("%s: %d ECN marks, not fewer than the %d at kmin %d", name, m, first, kmins[0])
+			}
 		}
 	}
 	t.Logf("ECN marks by point: %v", marks)

@@ -59,8 +59,11 @@ func TestSwitchProfileChangesTheTwin(t *testing.T) {
 	if plan, err := provision.PlanSwitches(ctx, pool, inv, lossless, nil); err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("after the rollback the switches must be back on the defaults: %v %+v", err, plan)
 	}
-	if d, p := run(); d != drops || p != pfc {
-		t.Fatalf("after a rolled-back apply: %d drops, %d PAUSE frames; want the twin unchanged (%d, %d)", d, p, drops, pfc)
+	// The same incast again: still lossless with PAUSE. (Not the same count:
+	// the twin's ECN marking draws on one random stream over its runs, and
+	// with a CNP per marked packet the PAUSE count follows the marks.)
+	if d, p := run(); d != 0 || p == 0 {
+		t.Fatalf("after a rolled-back apply: %d drops, %d PAUSE frames; want the twin unchanged: no drops, PAUSE (fresh lab: %d, %d)", d, p, drops, pfc)
 	}
 
 	if rs, err := provision.ApplySwitches(ctx, pool, inv, lossy, true, nil); err != nil {

@@ -26,10 +26,13 @@ func (h *host) writeECNDefaults(netdev string) {
 			_ = os.WriteFile(filepath.Join(dir, point, "enable", strconv.Itoa(p)), []byte("1\n"), 0o644)
 		}
 	}
+	over := twinRNICDefaults()
 	for name, v := range connectx.NPDefaults() {
+		if o, ok := over[name]; ok {
+			v = o
+		}
 		_ = os.WriteFile(filepath.Join(dir, "roce_np", name), []byte(strconv.Itoa(v)+"\n"), 0o644)
 	}
-	over := twinRNICDefaults()
 	for name, v := range connectx.RPDefaults() {
 		if o, ok := over[name]; ok {
 			v = o
@@ -41,10 +44,12 @@ func (h *host) writeECNDefaults(netdev string) {
 // twinRNICDefaults are the settings in which the emulated RNICs differ
 // from ConnectX-5 firmware defaults, so that what a host reports is what
 // its twin NIC runs: the twin's NICs, like the papers' ns-3 ones, have no
-// DCQCN byte counter (RPG_BYTE_RESET 0; the firmware's is 32767). Keys
-// are OFED sysfs names.
+// DCQCN byte counter (RPG_BYTE_RESET 0; the firmware's is 32767) and send
+// a CNP for every marked packet (MIN_TIME_BETWEEN_CNPS 0; the firmware's is
+// 4 us). Keys are OFED sysfs names.
 func twinRNICDefaults() map[string]int {
-	return map[string]int{"rpg_byte_reset": int(fabric.DefaultConfig().DCQCN.RPGByteReset)}
+	d := fabric.DefaultConfig().DCQCN
+	return map[string]int{"rpg_byte_reset": int(d.RPGByteReset), "min_time_between_cnps": int(d.MinTimeBetweenCNPsNs / 1000)}
 }
 
 // pciAddress is the PCI function of a host's i-th RNIC port (two ports per

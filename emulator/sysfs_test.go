@@ -36,6 +36,16 @@ func TestSysfsWritesReachTheTwin(t *testing.T) {
 	if got := dc(other).RPGTimeResetNs; got != fabric.DefaultConfig().DCQCN.RPGTimeResetNs {
 		t.Errorf("another host's rpg_time_reset changed to %d ns", got)
 	}
+	// CNP generation (an RNIC profile's cnp_generation): one per QP per
+	// interval, or one per marked packet at 0.
+	h.echoTo("4", "/sys/class/net/ens1f0/ecn/roce_np/min_time_between_cnps", e.session())
+	if got := dc(h.inv.Name).MinTimeBetweenCNPsNs; got != 4000 {
+		t.Errorf("min_time_between_cnps 4 us reached the twin as %d ns", got)
+	}
+	h.echoTo("0", "/sys/class/net/ens1f0/ecn/roce_np/min_time_between_cnps", e.session())
+	if got := dc(h.inv.Name).MinTimeBetweenCNPsNs; got != 0 {
+		t.Errorf("min_time_between_cnps 0 (a CNP per marked packet) reached the twin as %d ns", got)
+	}
 	h.echoTo("0", "/sys/class/net/ens1f0/ecn/roce_np/enable/3", e.session())
 	if d := dc(h.inv.Name); d.NPOff != 1<<3 || d.RPOff != 0 {
 		t.Errorf("a notification-point disable on priority 3 must turn off that point on 3 alone: %+v", d)

@@ -17,6 +17,9 @@ const (
 	// DefaultLinkDelayNs is the one-way propagation delay of a link that
 	// declares none.
 	DefaultLinkDelayNs = 1000
+	// DefaultAckBytes is an ACK (or NACK, CNP) on the wire, as the fabric
+	// twin sends it: a minimum Ethernet frame.
+	DefaultAckBytes = 64
 )
 
 // PathLink is one link of a path as the ideal FCT sees it.
@@ -26,27 +29,44 @@ type PathLink struct {
 }
 
 // IdealFCT is the completion time in ns of a flow of the given payload
-// bytes alone on an idle path: every packet (payload plus header bytes)
-// serialised once at the path's slowest link, the propagation delays of
-// all links, and one store-and-forward of the last packet at every switch
-// (every link after the first). FCT slowdown is measured against it.
+// bytes alone on an idle path, as its sender sees it (from the first byte
+// sent to the ACK of the last received): every packet (payload plus header
+// bytes) serialised once at the path's slowest link, plus the base round
+// trip of RoundTrip. FCT slowdown is measured against it.
+//
+// This is the papers' convention (the ns-3 RDMA code bases print a
+// "standalone FCT" of base RTT + the flow's bytes at the bottleneck rate);
+// their base RTT charges one full MTU payload per link and no ACK, where
+// this one charges what an idle network does: the first packet's
+// store-and-forward at every switch and the ACK's serialisation on every
+// link back (docs/reports.md).
 func IdealFCT(bytes int64, mtu, header int, path []PathLink) int64 {
 	if len(path) == 0 || mtu <= 0 {
 		return 0
 	}
 	m, hdr := int64(mtu), int64(header)
 	pkts := max((bytes+m-1)/m, 1)
-	last := bytes - (pkts-1)*m + hdr
 	slowest := math.Inf(1)
+	for _, l := range path {
+		slowest = math.Min(slowest, l.Gbps)
+	}
+	return int64(float64(bytes+pkts*hdr)*8/slowest + RoundTrip(min(bytes, m)+hdr, path))
+}
+
+// RoundTrip is what a flow's completion adds, on an idle path, to the
+// serialisation of all its bytes at the slowest link, in ns: its first
+// packet (firstWire bytes on the wire) stored and forwarded at every
+// switch (every link after the first; the rest follow back to back), the
+// propagation there and back, and the ACK serialised on every link back.
+func RoundTrip(firstWire int64, path []PathLink) float64 {
 	var d float64
 	for i, l := range path {
-		slowest = math.Min(slowest, l.Gbps)
-		d += float64(l.DelayNs)
+		d += 2*float64(l.DelayNs) + DefaultAckBytes*8/l.Gbps
 		if i > 0 {
-			d += float64(last) * 8 / l.Gbps
+			d += float64(firstWire) * 8 / l.Gbps
 		}
 	}
-	return int64(float64(bytes+pkts*hdr)*8/slowest + d)
+	return d
 }
 
 // ShortestPath gives the links of one path with the fewest hops from host

@@ -14,13 +14,21 @@ func TestIdealFCT(t *testing.T) {
 		want  int64
 	}{
 		// 1 MB: 245 packets, (1e6 + 245*82) B at 100 Gb/s = 81607.2 ns; the
-		// last packet (576+82 B) is stored and forwarded by 3 switches
-		// (3 x 52.64 ns); 4 links of 1 us.
-		{"leaf-spine-leaf", 1_000_000, []PathLink{l100, l100, l100, l100}, 85765},
+		// first packet (4096+82 B) is stored and forwarded by 3 switches
+		// (3 x 334.24 ns), the others follow back to back; 4 links of 1 us
+		// there and back (8 us); the 64 B ACK serialised on the 4 links back
+		// (4 x 5.12 ns).
+		{"leaf-spine-leaf", 1_000_000, []PathLink{l100, l100, l100, l100}, 90630},
 		// One 4096 B packet (4178 B on the wire) over two links: once
 		// serialised at the slowest (25 Gb/s: 1336.96 ns), then once more at
-		// the one switch on the 100 Gb/s link (334.24 ns), plus 2 x 1 us.
-		{"slowest link serialises", 4096, []PathLink{{Gbps: 25, DelayNs: 1000}, l100}, 3671},
+		// the one switch on the 100 Gb/s link (334.24 ns), plus 2 x 1 us
+		// there and 2 x 1 us back, and the ACK at 100 and 25 Gb/s (5.12 +
+		// 20.48 ns).
+		{"slowest link serialises", 4096, []PathLink{{Gbps: 25, DelayNs: 1000}, l100}, 5696},
+		// One 1000 B packet, 2 links: 1082 B at 100 Gb/s (86.56 ns) on each,
+		// 4 us of propagation, 2 ACKs of 5.12 ns. The ns-3 code bases' base
+		// RTT would charge a full MTU payload per link (2 x 327.68 ns).
+		{"one small packet", 1000, []PathLink{l100, l100}, 4183},
 		{"no path", 10, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -212,7 +212,7 @@ func slowdownBySize(gs []Group, edges []int64) ([]figure, error) {
 	var out []figure
 	for _, c := range conds {
 		title := "FCT slowdown by flow size (" + c + ")"
-		p := newPlot(title, "flow size", "slowdown")
+		p := newPlot(title, "flow size", "slowdown (ideal FCT includes the base round trip)")
 		p.NominalX(names...)
 		var all []float64
 		n := 0

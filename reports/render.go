@@ -63,9 +63,16 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 		for _, l := range h {
 			fmt.Fprintf(&b, "- %s\n", cell.Replace(l))
 		}
+		if n := headlineNote(h); n != "" {
+			fmt.Fprintf(&b, "\n%s\n", n)
+		}
 	}
 	for _, t := range tables(s) {
-		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title, strings.Join(t.Header, " | "), strings.Repeat("---|", len(t.Header)))
+		fmt.Fprintf(&b, "\n## %s\n\n", t.Title)
+		if t.Note != "" {
+			fmt.Fprintf(&b, "%s\n\n", t.Note)
+		}
+		fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(t.Header, " | "), strings.Repeat("---|", len(t.Header)))
 		for _, r := range t.Rows {
 			for i := range r {
 				r[i] = cell.Replace(r[i])
@@ -94,10 +101,12 @@ summary{cursor:pointer;font-weight:bold;margin:0.5em 0}
 <p>Scenario <b>{{.S.Scenario}}</b> on lab <b>{{.S.Lab}}</b>, outcome <b>{{.S.Outcome}}</b>.</p>
 {{if .Headlines}}<h2>Against {{.S.Baseline}}</h2>
 <ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
-{{end}}{{if .Plots}}<h2>Plots</h2>
+{{with .HeadlineNote}}<p>{{.}}</p>
+{{end}}{{end}}{{if .Plots}}<h2>Plots</h2>
 {{range .Plots}}<figure>{{.SVG}}</figure>
 {{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
-<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{with .Note}}<p>{{.}}</p>
+{{end}}<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}{{if .Series}}<h2>Time series</h2>
@@ -151,14 +160,27 @@ func WriteHTML(w io.Writer, s *Summary) error {
 			series = append(series, pp)
 		}
 	}
+	h := headlines(s)
 	return htmlPage.Execute(w, struct {
-		Title     string
-		S         *Summary
-		Headlines []string
-		Plots     []figure
-		Tables    []table
-		Series    []pointPlots
-	}{title(s), s, headlines(s), plots, tables(s), series})
+		Title        string
+		S            *Summary
+		Headlines    []string
+		HeadlineNote string
+		Plots        []figure
+		Tables       []table
+		Series       []pointPlots
+	}{title(s), s, h, headlineNote(h), plots, tables(s), series})
+}
+
+// headlineNote is the slowdown definition when a headline states a
+// slowdown.
+func headlineNote(h []string) string {
+	for _, l := range h {
+		if strings.Contains(l, "slowdown") {
+			return slowdownNote
+		}
+	}
+	return ""
 }
 
 // Render prints the report of the run archive in dir in one of Formats

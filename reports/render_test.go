@@ -109,3 +109,36 @@ func TestRender(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+// TestSlowdownDefinitionNearEverySlowdown: every Markdown section and HTML
+// heading whose text states a slowdown carries its definition (the ideal
+// FCT includes the base round trip), and the slowdown plot's axis says so.
+func TestSlowdownDefinitionNearEverySlowdown(t *testing.T) {
+	s := analyseMatrix(t, Analyser{})
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	sections := strings.Split(md.String(), "\n## ")
+	stated := 0
+	for _, sec := range sections[1:] {
+		if !strings.Contains(strings.ToLower(sec), "slowdown") {
+			continue
+		}
+		stated++
+		if !strings.Contains(sec, slowdownNote) || !strings.Contains(slowdownNote, "ideal FCT includes the base round trip") {
+			t.Errorf("section %q states a slowdown without its definition", strings.SplitN(sec, "\n", 2)[0])
+		}
+	}
+	if stated < 4 { // against the baseline, points, by size, groups, comparisons
+		t.Errorf("%d sections state a slowdown, want the matrix report's 5", stated)
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, s); err != nil {
+		t.Fatal(err)
+	}
+	h := html.String()
+	if n, m := strings.Count(h, "ideal FCT includes the base round trip"), stated; n < m+1 {
+		t.Errorf("HTML states the definition %d times, want one per slowdown section (%d) and the slowdown plot", n, m)
+	}
+}

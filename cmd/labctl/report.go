@@ -19,7 +19,8 @@ func reportCommand() *cli.Command {
 		ArgsUsage: "RUN_DIR",
 		Description: `Reads a run archive (runs/<run-id>/) and prints its report: per point the flow
 count, FCT mean/p50/p99/p99.9/max and slowdown (FCT over the flow's ideal FCT
-alone on an idle path) overall and per flow-size bucket, goodput, PFC pause
+alone on an idle path, which includes the base round trip) overall and per
+flow-size bucket, goodput, PFC pause
 frames and rate per switch tier, ECN mark rate, peak and mean queue depth,
 out-of-order packets, requested vs achieved load, failed flows and points;
 for all-reduce the step times, algbw and busbw. Points that repeat the same

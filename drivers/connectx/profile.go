@@ -33,6 +33,13 @@ type Profile struct {
 	// CNPs the notification point sends: DSCP and 802.1p priority.
 	CNPDSCP     *int `yaml:"cnp_dscp,omitempty"`
 	CNPPriority *int `yaml:"cnp_priority,omitempty"`
+	// CNPGeneration is when the notification point sends a CNP:
+	// CNPPerPacket for every ECN-marked packet (the papers' ns-3 code
+	// bases), CNPMinInterval at most one per QP per
+	// min_time_between_cnps (ConnectX; the firmware default, 4 us, unless
+	// ecn.np sets it). Both set min_time_between_cnps, the one knob the
+	// RNIC has: per_packet is 0. Empty: not managed.
+	CNPGeneration string `yaml:"cnp_generation,omitempty"`
 	// ECN: notification and reaction point enabled on these priorities
 	// (others disabled; OFED only), and DCQCN parameters by their OFED
 	// sysfs names (inbox hosts get the same values in debugfs).
@@ -44,6 +51,29 @@ type ECNProfile struct {
 	Priorities []int          `yaml:"priorities"`
 	RP         map[string]int `yaml:"rp,omitempty"` // e.g. rpg_time_reset, rpg_ai_rate
 	NP         map[string]int `yaml:"np,omitempty"` // e.g. min_time_between_cnps
+}
+
+// CNP generation modes (Profile.CNPGeneration).
+const (
+	CNPPerPacket   = "per_packet"
+	CNPMinInterval = "min_interval"
+)
+
+// cnpGap is the min_time_between_cnps CNPGeneration sets, unless ecn.np
+// sets it itself (which problems checks against it).
+func (p *Profile) cnpGap() (int, bool) {
+	if p.ECN != nil {
+		if _, given := p.ECN.NP["min_time_between_cnps"]; given {
+			return 0, false
+		}
+	}
+	switch p.CNPGeneration {
+	case CNPPerPacket:
+		return 0, true
+	case CNPMinInterval:
+		return npDefaults["min_time_between_cnps"], true
+	}
+	return 0, false
 }
 
 // LoadProfile reads a profile file; every problem is reported as
@@ -133,6 +163,24 @@ func (p *Profile) problems() [][2]string {
 	if p.CNPPriority != nil {
 		prio("cnp_priority", *p.CNPPriority)
 	}
+	var gap int
+	given := false
+	if p.ECN != nil {
+		gap, given = p.ECN.NP["min_time_between_cnps"]
+	}
+	switch p.CNPGeneration {
+	case "":
+	case CNPPerPacket:
+		if given && gap != 0 {
+			add("cnp_generation", "per_packet means ecn.np.min_time_between_cnps 0, not %d", gap)
+		}
+	case CNPMinInterval:
+		if given && gap == 0 {
+			add("cnp_generation", "min_interval needs ecn.np.min_time_between_cnps above 0 (0 is per_packet)")
+		}
+	default:
+		add("cnp_generation", "%q: want per_packet (a CNP for every ECN-marked packet, as the papers' ns-3 code bases) or min_interval (at most one per QP per min_time_between_cnps, ConnectX)", p.CNPGeneration)
+	}
 	if e := p.ECN; e != nil {
 		for i, pr := range e.Priorities {
 			prio(fmt.Sprintf("ecn.priorities[%d]", i), pr)
@@ -159,7 +207,9 @@ func (p *Profile) problems() [][2]string {
 
 // NeedsECN says whether the profile manages anything of the ECN/DCQCN
 // files (so ReadState must read them).
-func (p *Profile) NeedsECN() bool { return p.ECN != nil || p.CNPDSCP != nil || p.CNPPriority != nil }
+func (p *Profile) NeedsECN() bool {
+	return p.ECN != nil || p.CNPDSCP != nil || p.CNPPriority != nil || p.CNPGeneration != ""
+}
 
 // State is an RNIC's configuration as read back from the host.
 type State struct {
@@ -289,6 +339,9 @@ func (p *Profile) managedParams() []param {
 	if p.CNPPriority != nil {
 		out = append(out, param{"roce_np", "cnp_802p_prio", "cnp_priority"})
 	}
+	if _, ok := p.cnpGap(); ok {
+		out = append(out, param{"roce_np", "min_time_between_cnps", "cnp_generation"})
+	}
 	if e := p.ECN; e != nil {
 		for _, n := range slices.Sorted(maps.Keys(e.NP)) {
 			out = append(out, param{"roce_np", n, "ecn.np." + n})
@@ -355,6 +408,9 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 				from = "request" // the CNP takes the priority of the packet it answers
 			}
 			echo("cnp_priority", from, *p.CNPPriority, "roce_np", "cnp_802p_prio")
+		}
+		if gap, ok := p.cnpGap(); ok {
+			echo("cnp_generation", strconv.Itoa(e.NP["min_time_between_cnps"]), gap, "roce_np", "min_time_between_cnps")
 		}
 	}
 	if e := p.ECN; e != nil && st.ECN != nil {

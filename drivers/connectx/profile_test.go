@@ -93,6 +93,9 @@ func TestProfileErrorsNameFileLineField(t *testing.T) {
 		"cnp_dscp: 64\n":                                    ":1: cnp_dscp: 64 is not a DSCP",
 		"cnp_priority: 6\necn:\n  np: {cnp_802p_prio: 6}\n": ":3: ecn.np.cnp_802p_prio: given twice",
 		"ecn:\n  rp: {rp_ai: 5}\n":                          ":2: ecn.rp.rp_ai: unknown reaction-point parameter",
+		"cnp_generation: always\n":                          `:1: cnp_generation: "always": want per_packet`,
+		"ecn:\n  np: {min_time_between_cnps: 4}\ncnp_generation: per_packet\n":   ":3: cnp_generation: per_packet means ecn.np.min_time_between_cnps 0, not 4",
+		"cnp_generation: min_interval\necn:\n  np: {min_time_between_cnps: 0}\n": ":1: cnp_generation: min_interval needs ecn.np.min_time_between_cnps above 0",
 	} {
 		p := filepath.Join(t.TempDir(), "p.yaml")
 		os.WriteFile(p, []byte(doc), 0o644)
@@ -155,13 +158,10 @@ func TestInboxDriverHostUsesDebugfs(t *testing.T) {
 		t.Fatalf("state: %+v", st.ECN)
 	}
 	plan := prof.Diff("h2", rnic, st)
-	var got []string
-	for _, c := range plan {
-		got = append(got, c.Field+":"+c.From+"->"+c.To+" ["+c.Command+"]")
-	}
+	got := planLines(plan)
 	want := []string{
 		"cnp_priority:request->6 [echo 6 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/np_cnp_prio]",
-		"ecn.roce_np.min_time_between_cnps:4->8 [echo 8 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/np_min_time_between_cnps]",
+		"ecn.roce_np.min_time_between_cnps:0->8 [echo 8 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/np_min_time_between_cnps]",
 		"ecn.roce_rp.rpg_ai_rate:5->20 [echo 20 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/rp_ai_rate]",
 		"ecn.roce_rp.rpg_time_reset:300->100 [echo 100 > /sys/kernel/debug/mlx5/0000:04:00.0/cc_params/rp_time_reset]",
 	}
@@ -213,4 +213,40 @@ func TestECNProfileThroughSysfs(t *testing.T) {
 	if again := prof.Diff("h1", rnic, st); len(again) != 0 || st.ECN.RP["rpg_time_reset"] != 100 || st.ECN.NPEnabled[0] {
 		t.Fatalf("after apply: %+v %+v", again, st.ECN)
 	}
+}
+
+// TestCNPGenerationPlansTheNPInterval: cnp_generation sets the one RNIC
+// knob min_time_between_cnps: min_interval sets the firmware default (4 us)
+// on an emulated host, which starts as the twin runs (0: a CNP per marked
+// packet, the papers' ns-3 code bases), and per_packet sets it back to 0.
+func TestCNPGenerationPlansTheNPInterval(t *testing.T) {
+	ctx := context.Background()
+	run, rnic := host(t, "h1")
+	file := "/sys/class/net/" + rnic.Netdev + "/ecn/roce_np/min_time_between_cnps"
+	for _, tc := range []struct{ mode, want string }{
+		{connectx.CNPMinInterval, "cnp_generation:0->4 [echo 4 > " + file + "]"},
+		{connectx.CNPPerPacket, "cnp_generation:4->0 [echo 0 > " + file + "]"},
+	} {
+		prof := &connectx.Profile{CNPGeneration: tc.mode}
+		st, err := connectx.ReadState(ctx, run, rnic, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := prof.Diff("h1", rnic, st)
+		if got := strings.Join(planLines(plan), "\n"); got != tc.want {
+			t.Fatalf("%s: plan\n%s\nwant\n%s", tc.mode, got, tc.want)
+		}
+		if _, err := connectx.Apply(ctx, run, plan); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// planLines prints a plan's changes as field:from->to [command].
+func planLines(plan []connectx.Change) []string {
+	var out []string
+	for _, c := range plan {
+		out = append(out, c.Field+":"+c.From+"->"+c.To+" ["+c.Command+"]")
+	}
+	return out
 }

@@ -19,10 +19,6 @@ type Config struct {
 	// DropBytes is the depth at which a lossy queue drops (dynamic
 	// threshold alpha=1 with half the buffer free: BufferBytes/2).
 	DropBytes int64
-	// PauseQuantaNs is how often a paused link sees a refreshed PAUSE
-	// frame: half of 65535 quanta of 512 bit times at 100 Gb/s ~ 168 us;
-	// switches refresh well before expiry.
-	PauseQuantaNs int64
 
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
@@ -36,6 +32,20 @@ type Config struct {
 	Transport string
 	// RTONs is the go-back-N retransmission timeout.
 	RTONs int64
+	// NackIntervalNs: a go-back-N receiver that keeps getting packets
+	// beyond the one it expects NACKs that PSN again once this long has
+	// passed since its last NACK of it, as the papers' ns-3 code bases do
+	// (NACKGenerationInterval, 4 us; 0 here means that default), so a
+	// retransmission lost again costs an interval, not the sender's RTO.
+	// Negative: one NACK per expected PSN, the RTO recovers the rest.
+	// (A twin knob: an RNIC exposes no such setting.)
+	NackIntervalNs int64
+	// CNPOnNack makes a go-back-N receiver's NACK come with a CNP (under
+	// the notification point's rules, as for a marked packet), as the ns-3
+	// code bases' NACK carries the CNP flag: the sender slows down on loss.
+	// Without it, NACKs re-sent every NackInterval during heavy loss make
+	// senders go back again and again at full rate (docs/fabric-twin.md).
+	CNPOnNack bool
 	// MaxSimNs stops a run whose flows cannot finish.
 	MaxSimNs int64
 	DCQCN    DCQCN
@@ -91,6 +101,33 @@ type SwitchConfig struct {
 	// DTAlpha is the dynamic-threshold alpha of lossy queues: a queue may
 	// hold at most alpha x (free buffer).
 	DTAlpha float64
+	// PauseQuanta is the pause time a PAUSE frame carries, in quanta of
+	// 512 bit times at the link's rate (0: 0xFFFF, the maximum, what
+	// switches send: 335.5 us at 100 Gb/s). The switch sends PAUSE again
+	// every PauseRefreshNs while it stays in XOFF (0: half the pause time,
+	// as switches refresh well before expiry); a port whose pause runs out
+	// unrefreshed sends again (pfc.go).
+	PauseQuanta    uint16
+	PauseRefreshNs int64
+}
+
+// quanta is the pause time of c's PAUSE frames, in quanta.
+func (c *SwitchConfig) quanta() uint16 {
+	if c.PauseQuanta == 0 {
+		return 0xFFFF
+	}
+	return c.PauseQuanta
+}
+
+// pauseNs is how long quanta pause a link of gbps (bits per ns).
+func pauseNs(quanta uint16, gbps float64) float64 { return float64(quanta) * 512 / gbps }
+
+// refreshNs is how often c refreshes a PAUSE on a link of gbps.
+func (c *SwitchConfig) refreshNs(gbps float64) float64 {
+	if c.PauseRefreshNs > 0 {
+		return float64(c.PauseRefreshNs)
+	}
+	return pauseNs(c.quanta(), gbps) / 2
 }
 
 // DCQCN are the congestion-control parameters of an RNIC, named after the
@@ -104,9 +141,15 @@ type DCQCN struct {
 	// priorities NPOff leaves on: bit masks of the priorities whose
 	// ConnectX roce_rp / roce_np enable is 0, set per host
 	// (PacketEngine.ConfigureHost).
-	Enabled              bool
-	RPOff, NPOff         uint8
-	MinTimeBetweenCNPsNs int64   // NP: MIN_TIME_BETWEEN_CNPS
+	Enabled      bool
+	RPOff, NPOff uint8
+	// MinTimeBetweenCNPsNs is the notification point's CNP generation
+	// (MIN_TIME_BETWEEN_CNPS): at most one CNP per QP per this interval, as
+	// ConnectX does (firmware default 4 us); 0 sends one for every
+	// ECN-marked packet, as the papers' ns-3 code bases do (their receiver
+	// sets the CNP flag on the ACK of each marked packet, with no interval)
+	// and the twin's default. An RNIC profile's cnp_generation sets it.
+	MinTimeBetweenCNPsNs int64
 	RateReduceMonitorNs  int64   // RATE_REDUCE_MONITOR_PERIOD
 	DCETCPG              int     // DCE_TCP_G (/1024)
 	DCETCPRTTNs          int64   // DCE_TCP_RTT: alpha update period
@@ -136,11 +179,12 @@ func DefaultConfig() Config {
 		SwitchConfig: SwitchConfig{PFC: true, LosslessPrios: 1 << roceQueue, XoffBytes: 512 << 10, XonBytes: 384 << 10,
 			BufferBytes: 12 << 20, HeadroomBytes: 64 << 10, PFCAlpha: 0.125, DTAlpha: 1,
 			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
-		DropBytes: 6 << 20, PauseQuantaNs: 168_000,
-		AckEvery: 1, RTONs: 1_000_000, MaxSimNs: 10_000_000_000,
+		DropBytes: 6 << 20,
+		AckEvery:  1, RTONs: 1_000_000, NackIntervalNs: 4_000, CNPOnNack: true, MaxSimNs: 10_000_000_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
-		// no byte counter (RPG_BYTE_RESET 0), as in the papers' ns-3 code.
-		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 4_000, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
+		// no byte counter (RPG_BYTE_RESET 0) and a CNP for every marked
+		// packet (MIN_TIME_BETWEEN_CNPS 0), as in the papers' ns-3 code.
+		DCQCN: DCQCN{Enabled: true, MinTimeBetweenCNPsNs: 0, RateReduceMonitorNs: 4_000, DCETCPG: 1019,
 			DCETCPRTTNs: 1_000, InitialAlpha: 1023.0 / 1024, RPGTimeResetNs: 300_000, RPGByteReset: 0,
 			RPGThreshold: 1, RPGAIRateGbps: 0.005, RPGHAIRateGbps: 0.05, RPGMinDecFac: 50, RPGMinRateGbps: 0.001},
 	}

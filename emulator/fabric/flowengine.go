@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/labctl/labctl/inventory"
 )
 
 // FlowEngine is the flow-level engine: max-min fair sharing (progressive
@@ -32,9 +34,6 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	def := DefaultConfig()
 	if cfg.MTU <= 0 {
 		cfg.MTU = def.MTU
-	}
-	if cfg.PauseQuantaNs <= 0 {
-		cfg.PauseQuantaNs = def.PauseQuantaNs
 	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), lflows: make([][]*flowState, n),
@@ -72,15 +71,13 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 		} else {
 			st.path = p
 			st.result.Path = []string{f.Src}
-			pktBits := float64(e.cfg.MTU+e.cfg.HeaderBytes) * 8
-			for i, li := range p {
-				l := e.topo.links[li]
-				st.result.Path = append(st.result.Path, l.to)
-				st.propDelay += l.delay
-				if i > 0 { // store and forward one packet at each switch
-					st.propDelay += int64(math.Ceil(pktBits / l.rate))
-				}
+			for _, li := range p {
+				st.result.Path = append(st.result.Path, e.topo.links[li].to)
 			}
+			// The first packet's store and forward, the way there and the
+			// last ACK's way back (a flow completes at its sender).
+			first := min(f.Bytes, int64(e.cfg.MTU)) + int64(e.cfg.HeaderBytes)
+			st.propDelay = int64(math.Ceil(inventory.RoundTrip(first, e.topo.pathLinks(p))))
 		}
 		fs[i], byID[f.ID] = st, st
 	}

@@ -76,10 +76,13 @@ func TestSingleFlowLineRateMinusHeaders(t *testing.T) {
 	pkts := math.Ceil(bytes / 4096.0)
 	wire := bytes + pkts*82
 	tx := wire * 8 / 100 // ns at 100 bit/ns... 100 Gb/s = 100 bits/ns
-	store := math.Ceil((4096 + 82) * 8 / 100.0)
-	want := int64(math.Ceil(tx)) + 2000 + int64(store)
+	// One store-and-forward at the switch, 2 x 1 us there and back, the
+	// 64 B ACK serialised on both links back: the flow completes at its
+	// sender.
+	rtt := math.Ceil((4096+82)*8/100.0 + 4000 + 2*64*8/100.0)
+	want := int64(math.Ceil(tx)) + int64(rtt)
 	if r.End-r.Start != want {
-		t.Errorf("FCT %d ns, want transmission %f + 2 x 1us + one store-and-forward %v = %d", r.End-r.Start, tx, store, want)
+		t.Errorf("FCT %d ns, want transmission %f + round trip %v = %d", r.End-r.Start, tx, rtt, want)
 	}
 	goodput := bytes * 8 / float64(r.End-r.Start) // Gb/s
 	if eff := 4096.0 / (4096 + 82) * 100; math.Abs(goodput-eff)/eff > 0.005 {

@@ -1,6 +1,10 @@
 package fabric
 
-import "math"
+import (
+	"math"
+
+	"github.com/labctl/labctl/inventory"
+)
 
 // IRN-style transport (selective repeat): the receiver keeps out-of-order
 // packets and answers each with a NACK carrying its cumulative PSN and the
@@ -60,15 +64,11 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			return
 		}
 		r.recv[psn] = true
-		if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
-			q.lastCNP = e.now
-			q.dstAcc.cnpSent++
-			e.control(q, pktCNP, psn)
-		}
+		e.notify(q, psn, ecn, prio)
 		if psn != q.expected {
 			q.dstAcc.ooo++
 			p := e.pool.get()
-			p.kind, p.qp, p.psn, p.sack, p.prio, p.inLink, p.wire = pktNack, q.idx, q.expected, psn, ctrlPrio, -1, 64
+			p.kind, p.qp, p.psn, p.sack, p.prio, p.inLink, p.wire = pktNack, q.idx, q.expected, psn, ctrlPrio, -1, inventory.DefaultAckBytes
 			li := q.rpath[0]
 			e.links[li].q[ctrlPrio].push(p)
 			e.kick(li)
@@ -76,10 +76,6 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 		}
 		for q.expected < q.npkts && r.recv[q.expected] {
 			q.expected++
-		}
-		if q.expected == q.npkts && !q.recvDone {
-			q.recvDone, q.end = true, e.now
-			e.flowDone(q)
 		}
 		if q.expected == q.npkts || q.expected%int64(e.cfg.AckEvery) == 0 {
 			e.control(q, pktAck, q.expected)
@@ -103,8 +99,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			r.inRecovery = false
 		}
 		if q.sndUna >= q.npkts {
-			q.senderDone = true
-			q.rto.at = noTimer
+			e.finish(q)
 			return
 		}
 		if e.now >= q.nextSend {

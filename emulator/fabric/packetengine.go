@@ -71,6 +71,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	if cfg.RTONs <= 0 {
 		cfg.RTONs = def.RTONs
 	}
+	if cfg.NackIntervalNs == 0 {
+		cfg.NackIntervalNs = def.NackIntervalNs
+	}
 	if cfg.MaxSimNs <= 0 {
 		cfg.MaxSimNs = def.MaxSimNs
 	}
@@ -175,7 +178,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		if err != nil {
 			e.results[i].Err = err.Error()
-			q.recvDone, q.senderDone = true, true
+			q.senderDone = true
 			e.left--
 			continue
 		}
@@ -272,7 +275,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 	}
 	for i, q := range e.qps {
-		if !q.recvDone {
+		if !q.senderDone {
 			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
 		}
 	}
@@ -299,8 +302,12 @@ func (e *PacketEngine) flowDone(q *qp) {
 // flows are done), pauses are lifted, and queue depths read zero.
 func (e *PacketEngine) settle() {
 	for e.ev.len() > 0 {
-		if ev := e.ev.pop(); ev.pkt != nil {
+		ev := e.ev.pop()
+		if ev.pkt != nil {
 			e.pool.put(ev.pkt)
+		}
+		if ev.kind() == evPFC && ev.arg>>8&0xff == pfcFrame { // on the wire: its port gets it
+			e.lfrom[ev.id].pfcRx[uint8(ev.arg)]++
 		}
 	}
 	e.fns, e.freeFns = e.fns[:0], e.freeFns[:0]

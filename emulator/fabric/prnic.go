@@ -1,16 +1,23 @@
 package fabric
 
-import "math"
+import (
+	"math"
+
+	"github.com/labctl/labctl/inventory"
+)
 
 // The packet engine's RNICs: one QP per flow. The sender segments the
 // message at the MTU and paces packets at its current rate (line rate, or
 // DCQCN's). The receiver accepts only the next expected PSN (go-back-N, as
-// lossless RoCE): an out-of-order packet is dropped and answered with one
-// NACK per expected PSN, an in-order one is ACKed every AckEvery packets.
+// lossless RoCE): an out-of-order packet is dropped and answered with a
+// NACK of the expected PSN, once, and again while out-of-order packets keep
+// coming at most every NackIntervalNs; an in-order one is ACKed every
+// AckEvery packets.
 // A sender that hears nothing for RTONs goes back to its oldest unacked
 // packet. An ECN-marked packet makes the receiver (notification point)
-// send a CNP, at most one per MinTimeBetweenCNPs per QP; the sender
-// (reaction point) cuts its rate on it (see DCQCN in config.go).
+// send a CNP, at most one per MinTimeBetweenCNPs per QP (0, the default: one
+// per marked packet); the sender (reaction point) cuts its rate on it (see
+// DCQCN in config.go).
 
 type qp struct {
 	idx          int32
@@ -41,10 +48,10 @@ type qp struct {
 	dstIdx       int32
 	// receiver
 	expected   int64
-	lastNack   int64
+	lastNack   int64 // the PSN last NACKed
+	nackAt     int64 // ps: when lastNack may be NACKed again
 	lastCNP    int64
-	recvDone   bool
-	senderDone bool
+	senderDone bool // every packet acknowledged: the flow is complete
 	// DCQCN reaction point
 	alpha           float64
 	dcqcnStarted    bool  // the model runs from the first CNP on
@@ -201,10 +208,34 @@ func (e *PacketEngine) onRTO(ev event) {
 func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
 	p := e.pool.get()
 	p.kind, p.qp, p.psn, p.prio, p.inLink = kind, q.idx, psn, ctrlPrio, -1
-	p.wire = 64
+	p.wire = inventory.DefaultAckBytes
 	li := q.rpath[0]
 	e.links[li].q[ctrlPrio].push(p)
 	e.kick(li)
+}
+
+// finish completes a flow at its sender, when the last packet is
+// acknowledged: its FCT runs to here, as a sender's completion does on an
+// RNIC and in the papers' ns-3 code bases (so it includes the last ACK's
+// way back, as inventory.IdealFCT does).
+func (e *PacketEngine) finish(q *qp) {
+	if q.senderDone {
+		return
+	}
+	q.senderDone, q.end = true, e.now
+	q.rto.at = noTimer // cancel the timer
+	e.flowDone(q)
+}
+
+// notify is the notification point on a data packet the receiver takes:
+// a CNP for an ECN-marked one, at most one per MinTimeBetweenCNPs per QP
+// (0: one for every marked packet).
+func (e *PacketEngine) notify(q *qp, psn int64, ecn bool, prio uint8) {
+	if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
+		q.lastCNP = e.now
+		q.dstAcc.cnpSent++
+		e.control(q, pktCNP, psn)
+	}
 }
 
 // receive handles a packet at its destination host.
@@ -224,24 +255,19 @@ func (e *PacketEngine) receive(p *packet) {
 		switch {
 		case psn == q.expected:
 			q.expected++
-			if ecn && q.np.notifies(prio) && e.now-q.lastCNP >= q.np.MinTimeBetweenCNPsNs*1000 {
-				q.lastCNP = e.now
-				q.dstAcc.cnpSent++
-				e.control(q, pktCNP, psn)
-			}
-			last := q.expected == q.npkts
-			if last && !q.recvDone {
-				q.recvDone, q.end = true, e.now
-				e.flowDone(q)
-			}
-			if last || q.expected%int64(e.cfg.AckEvery) == 0 {
+			e.notify(q, psn, ecn, prio)
+			if q.expected == q.npkts || q.expected%int64(e.cfg.AckEvery) == 0 {
 				e.control(q, pktAck, q.expected)
 			}
 		case psn > q.expected:
 			q.dstAcc.ooo++
-			if q.lastNack != q.expected {
-				q.lastNack = q.expected
+			again := e.cfg.NackIntervalNs > 0 && e.now >= q.nackAt
+			if q.lastNack != q.expected || again {
+				q.lastNack, q.nackAt = q.expected, e.now+e.cfg.NackIntervalNs*1000
 				e.control(q, pktNack, q.expected)
+				if e.cfg.CNPOnNack { // loss is taken as congestion, as a mark is
+					e.notify(q, psn, true, prio)
+				}
 			}
 		default: // a duplicate: tell the sender where we are
 			q.dstAcc.dupReq++
@@ -256,8 +282,7 @@ func (e *PacketEngine) receive(p *packet) {
 			e.armRTO(q)
 		}
 		if q.sndUna >= q.npkts {
-			q.senderDone = true
-			q.rto.at = noTimer // cancel the timer
+			e.finish(q)
 			return
 		}
 		if kind == pktNack && psn < q.sndNxt {

@@ -6,7 +6,7 @@ package fabric
 // ports: lossless priorities (PFC on) are admitted while the buffer has
 // room, pausing the upstream port of an ingress whose buffered bytes pass
 // XoffBytes and resuming it below XonBytes, with PAUSE/RESUME frames that
-// take serialisation and propagation time; lossy priorities are admitted
+// take serialisation and propagation time (pfc.go); lossy priorities are admitted
 // under a dynamic threshold (DTAlpha x free buffer) and dropped beyond it.
 // Data packets are ECN-marked at egress enqueue by RED on the queue depth.
 
@@ -31,6 +31,11 @@ type plink struct {
 	xoffAt   [8]int64 // ps: when the PAUSE now in force was sent
 	waiting  []int32  // QPs waiting for this NIC port to take a packet
 	spare    []int32  // wake's second list
+
+	// PFC timing (pfc.go)
+	pauseUntil [8]int64  // ps: when the pause in force runs out unless refreshed
+	xoffGen    [8]uint16 // XOFF episode of the far end, for its refresh timer
+
 	// deficit round robin among data priorities
 	deficit [8]int64
 	rr      int
@@ -137,42 +142,6 @@ func (e *PacketEngine) release(p *packet) {
 	if in.xoffSent[p.prio] && in.inBytes[p.prio] <= min(e.swc[in.swTo].XonBytes, e.xoff(in.swTo)*3/4) {
 		in.xoffSent[p.prio] = false
 		e.sendPFC(p.inLink, p.prio, false)
-	}
-}
-
-// sendPFC sends PAUSE (on) or RESUME for priority prio upstream of link li:
-// the frame leaves li's far end and reaches li's near end one frame time
-// plus the propagation delay later.
-func (e *PacketEngine) sendPFC(li int32, prio uint8, on bool) {
-	l := &e.links[li]
-	if on {
-		e.lto[li].pfcTx[prio]++
-		l.xoffAt[prio] = e.now
-	} else {
-		e.lto[li].pauseTxNs[prio] += float64(e.now-l.xoffAt[prio]) / 1000
-	}
-	arg := uint32(prio)
-	if on {
-		arg |= 1 << 8
-	}
-	e.ev.push(event{t: e.now + l.psPer(pauseBytes) + l.delay*1000, key: uint64(evPFC), id: li, arg: arg})
-}
-
-func (e *PacketEngine) onPFC(ev event) {
-	l := &e.links[ev.id]
-	from := e.lfrom[ev.id]
-	prio, on := uint8(ev.arg), ev.arg>>8 != 0
-	switch {
-	case on && !l.paused[prio]:
-		l.paused[prio], l.pauseSince[prio] = true, e.now
-		from.pfcRx[prio]++
-	case on: // refreshed pause while paused
-		from.pfcRx[prio]++
-	case !on && l.paused[prio]:
-		l.paused[prio] = false
-		from.pauseRxNs[prio] += float64(e.now-l.pauseSince[prio]) / 1000
-		e.kick(ev.id)
-		e.wake(ev.id)
 	}
 }
 

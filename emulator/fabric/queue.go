@@ -8,7 +8,8 @@ import "math"
 // constraint (each flow limited only by the links before it), and drains
 // at capacity otherwise. Lossless (PFC on): the queue stops at XoffBytes and
 // for as long as it is held there the ingress ports feeding it send PAUSE
-// frames (one when the pause starts, then one per PauseQuantaNs), counted
+// frames (one when the pause starts, then one per PAUSE refresh interval,
+// and a RESUME when it ends), counted
 // as PFCTx on the switch ingress port and PFCRx/PauseRxNs on the upstream
 // port; pauses do not propagate further upstream in this engine. Lossy:
 // the queue stops at DropBytes and the excess is dropped (counted; the flow
@@ -110,6 +111,9 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 		fq.ecn += marks
 		from.ecn += marks
 		if over <= 0 {
+			if q.paused { // RESUME: counted like every PFC frame
+				e.pauseFeeders(li, 1, 0)
+			}
 			q.paused, q.pausedNs = false, 0
 			continue
 		}
@@ -121,7 +125,8 @@ func (e *FlowEngine) advance(active []*flowState, dt int64) {
 		}
 		before := q.pausedNs
 		q.pausedNs += over
-		frames := math.Floor(q.pausedNs/float64(e.cfg.PauseQuantaNs)) - math.Floor(before/float64(e.cfg.PauseQuantaNs))
+		refresh := e.cfg.refreshNs(l.rate)
+		frames := math.Floor(q.pausedNs/refresh) - math.Floor(before/refresh)
 		if !q.paused {
 			frames++
 			q.paused = true

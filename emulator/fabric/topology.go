@@ -186,15 +186,21 @@ func (t *Topology) Path(f Flow, seed int64) ([]Hop, error) {
 }
 
 // IdealFCT is a flow's completion time alone on an idle network along the
-// path its ECMP hash picks (inventory.IdealFCT, the formula reports use).
+// path its ECMP hash picks, to the ACK of its last packet
+// (inventory.IdealFCT, the formula reports use).
 func (t *Topology) IdealFCT(f Flow, cfg Config) (int64, error) {
 	p, err := t.path(f, cfg.Seed)
 	if err != nil {
 		return 0, err
 	}
+	return inventory.IdealFCT(f.Bytes, cfg.MTU, cfg.HeaderBytes, t.pathLinks(p)), nil
+}
+
+// pathLinks is a path's links as the ideal FCT sees them.
+func (t *Topology) pathLinks(p []int) []inventory.PathLink {
 	links := make([]inventory.PathLink, len(p))
 	for i, li := range p {
 		links[i] = inventory.PathLink{Gbps: t.links[li].rate, DelayNs: t.links[li].delay}
 	}
-	return inventory.IdealFCT(f.Bytes, cfg.MTU, cfg.HeaderBytes, links), nil
+	return links
 }
