@@ -28,14 +28,7 @@ func star(n int, gbps float64) *inventory.Lab {
 // generated is the topology of a generated lab (inventory.Generate spec).
 func generated(t testing.TB, spec string) *Topology {
 	t.Helper()
-	lab, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo, _ := generatedHosts(t, spec)
 	return topo
 }
 
