@@ -1,0 +1,293 @@
+package fabric
+
+import "math"
+
+// recompute sets max-min fair rates by progressive filling over the flows
+// that share a link, transitively, with a link seeded since the last
+// recompute: the connected component of the change. Other flows keep their
+// rates, which a max-min recomputation over everything would leave as they
+// are too.
+func (e *FlowEngine) recompute(now int64) {
+	e.round++
+	r := e.round
+	links, flows := e.compL[:0], e.compF[:0]
+	for _, li := range e.seeds {
+		e.ls[li].visited = r
+		links = append(links, li)
+	}
+	e.seeds = e.seeds[:0]
+	for i := 0; i < len(links); i++ {
+		for _, ref := range e.ls[links[i]].flows {
+			f := ref.f
+			if f.mark == r {
+				continue
+			}
+			f.mark, f.fixed = r, false
+			flows = append(flows, f)
+			for _, l2 := range f.path {
+				if e.ls[l2].visited != r {
+					e.ls[l2].visited = r
+					links = append(links, l2)
+				}
+			}
+		}
+	}
+	e.compL, e.compF = links, flows
+	e.fill(links, flows)
+	e.apply(now, links, flows)
+}
+
+// fill is progressive filling: the link with the smallest fair share fixes
+// the rate of its unfixed flows at that share, which leaves the others'
+// shares no smaller. A heap with stale entries (skipped when popped) finds
+// the next such link. A link with one flow enters the heap as that flow's
+// bound (its capacity; the lowest of them if the flow has several), so the
+// heap holds the links that are shared and the flows, not every link.
+func (e *FlowEngine) fill(links []int, flows []*flowState) {
+	left, users, lh := e.left, e.users, &e.lh
+	lh.items = lh.items[:0]
+	for _, li := range links {
+		n := len(e.ls[li].flows)
+		left[li], users[li] = e.topo.links[li].rate, n
+		if n > 1 {
+			lh.items = append(lh.items, linkShare{e.share(li), li})
+		}
+	}
+	for i, f := range flows {
+		// A shared link of capacity at most the bound fixes the flow no
+		// later than the bound would: its share never exceeds it.
+		bound, shared := math.Inf(1), math.Inf(1)
+		for _, li := range f.path {
+			if users[li] == 1 {
+				bound = min(bound, left[li])
+			} else {
+				shared = min(shared, left[li])
+			}
+		}
+		if bound < shared {
+			lh.items = append(lh.items, linkShare{bound, -1 - i})
+		}
+	}
+	lh.heapify()
+	for len(lh.items) > 0 {
+		s, li := lh.pop()
+		touched := e.touched[:0]
+		if li < 0 { // a flow's bound
+			if f := flows[-1-li]; !f.fixed {
+				touched = e.fix(f, s, li, touched)
+			}
+		} else {
+			if users[li] == 0 || s != e.share(li) {
+				continue // stale
+			}
+			for _, ref := range e.ls[li].flows {
+				if !ref.f.fixed {
+					touched = e.fix(ref.f, s, li, touched)
+				}
+			}
+		}
+		for _, l2 := range touched {
+			e.ls[l2].pushed = 0
+			if users[l2] > 0 {
+				lh.push(e.share(l2), l2)
+			}
+		}
+		e.touched = touched
+	}
+}
+
+// fix sets f's rate at share s, found on link at (or f's bound), and
+// lists the links whose share that changes.
+func (e *FlowEngine) fix(f *flowState, s float64, at int, touched []int) []int {
+	f.fixed, f.next = true, s
+	for _, l2 := range f.path {
+		e.left[l2] -= s
+		e.users[l2]--
+		if l2 != at && e.users[l2] > 0 && e.ls[l2].pushed != e.round {
+			e.ls[l2].pushed = e.round
+			touched = append(touched, l2)
+		}
+	}
+	return touched
+}
+
+// apply gives the component's flows their new rates (and offered rates,
+// queue.go), settling each link whose sums change first and summing them
+// afresh (no rounding carried over).
+func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
+	r := e.round
+	for _, f := range flows {
+		rate := f.next != f.rate
+		if !e.offered(f) && !rate {
+			continue
+		}
+		for _, li := range f.path {
+			if l := &e.ls[li]; l.pushed != r {
+				l.pushed = r
+				e.settle(li, now)
+			}
+		}
+		if rate {
+			f.wire -= f.rate * float64(now-f.at) / 8
+			f.at, f.rate = now, f.next
+			f.finishAt = finishTime(now, f.wire, f.rate)
+			e.fin.fix(f)
+		}
+	}
+	for _, li := range links {
+		l := &e.ls[li]
+		if l.pushed != r {
+			continue
+		}
+		l.rsum, l.off = 0, 0
+		for _, ref := range l.flows {
+			l.rsum += ref.f.rate
+			l.off += ref.f.offc[ref.hop]
+		}
+	}
+}
+
+// share is a link's fair share of what its fixed flows left.
+func (e *FlowEngine) share(li int) float64 { return max(e.left[li], 0) / float64(e.users[li]) }
+
+// flowHeap orders flows by arrival (ready) or by completion time, ties by
+// rank, so that a run is deterministic.
+type flowHeap struct {
+	fs    []*flowState
+	ready bool
+}
+
+func (h *flowHeap) key(f *flowState) int64 {
+	if h.ready {
+		return f.readyAt
+	}
+	return f.finishAt
+}
+
+func (h *flowHeap) less(i, j int) bool {
+	a, b := h.fs[i], h.fs[j]
+	ka, kb := h.key(a), h.key(b)
+	return ka < kb || ka == kb && a.idx < b.idx
+}
+
+func (h *flowHeap) swap(i, j int) {
+	h.fs[i], h.fs[j] = h.fs[j], h.fs[i]
+	h.fs[i].hidx, h.fs[j].hidx = i, j
+}
+
+// top is the earliest key, MaxInt64 when empty.
+func (h *flowHeap) top() int64 {
+	if len(h.fs) == 0 {
+		return math.MaxInt64
+	}
+	return h.key(h.fs[0])
+}
+
+func (h *flowHeap) push(f *flowState) {
+	f.hidx = len(h.fs)
+	h.fs = append(h.fs, f)
+	h.up(f.hidx)
+}
+
+func (h *flowHeap) pop() *flowState {
+	f := h.fs[0]
+	last := len(h.fs) - 1
+	h.swap(0, last)
+	h.fs = h.fs[:last]
+	h.down(0)
+	return f
+}
+
+// fix restores the order after f's key changed.
+func (h *flowHeap) fix(f *flowState) {
+	if !h.up(f.hidx) {
+		h.down(f.hidx)
+	}
+}
+
+func (h *flowHeap) up(i int) bool {
+	moved := false
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.swap(i, p)
+		i, moved = p, true
+	}
+	return moved
+}
+
+func (h *flowHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h.fs) {
+			return
+		}
+		if c+1 < len(h.fs) && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
+}
+
+// linkHeap orders links by fair share, ties by index.
+type linkHeap struct{ items []linkShare }
+
+type linkShare struct {
+	share float64
+	li    int
+}
+
+func (h *linkHeap) less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	return a.share < b.share || a.share == b.share && a.li < b.li
+}
+
+func (h *linkHeap) push(share float64, li int) {
+	h.items = append(h.items, linkShare{share, li})
+	for i := len(h.items) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *linkHeap) pop() (float64, int) {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	h.down(0)
+	return top.share, top.li
+}
+
+func (h *linkHeap) heapify() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *linkHeap) down(i int) {
+	for n := len(h.items); ; {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h.items[i], h.items[c] = h.items[c], h.items[i]
+		i = c
+	}
+}
