@@ -11,7 +11,10 @@ import (
 	"github.com/labctl/labctl/perftest"
 )
 
-var enginesMaxK = flag.Int("engines-maxk", 8, "largest fat-tree k that BenchmarkEnginesFatTree runs (12 and 16 take minutes)")
+var (
+	enginesMaxK = flag.Int("engines-maxk", 8, "largest fat-tree k that BenchmarkEnginesFatTree runs (12 and 16 take minutes)")
+	flowQuantum = flag.Int64("flow-quantum", 0, "BenchmarkEnginesFatTree: the flow engine's Config.FlowQuantumNs (0: default, -1: exact)")
+)
 
 // fatTreeWorkload is the paper-scale point of the scale issue on fattree:k:
 // AliStorage at 0.5 load, arrivals over 1 ms, seed 1 (every flow runs to
@@ -60,7 +63,9 @@ func BenchmarkEnginesFatTree(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					var e Engine = NewPacketEngine(topo, cfg)
 					if name == "flow" {
-						e = NewFlowEngine(topo, cfg)
+						fc := cfg
+						fc.FlowQuantumNs = *flowQuantum
+						e = NewFlowEngine(topo, fc)
 					}
 					var err error
 					if res, err = e.Run(context.Background(), flows, RunOptions{}); err != nil {

@@ -39,7 +39,7 @@ type FlowEngine struct {
 	compF   []*flowState
 	left    []float64
 	users   []int
-	touched []int
+	feeders []int
 	lh      linkHeap
 }
 
@@ -49,8 +49,8 @@ type linkState struct {
 	rsum  float64   // bits/ns sent: the sum of its flows' rates
 	off   float64   // bits/ns offered to its egress queue (queue.go)
 	last  int64     // counters and queue are settled up to this time
-	// rounds in which it was seeded, visited, or pushed to the link heap
-	seeded, visited, pushed uint32
+	// rounds in which it was seeded, visited, or settled by a recompute
+	seeded, visited, settled uint32
 }
 
 // flowRef is a flow on a link, and the link's position on the flow's path.

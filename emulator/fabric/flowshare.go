@@ -39,10 +39,12 @@ func (e *FlowEngine) recompute(now int64) {
 
 // fill is progressive filling: the link with the smallest fair share fixes
 // the rate of its unfixed flows at that share, which leaves the others'
-// shares no smaller. A heap with stale entries (skipped when popped) finds
-// the next such link. A link with one flow enters the heap as that flow's
-// bound (its capacity; the lowest of them if the flow has several), so the
-// heap holds the links that are shared and the flows, not every link.
+// shares no smaller. A heap finds that link; its keys are lower bounds (a
+// share only grows as flows are fixed), so a link whose share grew since
+// it was pushed goes back in with its share when it comes up. A link with
+// one flow enters the heap as that flow's bound (its capacity; the lowest
+// of them if the flow has several), and only when no shared link of the
+// flow is narrower, so the heap holds little more than the shared links.
 func (e *FlowEngine) fill(links []int, flows []*flowState) {
 	left, users, lh := e.left, e.users, &e.lh
 	lh.items = lh.items[:0]
@@ -71,44 +73,36 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 	lh.heapify()
 	for len(lh.items) > 0 {
 		s, li := lh.pop()
-		touched := e.touched[:0]
 		if li < 0 { // a flow's bound
 			if f := flows[-1-li]; !f.fixed {
-				touched = e.fix(f, s, li, touched)
+				e.fix(f, s)
 			}
+			continue
+		}
+		if users[li] == 0 {
+			continue
+		}
+		if cur := e.share(li); cur > s {
+			lh.push(cur, li)
+			continue
 		} else {
-			if users[li] == 0 || s != e.share(li) {
-				continue // stale
-			}
-			for _, ref := range e.ls[li].flows {
-				if !ref.f.fixed {
-					touched = e.fix(ref.f, s, li, touched)
-				}
+			s = cur
+		}
+		for _, ref := range e.ls[li].flows {
+			if !ref.f.fixed {
+				e.fix(ref.f, s)
 			}
 		}
-		for _, l2 := range touched {
-			e.ls[l2].pushed = 0
-			if users[l2] > 0 {
-				lh.push(e.share(l2), l2)
-			}
-		}
-		e.touched = touched
 	}
 }
 
-// fix sets f's rate at share s, found on link at (or f's bound), and
-// lists the links whose share that changes.
-func (e *FlowEngine) fix(f *flowState, s float64, at int, touched []int) []int {
+// fix sets f's rate at s and takes it from the links f crosses.
+func (e *FlowEngine) fix(f *flowState, s float64) {
 	f.fixed, f.next = true, s
 	for _, l2 := range f.path {
 		e.left[l2] -= s
 		e.users[l2]--
-		if l2 != at && e.users[l2] > 0 && e.ls[l2].pushed != e.round {
-			e.ls[l2].pushed = e.round
-			touched = append(touched, l2)
-		}
 	}
-	return touched
 }
 
 // apply gives the component's flows their new rates (and offered rates,
@@ -117,13 +111,16 @@ func (e *FlowEngine) fix(f *flowState, s float64, at int, touched []int) []int {
 func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 	r := e.round
 	for _, f := range flows {
-		rate := f.next != f.rate
-		if !e.offered(f) && !rate {
+		rate, counts := f.next != f.rate, false
+		for _, li := range f.path { // offered rates follow counts of seeded links
+			counts = counts || e.ls[li].seeded == r
+		}
+		if !(counts && e.offered(f)) && !rate {
 			continue
 		}
 		for _, li := range f.path {
-			if l := &e.ls[li]; l.pushed != r {
-				l.pushed = r
+			if l := &e.ls[li]; l.settled != r {
+				l.settled = r
 				e.settle(li, now)
 			}
 		}
@@ -136,7 +133,7 @@ func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 	}
 	for _, li := range links {
 		l := &e.ls[li]
-		if l.pushed != r {
+		if l.settled != r {
 			continue
 		}
 		l.rsum, l.off = 0, 0

@@ -129,7 +129,7 @@ func (e *FlowEngine) settleAll(now int64) {
 // pauseFeeders counts PAUSE frames on every ingress link that feeds the
 // congested egress link li (once per ingress link).
 func (e *FlowEngine) pauseFeeders(li int, frames, over float64) {
-	seen := e.touched[:0] // a switch has few ports: a list will do
+	seen := e.feeders[:0] // a switch has few ports: a list will do
 next:
 	for _, ref := range e.ls[li].flows {
 		if ref.hop == 0 {
@@ -148,7 +148,7 @@ next:
 		up.pfcRx[roceQueue] += frames
 		up.pauseRxNs[roceQueue] += over
 	}
-	e.touched = seen
+	e.feeders = seen
 }
 
 // fluid returns the depth after dt and how long the queue sat at its cap.
