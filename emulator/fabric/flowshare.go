@@ -111,7 +111,10 @@ func (e *FlowEngine) fix(f *flowState, s float64) {
 func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 	r := e.round
 	for _, f := range flows {
-		rate, counts := f.next != f.rate, false
+		// A rate recomputed to within rounding of the old one is kept:
+		// changing it would settle its links and re-time its completion
+		// for nothing.
+		rate, counts := math.Abs(f.next-f.rate) > 1e-9*f.next, false
 		for _, li := range f.path { // offered rates follow counts of seeded links
 			counts = counts || e.ls[li].seeded == r
 		}
