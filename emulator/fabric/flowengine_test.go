@@ -265,3 +265,35 @@ func TestDeterministicAndSampled(t *testing.T) {
 		}
 	})
 }
+
+// TestQuantumStaysCloseToExact: the default quantum's own effect on the
+// mean and p99 slowdown of every flow-size bucket, against exact max-min on
+// the same flows, stays within the 5 % its choice rests on
+// (docs/fabric-twin.md), and the engine is deterministic with and without
+// it.
+func TestQuantumStaysCloseToExact(t *testing.T) {
+	topo, flows := fatTreeWorkload(t, 4)
+	cfg := DefaultConfig()
+	var sds [2]slowdowns
+	for i, q := range []int64{-1, 0} {
+		c := cfg
+		c.FlowQuantumNs = q
+		res := run(t, NewFlowEngine(topo, c), flows)
+		if again := run(t, NewFlowEngine(topo, c), flows); !reflect.DeepEqual(res, again) {
+			t.Errorf("quantum %d: same flows, different results", q)
+		}
+		sds[i] = slowdownOf(t, topo, cfg, flows, res)
+	}
+	for _, b := range []struct {
+		name        string
+		exact, quan []float64
+	}{{"<100 KB", sds[0].small, sds[1].small}, {"100 KB-1 MB", sds[0].medium, sds[1].medium}, {">=1 MB", sds[0].large, sds[1].large}} {
+		em, ep := stat(b.exact)
+		qm, qp := stat(b.quan)
+		t.Logf("%s: exact %.3f / %.3f, quantum %.3f / %.3f", b.name, em, ep, qm, qp)
+		if math.Abs(qm-em)/em > 0.05 || math.Abs(qp-ep)/ep > 0.05 {
+			t.Errorf("%s: the default quantum moves the mean slowdown from %.3f to %.3f and the p99 from %.3f to %.3f: beyond 5 %%",
+				b.name, em, qm, ep, qp)
+		}
+	}
+}
