@@ -28,8 +28,10 @@ type FlowEngine struct {
 	topo *Topology
 	cfg  Config
 	portSet
-	lq []linkQueue // per directed link
-	ls []linkState // per directed link
+	lq       []linkQueue // per directed link
+	ls       []linkState // per directed link
+	capacity []float64   // per directed link, bits per ns
+	fromHost []bool      // per directed link: it leaves a host's NIC
 
 	fin, arr flowHeap
 	seeds    []int // links whose flows changed since the last recompute
@@ -91,8 +93,12 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 		cfg.PauseQuantaNs = def.PauseQuantaNs
 	}
 	n := len(t.links)
-	return &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
-		left: make([]float64, n), users: make([]int, n), arr: flowHeap{ready: true}}
+	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
+		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n), arr: flowHeap{ready: true}}
+	for li, l := range t.links {
+		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
+	}
+	return e
 }
 
 // Run implements Engine.
@@ -256,7 +262,7 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 		l := &e.ls[li]
 		st.slot[k] = len(l.flows)
 		l.flows = append(l.flows, flowRef{st, k})
-		rate = min(rate, e.topo.links[li].rate-l.rsum)
+		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
 	if rate < 1e-9 { // rounding left on a full link
@@ -312,7 +318,7 @@ func (e *FlowEngine) offered(st *flowState) bool {
 		if k > 0 && st.offc[k] != u {
 			st.offc[k], changed = u, true
 		}
-		u = math.Min(u, e.topo.links[li].rate/float64(len(e.ls[li].flows)))
+		u = math.Min(u, e.capacity[li]/float64(len(e.ls[li].flows)))
 	}
 	return changed
 }

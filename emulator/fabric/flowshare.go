@@ -50,7 +50,7 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 	lh.items = lh.items[:0]
 	for _, li := range links {
 		n := len(e.ls[li].flows)
-		left[li], users[li] = e.topo.links[li].rate, n
+		left[li], users[li] = e.capacity[li], n
 		if n > 1 {
 			lh.items = append(lh.items, linkShare{e.share(li), li})
 		}
@@ -243,21 +243,25 @@ type linkShare struct {
 	li    int
 }
 
-func (h *linkHeap) less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
+func (a linkShare) before(b linkShare) bool {
 	return a.share < b.share || a.share == b.share && a.li < b.li
 }
 
+// The heap is 4-ary: half the depth of a binary one, and a node's children
+// share a cache line or two.
 func (h *linkHeap) push(share float64, li int) {
-	h.items = append(h.items, linkShare{share, li})
-	for i := len(h.items) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
+	x := linkShare{share, li}
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.before(h.items[p]) {
 			break
 		}
-		h.items[i], h.items[p] = h.items[p], h.items[i]
+		h.items[i] = h.items[p]
 		i = p
 	}
+	h.items[i] = x
 }
 
 func (h *linkHeap) pop() (float64, int) {
@@ -270,24 +274,34 @@ func (h *linkHeap) pop() (float64, int) {
 }
 
 func (h *linkHeap) heapify() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
+	for i := (len(h.items) - 2) / 4; i >= 0; i-- {
 		h.down(i)
 	}
 }
 
 func (h *linkHeap) down(i int) {
-	for n := len(h.items); ; {
-		c := 2*i + 1
-		if c >= n {
-			return
-		}
-		if c+1 < n && h.less(c+1, c) {
-			c++
-		}
-		if !h.less(c, i) {
-			return
-		}
-		h.items[i], h.items[c] = h.items[c], h.items[i]
-		i = c
+	items := h.items
+	n := len(items)
+	if i >= n {
+		return
 	}
+	x := items[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		best := c
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if items[j].before(items[best]) {
+				best = j
+			}
+		}
+		if !items[best].before(x) {
+			break
+		}
+		items[i] = items[best]
+		i = best
+	}
+	items[i] = x
 }

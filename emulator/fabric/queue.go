@@ -76,7 +76,7 @@ func (e *FlowEngine) settle(li int, now int64) {
 	if ls.rsum == 0 && q.depth == 0 && !q.paused {
 		return
 	}
-	l := e.topo.links[li]
+	capacity := e.capacity[li]
 	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
 	from, to := e.lfrom[li], e.lto[li]
@@ -88,11 +88,11 @@ func (e *FlowEngine) settle(li int, now int64) {
 	fq := &from.q[roceQueue]
 	fq.txB += sent
 	fq.txP += p
-	if e.topo.isHost[l.from] {
+	if e.fromHost[li] {
 		return // a NIC paces itself; switch queues only
 	}
 	d0 := q.depth
-	d1, over := e.fluid(d0, off, l.rate, float64(dt))
+	d1, over := e.fluid(d0, off, capacity, float64(dt))
 	q.depth = d1
 	fq.depth = d1
 	fq.wm = math.Max(fq.wm, math.Max(d0, d1))
@@ -104,7 +104,7 @@ func (e *FlowEngine) settle(li int, now int64) {
 		return
 	}
 	if !e.cfg.PFC {
-		dropped := (off - l.rate) / 8 * over / pkt
+		dropped := (off - capacity) / 8 * over / pkt
 		fq.drops += dropped
 		from.drops += dropped
 		return
