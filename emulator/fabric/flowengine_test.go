@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/labctl/labctl/inventory"
 )
@@ -294,6 +295,27 @@ func TestQuantumStaysCloseToExact(t *testing.T) {
 		if math.Abs(qm-em)/em > 0.05 || math.Abs(qp-ep)/ep > 0.05 {
 			t.Errorf("%s: the default quantum moves the mean slowdown from %.3f to %.3f and the p99 from %.3f to %.3f: beyond 5 %%",
 				b.name, em, qm, ep, qp)
+		}
+	}
+}
+
+// TestRouterMatchesTopologyPath: the flow engine's router picks the links
+// Topology.path picks (the packet engine's), flow by flow, and fails where
+// it fails.
+func TestRouterMatchesTopologyPath(t *testing.T) {
+	for _, spec := range []string{"fattree:4", "leafspine:2x4:8@100"} {
+		topo, eps := generatedHosts(t, spec)
+		flows := workload(t, eps, "alistorage2019", 0.5, 100*time.Microsecond)
+		flows = append(flows, Flow{ID: -1, Src: "h1", Dst: "h1"}, Flow{ID: -2, Src: "h1", Dst: "nowhere"})
+		for _, seed := range []int64{1, 7} {
+			r := newRouter(topo, seed)
+			for _, f := range flows {
+				want, werr := topo.path(f, seed)
+				got, gerr := r.path(f)
+				if !reflect.DeepEqual(got, want) || (werr == nil) != (gerr == nil) {
+					t.Fatalf("%s seed %d flow %d %s->%s: router %v (%v), topology %v (%v)", spec, seed, f.ID, f.Src, f.Dst, got, gerr, want, werr)
+				}
+			}
 		}
 	}
 }

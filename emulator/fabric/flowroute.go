@@ -12,6 +12,11 @@ type router struct {
 	salts    []uint64
 	dist     map[string][]int // per destination: hops from each node, -1: none
 	cands    []int            // scratch
+	// the flow being routed: its destination's distances, and the node
+	// nextHops last resolved (salt asks for the same one next)
+	d        []int
+	lastName string
+	lastID   int
 }
 
 func newRouter(t *Topology, seed int64) *router {
@@ -34,17 +39,21 @@ func newRouter(t *Topology, seed int64) *router {
 }
 
 func (r *router) path(f Flow) ([]int, error) {
-	return r.topo.pathVia(f, r.nextHops, func(n string) uint64 { return r.salts[r.id[n]] })
+	d, ok := r.dist[f.Dst]
+	if _, known := r.id[f.Dst]; !ok && known { // pathVia rejects unknown hosts
+		d = r.distances(f.Dst)
+		r.dist[f.Dst] = d
+	}
+	r.d = d
+	return r.topo.pathVia(f, r.nextHops, r.salt)
 }
 
-// nextHops is Topology.nextHops; the result is valid until the next call.
-func (r *router) nextHops(n, dst string) []int {
-	d, ok := r.dist[dst]
-	if !ok {
-		d = r.distances(dst)
-		r.dist[dst] = d
-	}
+// nextHops is Topology.nextHops toward the destination of the flow being
+// routed; the result is valid until the next call.
+func (r *router) nextHops(n, _ string) []int {
+	d := r.d
 	ni := r.id[n]
+	r.lastName, r.lastID = n, ni
 	r.cands = r.cands[:0]
 	for _, li := range r.out[ni] {
 		if dn := d[r.to[li]]; dn >= 0 && dn == d[ni]-1 {
@@ -52,6 +61,13 @@ func (r *router) nextHops(n, dst string) []int {
 		}
 	}
 	return r.cands
+}
+
+func (r *router) salt(n string) uint64 {
+	if n == r.lastName {
+		return r.salts[r.lastID]
+	}
+	return r.salts[r.id[n]]
 }
 
 // distances is Topology.distances on node ids: hop counts to dst (-1: no
