@@ -243,7 +243,8 @@ func waitGone(st emulator.State, d time.Duration) {
 // engineFlag picks the fabric twin's engine of an emulated lab.
 var engineFlag = &cli.StringFlag{Name: "engine", Value: "packet",
 	Usage: "fabric twin engine of an emulated lab: packet (every packet, PAUSE, ECN mark, CNP and retransmission simulated) " +
-		"or flow (max-min sharing of bandwidth, no packets: for labs too large to simulate per packet, e.g. --engine flow)"}
+		"or flow (max-min sharing of bandwidth, no packets or queueing delay: 5-14x faster from 128 to 1,024 hosts, " +
+		"right about bandwidth, tail FCTs several-fold low; see docs/fabric-twin.md; e.g. --engine flow)"}
 
 // endpointStatus dials every endpoint of a lab file.
 type endpointStatus struct {

@@ -20,6 +20,14 @@ type Config struct {
 	// threshold alpha=1 with half the buffer free: BufferBytes/2).
 	DropBytes int64
 
+	// FlowQuantumNs is the flow engine's recompute quantum: arrivals and
+	// completions within one quantum share one max-min recomputation at
+	// its end (a flow arriving in between starts at once on the capacity
+	// its path has left). 0 means the default (1 us); negative recomputes
+	// at every arrival and completion (exact, slow on large fabrics).
+	// docs/fabric-twin.md gives its effect on speed and error.
+	FlowQuantumNs int64
+
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
 	AckEvery int

@@ -9,24 +9,80 @@ import (
 	"github.com/labctl/labctl/inventory"
 )
 
+// defaultFlowQuantumNs is the flow engine's default recompute quantum (see
+// Config.FlowQuantumNs; the sweep behind it is in docs/fabric-twin.md).
+const defaultFlowQuantumNs = 1000
+
 // FlowEngine is the flow-level engine: max-min fair sharing (progressive
-// filling) over ECMP-hashed paths, recomputed at every flow arrival and
-// completion. It is exact for bandwidth sharing at that granularity and
-// models queues, PFC and ECN as fluids (see queue.go); it does not model
-// packets, congestion control or retransmission.
+// filling) over ECMP-hashed paths. It models queues, PFC and ECN as fluids
+// (see queue.go); it does not model packets, congestion control or
+// retransmission.
+//
+// Its cost follows what changes, not what exists: flows wait in a heap of
+// arrivals and a heap of completions; max-min is recomputed only over the
+// flows that share a link, transitively, with the flows that arrived or
+// finished (a connected component: the others' rates cannot change); and a
+// link's counters and fluid queue are brought up to date only when the
+// rates crossing it change (they are linear in between). With a quantum
+// (Config.FlowQuantumNs) the arrivals and completions within it share one
+// recomputation.
 type FlowEngine struct {
 	topo *Topology
 	cfg  Config
 	portSet
-	lq    []linkQueue // per directed link
-	clock int64       // sim time within the current Run
+	lq       []linkQueue // per directed link
+	ls       []linkState // per directed link
+	capacity []float64   // per directed link, bits per ns
+	fromHost []bool      // per directed link: it leaves a host's NIC
 
-	// per directed link: the active flows crossing it (rebuilt whenever
-	// rates change)
-	lflows [][]*flowState
-	// scratch, reused by every advance
-	tx, offered, left []float64
-	users             []int
+	fin, arr flowHeap
+	seeds    []int // links whose flows changed since the last recompute
+	round    uint32
+	// scratch, reused by every recompute
+	compL   []int
+	compF   []*flowState
+	left    []float64
+	users   []int
+	feeders []int
+	lh      linkHeap
+}
+
+// linkState is a directed link's share of the engine's state.
+type linkState struct {
+	flows []flowRef // the active flows crossing it
+	rsum  float64   // bits/ns sent: the sum of its flows' rates
+	off   float64   // bits/ns offered to its egress queue (queue.go)
+	last  int64     // counters and queue are settled up to this time
+	// rounds in which it was seeded, visited, or settled by a recompute
+	seeded, visited, settled uint32
+}
+
+// flowRef is a flow on a link, and the link's position on the flow's path.
+type flowRef struct {
+	f   *flowState
+	hop int
+}
+
+type flowState struct {
+	Flow
+	idx        int       // rank by ID: ties in time go in this order
+	path       []int     // directed links
+	slot       []int     // f's index in ls[path[k]].flows
+	offc       []float64 // f's offered rate at each hop (queue.go)
+	wire       float64   // wire bytes still to send at time at
+	at         int64
+	rate, next float64 // bits per ns, while active; next: the recomputed one
+	readyAt    int64
+	finishAt   int64
+	hidx       int // index in the arrival or completion heap
+	waiting    int // dependencies not finished yet
+	dependents []*flowState
+	mark       uint32 // round in which the recompute visited it
+	fixed      bool
+	active     bool
+	done       bool
+	result     Result
+	propDelay  int64
 }
 
 // NewFlowEngine makes a flow-level engine over t.
@@ -36,41 +92,120 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 		cfg.MTU = def.MTU
 	}
 	n := len(t.links)
-	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), lflows: make([][]*flowState, n),
-		tx: make([]float64, n), offered: make([]float64, n), left: make([]float64, n), users: make([]int, n)}
+	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
+		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n), arr: flowHeap{ready: true}}
+	for li, l := range t.links {
+		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
+	}
 	return e
-}
-
-type flowState struct {
-	Flow
-	path      []int
-	wire      float64 // wire bytes still to send
-	rate      float64 // bits per ns, while active
-	start     int64
-	finishAt  int64
-	active    bool
-	done      bool
-	result    Result
-	propDelay int64
 }
 
 // Run implements Engine.
 func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
+	fs, err := e.prepare(flows)
+	if err != nil {
+		return nil, err
+	}
+	quantum := e.cfg.FlowQuantumNs
+	if quantum == 0 {
+		quantum = defaultFlowQuantumNs
+	}
+	for i := range e.ls {
+		e.ls[i] = linkState{flows: e.ls[i].flows[:0]}
+	}
+	e.fin.fs, e.arr.fs, e.seeds, e.round = e.fin.fs[:0], e.arr.fs[:0], e.seeds[:0], 0
+	for _, st := range fs {
+		switch {
+		case st.done: // no path
+			e.release(st)
+		case st.waiting == 0:
+			e.arr.push(st)
+		}
+	}
+	var now int64
+	nextSample, recomputeAt := int64(math.MaxInt64), int64(math.MaxInt64)
+	if opt.SampleEvery > 0 {
+		nextSample = opt.SampleEvery
+	}
+	sample := func(t int64) {
+		if opt.OnSample != nil {
+			e.settleAll(t)
+			opt.OnSample(t, e.Counters())
+		}
+	}
+	for iter := 0; ; iter++ {
+		if iter%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		next := min(e.arr.top(), e.fin.top(), recomputeAt)
+		if next == math.MaxInt64 {
+			break
+		}
+		for ; nextSample < next; nextSample += opt.SampleEvery {
+			sample(nextSample)
+		}
+		now = next
+		for e.fin.top() <= now {
+			e.complete(e.fin.pop(), now)
+		}
+		for e.arr.top() <= now {
+			e.admit(e.arr.pop(), now)
+		}
+		if len(e.seeds) == 0 {
+			continue
+		}
+		// The quantum's grid: changes wait for its next point (a change on
+		// it is shared at once).
+		if quantum > 0 && recomputeAt > now {
+			if at := (now + quantum - 1) / quantum * quantum; at > now {
+				recomputeAt = min(recomputeAt, at)
+				continue
+			}
+		}
+		e.recompute(now)
+		recomputeAt = math.MaxInt64
+	}
+	pending := 0
+	for _, st := range fs {
+		if !st.done {
+			pending++
+		}
+	}
+	if pending > 0 {
+		return nil, fmt.Errorf("fabric: %d flows wait on dependencies that never finish", pending)
+	}
+	e.settleAll(now)
+	e.drainQueues()
+	sample(now)
+	out := make([]Result, len(fs))
+	for i, st := range fs {
+		out[i] = st.result
+	}
+	return out, nil
+}
+
+// prepare makes the flows' states in ID order, with their paths and
+// dependencies.
+func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	fs := make([]*flowState, len(flows))
-	byID := map[int]*flowState{}
+	byID := make(map[int]*flowState, len(flows))
+	r := newRouter(e.topo, e.cfg.Seed)
 	for i, f := range flows {
 		if _, dup := byID[f.ID]; dup {
 			return nil, fmt.Errorf("fabric: duplicate flow id %d", f.ID)
 		}
-		st := &flowState{Flow: f, result: Result{ID: f.ID, Bytes: f.Bytes}}
+		st := &flowState{Flow: f, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
 		pkts := math.Ceil(float64(f.Bytes) / float64(e.cfg.MTU))
 		st.wire = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
-		p, err := e.topo.path(f, e.cfg.Seed)
+		p, err := r.path(f)
 		if err != nil {
 			st.done, st.result.Err = true, err.Error()
 		} else {
-			st.path = p
-			st.result.Path = []string{f.Src}
+			st.path, st.slot, st.offc = p, make([]int, len(p)), make([]float64, len(p))
+			st.result.Path = make([]string, 1, len(p)+1)
+			st.result.Path[0] = f.Src
 			for _, li := range p {
 				st.result.Path = append(st.result.Path, e.topo.links[li].to)
 			}
@@ -81,176 +216,119 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 		}
 		fs[i], byID[f.ID] = st, st
 	}
-	for _, st := range fs {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	for i, st := range fs {
+		st.idx = i
 		for _, a := range st.After {
-			if _, ok := byID[a]; !ok {
+			d, ok := byID[a]
+			if !ok {
 				return nil, fmt.Errorf("fabric: flow %d depends on unknown flow %d", st.ID, a)
 			}
+			d.dependents = append(d.dependents, st)
 		}
 	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
-
-	e.clock = 0
-	var now, nextSample int64
-	if opt.SampleEvery > 0 {
-		nextSample = opt.SampleEvery
-	}
-	sample := func(t int64) {
-		if opt.OnSample != nil {
-			opt.OnSample(t, e.Counters())
-		}
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// admit flows whose start time has come and whose dependencies are done
-		changed := false
-		nextArrival := int64(math.MaxInt64)
-		pending := 0
-		for _, st := range fs {
-			if st.done || st.active {
-				continue
-			}
-			ready, at, failed := e.readyAt(st, byID)
-			if failed != "" {
-				st.done, st.result.Err = true, failed
-				changed = true
-				continue
-			}
-			if !ready {
-				pending++
-				continue
-			}
-			if at <= now {
-				st.active, st.start = true, now
-				st.result.Start = now
-				changed = true
-			} else {
-				nextArrival = min(nextArrival, at)
-				pending++
-			}
-		}
-		active := e.activeFlows(fs)
-		if changed {
-			e.share(active)
-		}
-		if len(active) == 0 && pending == 0 {
-			break
-		}
-		next := nextArrival
-		for _, st := range active {
-			next = min(next, st.finishAt)
-		}
-		if len(active) == 0 && next == math.MaxInt64 {
-			return nil, fmt.Errorf("fabric: %d flows wait on dependencies that never finish", pending)
-		}
-		for opt.SampleEvery > 0 && nextSample < next {
-			e.advance(active, nextSample-now)
-			now = nextSample
-			sample(now)
-			nextSample += opt.SampleEvery
-		}
-		e.advance(active, next-now)
-		now = next
-		finished := false
-		for _, st := range active {
-			if st.finishAt <= now {
-				st.active, st.done, finished = false, true, true
-				st.wire = 0
-				st.result.End = now + st.propDelay
-			}
-		}
-		if finished {
-			e.share(e.activeFlows(fs))
-		}
-	}
-	e.drainQueues()
-	sample(now)
-	out := make([]Result, len(fs))
-	for i, st := range fs {
-		out[i] = st.result
-	}
-	return out, nil
+	return fs, nil
 }
 
-// readyAt says whether every dependency finished, and when the flow may start.
-func (e *FlowEngine) readyAt(st *flowState, byID map[int]*flowState) (bool, int64, string) {
-	at := st.Start
-	for _, a := range st.After {
-		d := byID[a]
-		if !d.done {
-			return false, 0, ""
-		}
-		if d.result.Err != "" {
-			return false, 0, fmt.Sprintf("dependency flow %d failed", a)
-		}
-		at = max(at, d.result.End)
-	}
-	return true, at, ""
-}
-
-func (e *FlowEngine) activeFlows(fs []*flowState) []*flowState {
-	var out []*flowState
-	for _, st := range fs {
-		if st.active {
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
-// share sets max-min fair rates by progressive filling, and each flow's
-// finish time at that rate.
-func (e *FlowEngine) share(active []*flowState) {
-	for li := range e.lflows {
-		e.lflows[li] = e.lflows[li][:0]
-	}
-	var links []int // links with at least one active flow
-	for _, st := range active {
-		st.rate = -1
-		for _, li := range st.path {
-			if len(e.lflows[li]) == 0 {
-				links = append(links, li)
-			}
-			e.lflows[li] = append(e.lflows[li], st)
-		}
-	}
-	left, users := e.left, e.users
-	for _, li := range links {
-		left[li], users[li] = e.topo.links[li].rate, len(e.lflows[li])
-	}
-	for remaining := len(active); remaining > 0; {
-		best, bestLink := math.Inf(1), -1
-		for _, li := range links {
-			if users[li] > 0 {
-				if s := left[li] / float64(users[li]); s < best {
-					best, bestLink = s, li
-				}
-			}
-		}
-		if bestLink < 0 {
-			break
-		}
-		for _, st := range e.lflows[bestLink] {
-			if st.rate >= 0 {
-				continue
-			}
-			st.rate = best
-			remaining--
-			for _, li := range st.path {
-				left[li] -= best
-				users[li]--
-			}
-		}
-	}
-	for _, st := range active {
-		if st.rate <= 0 {
-			st.finishAt = math.MaxInt64
+// release tells a finished (or failed) flow's dependents: they start when
+// the last of their dependencies has ended, or fail with it.
+func (e *FlowEngine) release(st *flowState) {
+	for _, d := range st.dependents {
+		if d.done {
 			continue
 		}
-		st.finishAt = e.clock + int64(math.Ceil(st.wire*8/st.rate))
+		if st.result.Err != "" {
+			d.done, d.result.Err = true, fmt.Sprintf("dependency flow %d failed", st.ID)
+			e.release(d)
+			continue
+		}
+		d.readyAt = max(d.readyAt, st.result.End)
+		if d.waiting--; d.waiting == 0 {
+			e.arr.push(d)
+		}
 	}
+}
+
+// admit starts a flow at now on the capacity its path has left, until the
+// next recompute shares it fairly.
+func (e *FlowEngine) admit(st *flowState, now int64) {
+	st.active, st.at, st.result.Start = true, now, now
+	rate := math.Inf(1)
+	for k, li := range st.path {
+		e.settle(li, now)
+		l := &e.ls[li]
+		st.slot[k] = len(l.flows)
+		l.flows = append(l.flows, flowRef{st, k})
+		rate = min(rate, e.capacity[li]-l.rsum)
+		e.seed(li)
+	}
+	if rate < 1e-9 { // rounding left on a full link
+		rate = 0
+	}
+	st.rate = rate
+	e.offered(st)
+	for k, li := range st.path {
+		l := &e.ls[li]
+		l.rsum += st.rate
+		l.off += st.offc[k]
+	}
+	st.finishAt = finishTime(now, st.wire, st.rate)
+	e.fin.push(st)
+}
+
+// complete ends a flow whose last byte left its sender at now.
+func (e *FlowEngine) complete(st *flowState, now int64) {
+	st.active, st.done, st.wire = false, true, 0
+	st.result.End = now + st.propDelay
+	for k, li := range st.path {
+		e.settle(li, now)
+		l := &e.ls[li]
+		last := len(l.flows) - 1
+		moved := l.flows[last]
+		l.flows[st.slot[k]] = moved
+		moved.f.slot[moved.hop] = st.slot[k]
+		l.flows = l.flows[:last]
+		if last == 0 {
+			l.rsum, l.off = 0, 0 // no rounding left behind
+		} else {
+			l.rsum -= st.rate
+			l.off -= st.offc[k]
+		}
+		e.seed(li)
+	}
+	e.release(st)
+}
+
+func (e *FlowEngine) seed(li int) {
+	if l := &e.ls[li]; l.seeded != e.round+1 {
+		l.seeded = e.round + 1
+		e.seeds = append(e.seeds, li)
+	}
+}
+
+// offered sets the rate st would offer at each hop if that hop were no
+// constraint: its fair share by count on the links before it (queue.go);
+// it says whether any changed.
+func (e *FlowEngine) offered(st *flowState) bool {
+	u, changed := math.Inf(1), false
+	for k, li := range st.path {
+		if k > 0 && st.offc[k] != u {
+			st.offc[k], changed = u, true
+		}
+		u = math.Min(u, e.capacity[li]/float64(len(e.ls[li].flows)))
+	}
+	return changed
+}
+
+func finishTime(now int64, wire, rate float64) int64 {
+	if rate <= 0 {
+		return math.MaxInt64
+	}
+	dt := math.Ceil(max(wire, 0) * 8 / rate)
+	if dt >= math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return now + int64(dt)
 }
 
 // Configure changes the engine's configuration between runs (provisioned

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
 
@@ -15,19 +14,7 @@ import (
 // x 8 spines, 16 hosts per leaf at 100 Gb/s with 1 us links (2:1
 // oversubscribed at the leaves), PFC, DCQCN and ECMP.
 func papersSetting(t testing.TB) (*Topology, []perftest.Endpoint) {
-	lab, err := inventory.Generate("leafspine:8x8:16@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var eps []perftest.Endpoint
-	for _, h := range lab.Hosts {
-		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
-	}
-	return topo, eps
+	return generatedHosts(t, "leafspine:8x8:16@100")
 }
 
 func workload(t testing.TB, eps []perftest.Endpoint, cdf string, load float64, dur time.Duration) []Flow {

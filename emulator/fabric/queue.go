@@ -63,96 +63,97 @@ type linkQueue struct {
 	pausedNs float64 // length of the current pause episode
 }
 
-// advance moves the clock by dt with the current rates.
-func (e *FlowEngine) advance(active []*flowState, dt int64) {
+// settle brings link li's counters and queue from its last settlement up
+// to now, at the rates of the flows crossing it (constant in between: every
+// change of them settles the link first).
+func (e *FlowEngine) settle(li int, now int64) {
+	ls := &e.ls[li]
+	dt := now - ls.last
 	if dt <= 0 {
 		return
 	}
-	e.clock += dt
-	tx, offered := e.tx, e.offered // bytes sent; bits/ns offered to each egress queue
-	for _, st := range active {
-		b := st.rate * float64(dt) / 8
-		st.wire -= b
-		u := math.Inf(1)
-		for k, li := range st.path {
-			tx[li] += b
-			if k > 0 {
-				offered[li] += u
-			}
-			u = math.Min(u, e.topo.links[li].rate/float64(len(e.lflows[li])))
-		}
+	ls.last = now
+	q := &e.lq[li]
+	if ls.rsum == 0 && q.depth == 0 && !q.paused {
+		return
 	}
+	capacity := e.capacity[li]
+	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
-	for li, l := range e.topo.links {
-		q := &e.lq[li]
-		sent, off := tx[li], offered[li]
-		tx[li], offered[li] = 0, 0
-		if sent == 0 && q.depth == 0 && !q.paused {
-			continue
+	from, to := e.lfrom[li], e.lto[li]
+	p := sent / pkt
+	from.txB += sent
+	from.txP += p
+	to.rxB += sent
+	to.rxP += p
+	fq := &from.q[roceQueue]
+	fq.txB += sent
+	fq.txP += p
+	if e.fromHost[li] {
+		return // a NIC paces itself; switch queues only
+	}
+	d0 := q.depth
+	d1, over := e.fluid(d0, off, capacity, float64(dt))
+	q.depth = d1
+	fq.depth = d1
+	fq.wm = math.Max(fq.wm, math.Max(d0, d1))
+	marks := p * e.markProb((d0+d1)/2)
+	fq.ecn += marks
+	from.ecn += marks
+	if over <= 0 {
+		if q.paused { // RESUME: counted like every PFC frame
+			e.pauseFeeders(li, 1, 0)
 		}
-		from, to := e.lfrom[li], e.lto[li]
-		p := sent / pkt
-		from.txB += sent
-		from.txP += p
-		to.rxB += sent
-		to.rxP += p
-		fq := &from.q[roceQueue]
-		fq.txB += sent
-		fq.txP += p
-		if e.topo.isHost[l.from] {
-			continue // a NIC paces itself; switch queues only
-		}
-		d0 := q.depth
-		d1, over := e.fluid(d0, off, l.rate, float64(dt))
-		q.depth = d1
-		fq.depth = d1
-		fq.wm = math.Max(fq.wm, math.Max(d0, d1))
-		marks := p * e.markProb((d0+d1)/2)
-		fq.ecn += marks
-		from.ecn += marks
-		if over <= 0 {
-			if q.paused { // RESUME: counted like every PFC frame
-				e.pauseFeeders(li, 1, 0)
-			}
-			q.paused, q.pausedNs = false, 0
-			continue
-		}
-		if !e.cfg.PFC {
-			dropped := (off - l.rate) / 8 * over / pkt
-			fq.drops += dropped
-			from.drops += dropped
-			continue
-		}
-		before := q.pausedNs
-		q.pausedNs += over
-		refresh := e.cfg.refreshNs(l.rate)
-		frames := math.Floor(q.pausedNs/refresh) - math.Floor(before/refresh)
-		if !q.paused {
-			frames++
-			q.paused = true
-		}
-		e.pauseFeeders(li, frames, over)
+		q.paused, q.pausedNs = false, 0
+		return
+	}
+	if !e.cfg.PFC {
+		dropped := (off - capacity) / 8 * over / pkt
+		fq.drops += dropped
+		from.drops += dropped
+		return
+	}
+	before := q.pausedNs
+	q.pausedNs += over
+	refresh := e.cfg.refreshNs(capacity)
+	frames := math.Floor(q.pausedNs/refresh) - math.Floor(before/refresh)
+	if !q.paused {
+		frames++
+		q.paused = true
+	}
+	e.pauseFeeders(li, frames, over)
+}
+
+// settleAll settles every link up to now (for a sample, or the end).
+func (e *FlowEngine) settleAll(now int64) {
+	for li := range e.ls {
+		e.settle(li, now)
 	}
 }
 
 // pauseFeeders counts PAUSE frames on every ingress link that feeds the
 // congested egress link li (once per ingress link).
 func (e *FlowEngine) pauseFeeders(li int, frames, over float64) {
-	seen := make(map[int]bool, 8)
-	for _, st := range e.lflows[li] {
-		for k, pl := range st.path {
-			if pl != li || k == 0 || seen[st.path[k-1]] {
-				continue
-			}
-			in := st.path[k-1]
-			seen[in] = true
-			sw, up := e.lto[in], e.lfrom[in]
-			sw.pfcTx[roceQueue] += frames
-			sw.pauseTxNs[roceQueue] += over
-			up.pfcRx[roceQueue] += frames
-			up.pauseRxNs[roceQueue] += over
+	seen := e.feeders[:0] // a switch has few ports: a list will do
+next:
+	for _, ref := range e.ls[li].flows {
+		if ref.hop == 0 {
+			continue
 		}
+		in := ref.f.path[ref.hop-1]
+		for _, s := range seen {
+			if s == in {
+				continue next
+			}
+		}
+		seen = append(seen, in)
+		sw, up := e.lto[in], e.lfrom[in]
+		sw.pfcTx[roceQueue] += frames
+		sw.pauseTxNs[roceQueue] += over
+		up.pfcRx[roceQueue] += frames
+		up.pauseRxNs[roceQueue] += over
 	}
+	e.feeders = seen
 }
 
 // fluid returns the depth after dt and how long the queue sat at its cap.

@@ -1,0 +1,307 @@
+package fabric
+
+import "math"
+
+// recompute sets max-min fair rates by progressive filling over the flows
+// that share a link, transitively, with a link seeded since the last
+// recompute: the connected component of the change. Other flows keep their
+// rates, which a max-min recomputation over everything would leave as they
+// are too.
+func (e *FlowEngine) recompute(now int64) {
+	e.round++
+	r := e.round
+	links, flows := e.compL[:0], e.compF[:0]
+	for _, li := range e.seeds {
+		e.ls[li].visited = r
+		links = append(links, li)
+	}
+	e.seeds = e.seeds[:0]
+	for i := 0; i < len(links); i++ {
+		for _, ref := range e.ls[links[i]].flows {
+			f := ref.f
+			if f.mark == r {
+				continue
+			}
+			f.mark, f.fixed = r, false
+			flows = append(flows, f)
+			for _, l2 := range f.path {
+				if e.ls[l2].visited != r {
+					e.ls[l2].visited = r
+					links = append(links, l2)
+				}
+			}
+		}
+	}
+	e.compL, e.compF = links, flows
+	e.fill(links, flows)
+	e.apply(now, links, flows)
+}
+
+// fill is progressive filling: the link with the smallest fair share fixes
+// the rate of its unfixed flows at that share, which leaves the others'
+// shares no smaller. A heap finds that link; its keys are lower bounds (a
+// share only grows as flows are fixed), so a link whose share grew since
+// it was pushed goes back in with its share when it comes up. A link with
+// one flow enters the heap as that flow's bound (its capacity; the lowest
+// of them if the flow has several), and only when no shared link of the
+// flow is narrower, so the heap holds little more than the shared links.
+func (e *FlowEngine) fill(links []int, flows []*flowState) {
+	left, users, lh := e.left, e.users, &e.lh
+	lh.items = lh.items[:0]
+	for _, li := range links {
+		n := len(e.ls[li].flows)
+		left[li], users[li] = e.capacity[li], n
+		if n > 1 {
+			lh.items = append(lh.items, linkShare{e.share(li), li})
+		}
+	}
+	for i, f := range flows {
+		// A shared link of capacity at most the bound fixes the flow no
+		// later than the bound would: its share never exceeds it.
+		bound, shared := math.Inf(1), math.Inf(1)
+		for _, li := range f.path {
+			if users[li] == 1 {
+				bound = min(bound, left[li])
+			} else {
+				shared = min(shared, left[li])
+			}
+		}
+		if bound < shared {
+			lh.items = append(lh.items, linkShare{bound, -1 - i})
+		}
+	}
+	lh.heapify()
+	for len(lh.items) > 0 {
+		s, li := lh.pop()
+		if li < 0 { // a flow's bound
+			if f := flows[-1-li]; !f.fixed {
+				e.fix(f, s)
+			}
+			continue
+		}
+		if users[li] == 0 {
+			continue
+		}
+		if cur := e.share(li); cur > s {
+			lh.push(cur, li)
+			continue
+		} else {
+			s = cur
+		}
+		for _, ref := range e.ls[li].flows {
+			if !ref.f.fixed {
+				e.fix(ref.f, s)
+			}
+		}
+	}
+}
+
+// fix sets f's rate at s and takes it from the links f crosses.
+func (e *FlowEngine) fix(f *flowState, s float64) {
+	f.fixed, f.next = true, s
+	for _, l2 := range f.path {
+		e.left[l2] -= s
+		e.users[l2]--
+	}
+}
+
+// apply gives the component's flows their new rates (and offered rates,
+// queue.go), settling each link whose sums change first and summing them
+// afresh (no rounding carried over).
+func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
+	r := e.round
+	for _, f := range flows {
+		// A rate recomputed to within rounding of the old one is kept:
+		// changing it would settle its links and re-time its completion
+		// for nothing.
+		rate, counts := math.Abs(f.next-f.rate) > 1e-9*f.next, false
+		for _, li := range f.path { // offered rates follow counts of seeded links
+			counts = counts || e.ls[li].seeded == r
+		}
+		if !(counts && e.offered(f)) && !rate {
+			continue
+		}
+		for _, li := range f.path {
+			if l := &e.ls[li]; l.settled != r {
+				l.settled = r
+				e.settle(li, now)
+			}
+		}
+		if rate {
+			f.wire -= f.rate * float64(now-f.at) / 8
+			f.at, f.rate = now, f.next
+			f.finishAt = finishTime(now, f.wire, f.rate)
+			e.fin.fix(f)
+		}
+	}
+	for _, li := range links {
+		l := &e.ls[li]
+		if l.settled != r {
+			continue
+		}
+		l.rsum, l.off = 0, 0
+		for _, ref := range l.flows {
+			l.rsum += ref.f.rate
+			l.off += ref.f.offc[ref.hop]
+		}
+	}
+}
+
+// share is a link's fair share of what its fixed flows left.
+func (e *FlowEngine) share(li int) float64 { return max(e.left[li], 0) / float64(e.users[li]) }
+
+// flowHeap orders flows by arrival (ready) or by completion time, ties by
+// rank, so that a run is deterministic.
+type flowHeap struct {
+	fs    []*flowState
+	ready bool
+}
+
+func (h *flowHeap) key(f *flowState) int64 {
+	if h.ready {
+		return f.readyAt
+	}
+	return f.finishAt
+}
+
+func (h *flowHeap) less(i, j int) bool {
+	a, b := h.fs[i], h.fs[j]
+	ka, kb := h.key(a), h.key(b)
+	return ka < kb || ka == kb && a.idx < b.idx
+}
+
+func (h *flowHeap) swap(i, j int) {
+	h.fs[i], h.fs[j] = h.fs[j], h.fs[i]
+	h.fs[i].hidx, h.fs[j].hidx = i, j
+}
+
+// top is the earliest key, MaxInt64 when empty.
+func (h *flowHeap) top() int64 {
+	if len(h.fs) == 0 {
+		return math.MaxInt64
+	}
+	return h.key(h.fs[0])
+}
+
+func (h *flowHeap) push(f *flowState) {
+	f.hidx = len(h.fs)
+	h.fs = append(h.fs, f)
+	h.up(f.hidx)
+}
+
+func (h *flowHeap) pop() *flowState {
+	f := h.fs[0]
+	last := len(h.fs) - 1
+	h.swap(0, last)
+	h.fs = h.fs[:last]
+	h.down(0)
+	return f
+}
+
+// fix restores the order after f's key changed.
+func (h *flowHeap) fix(f *flowState) {
+	if !h.up(f.hidx) {
+		h.down(f.hidx)
+	}
+}
+
+func (h *flowHeap) up(i int) bool {
+	moved := false
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.swap(i, p)
+		i, moved = p, true
+	}
+	return moved
+}
+
+func (h *flowHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h.fs) {
+			return
+		}
+		if c+1 < len(h.fs) && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
+}
+
+// linkHeap orders links by fair share, ties by index.
+type linkHeap struct{ items []linkShare }
+
+type linkShare struct {
+	share float64
+	li    int
+}
+
+func (a linkShare) before(b linkShare) bool {
+	return a.share < b.share || a.share == b.share && a.li < b.li
+}
+
+// The heap is 4-ary: half the depth of a binary one, and a node's children
+// share a cache line or two.
+func (h *linkHeap) push(share float64, li int) {
+	x := linkShare{share, li}
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.before(h.items[p]) {
+			break
+		}
+		h.items[i] = h.items[p]
+		i = p
+	}
+	h.items[i] = x
+}
+
+func (h *linkHeap) pop() (float64, int) {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	h.down(0)
+	return top.share, top.li
+}
+
+func (h *linkHeap) heapify() {
+	for i := (len(h.items) - 2) / 4; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *linkHeap) down(i int) {
+	items := h.items
+	n := len(items)
+	if i >= n {
+		return
+	}
+	x := items[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		best := c
+		for j := c + 1; j < c+4 && j < n; j++ {
+			if items[j].before(items[best]) {
+				best = j
+			}
+		}
+		if !items[best].before(x) {
+			break
+		}
+		items[i] = items[best]
+		i = best
+	}
+	items[i] = x
+}
