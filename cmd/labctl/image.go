@@ -14,6 +14,8 @@ import (
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
@@ -169,10 +171,14 @@ func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 }
 
 func validateImage(src string, asJSON bool) error {
+	reg, err := schemes.Registry()
+	if err != nil {
+		return err
+	}
 	b, err := tofino.OpenBundle(src)
 	if err == nil {
 		defer b.Close()
-		err = b.Validate()
+		err = b.Validate(schemeCheck(reg))
 	}
 	if asJSON {
 		out := map[string]any{"bundle": src, "valid": err == nil}
@@ -196,13 +202,24 @@ func validateImage(src string, asJSON bool) error {
 	}
 	if !asJSON {
 		m := b.Manifest
-		lb := m.LB.Scheme
+		scheme := m.LB.Scheme
 		for _, k := range slices.Sorted(maps.Keys(m.LB.Params)) {
-			lb += " " + k + "=" + m.LB.Params[k]
+			scheme += " " + k + "=" + m.LB.Params[k]
 		}
-		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, lb, len(m.Files))
+		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, scheme, len(m.Files))
 	}
 	return nil
+}
+
+// schemeCheck validates an image's scheme against the fabric twin's modules.
+func schemeCheck(reg *lb.Registry) tofino.SchemeCheck {
+	return func(scheme string, params map[string]string) []tofino.SchemeProblem {
+		var out []tofino.SchemeProblem
+		for _, p := range reg.Problems(scheme, params) {
+			out = append(out, tofino.SchemeProblem{Param: p.Param, Msg: p.Msg})
+		}
+		return out
+	}
 }
 
 // noteSDEReset says on stderr which switches lost the QoS set through the

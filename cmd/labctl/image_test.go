@@ -42,6 +42,41 @@ func TestImageValidate(t *testing.T) {
 	}
 }
 
+// TestImageValidateChecksTheScheme: the twin's registry judges an image's
+// scheme and parameters, at the manifest's lines.
+func TestImageValidateChecksTheScheme(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"bad value and unknown parameter", "    d: \"2\"\n    m: \"1\"\n", "    d: \"0\"\n    mm: \"1\"\n",
+			[]string{"image.yaml:16: lb.params.d: d=\"0\": want integer >= 1", "image.yaml:17: lb.params.mm: unknown parameter (did you mean \"m\"?)"}},
+		{"unknown scheme", "scheme: drill", "scheme: drlil",
+			[]string{"image.yaml:14: lb.scheme:", "did you mean \"drill\"?", "known: drill, ecmp, letflow"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := t.TempDir()
+			if err := os.CopyFS(bad, os.DirFS(exampleBundle)); err != nil {
+				t.Fatal(err)
+			}
+			m, _ := os.ReadFile(filepath.Join(bad, "image.yaml"))
+			if !strings.Contains(string(m), tc.from) {
+				t.Fatalf("the example manifest has no %q", tc.from)
+			}
+			os.WriteFile(filepath.Join(bad, "image.yaml"), []byte(strings.Replace(string(m), tc.from, tc.to, 1)), 0o644)
+			_, stderr, err := labctl(t, t.TempDir(), "image", "validate", bad)
+			if exitStatus(err) != 1 {
+				t.Fatalf("exit %d: %s", exitStatus(err), stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
 func exitStatus(err error) int {
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode()

@@ -2,5 +2,7 @@
 // emulated runs produce the flow completion times and counters a real lab
 // would. Engines implement Engine; Topology is built from an inventory.Lab.
 //
-// It may import inventory (public types) and nothing else of labctl.
+// It may import inventory (public types) and emulator/fabric/lb (the
+// load-balancing module interface), nothing else of labctl: no scheme
+// package (the caller passes modules or a registry, Config.Modules).
 package fabric

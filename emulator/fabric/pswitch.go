@@ -1,5 +1,7 @@
 package fabric
 
+import "github.com/labctl/labctl/emulator/fabric/lb"
+
 // The packet engine's links and switches. A directed link's egress port
 // holds per-priority FIFOs and sends strict priority (7 first), skipping
 // priorities its peer has paused. A switch shares one buffer among its
@@ -65,7 +67,7 @@ func (e *PacketEngine) kick(li int32) {
 	if prio < 0 {
 		return
 	}
-	p := l.q[prio].pop()
+	p := e.popNext(l, prio)
 	l.busy = true
 	from := e.lfrom[li]
 	from.txB += float64(p.wire)
@@ -80,6 +82,7 @@ func (e *PacketEngine) kick(li int32) {
 		if !e.swc[l.sw].ECNAtEnqueue {
 			e.maybeMark(li, p, l.q[prio].bytes)
 		}
+		e.dequeued(li, p)
 	}
 	e.ev.push(linkEvent(e.now+l.psPer(p.wire), evTxDone, li, p))
 }
@@ -224,13 +227,26 @@ func (e *PacketEngine) onArrive(ev event) {
 		return
 	}
 	sw := l.swTo
+	if p.kind == pktCtl && int32(p.sack) == sw {
+		e.deliver(sw, p)
+		return
+	}
 	c := &e.swc[sw]
 	if c.DSCPMap && p.kind == pktData { // classify first: the LB module sees the class's queues
 		if d := e.qps[p.qp].dscp; d >= 0 {
 			p.prio = c.DSCPToTC[d] // never 7, the control queue (normalize)
 		}
 	}
-	out := e.forward(sw, p)
+	p.inLink = ev.id // the module sees it; admission does not read it
+	out, rq := e.forward(sw, p)
+	e.enqueue(sw, ev.id, out, p, rq)
+}
+
+// enqueue admits packet p, which came over link in (-1: it starts at this
+// switch), to switch sw's egress link out (into reorder queue rq, or the
+// port's own queue), or drops it.
+func (e *PacketEngine) enqueue(sw, in, out int32, p *packet, rq lb.Queue) {
+	c := &e.swc[sw]
 	ol := &e.links[out]
 	used := e.swUsed[sw]
 	lossless := e.lossless(sw, p.prio)
@@ -247,19 +263,22 @@ func (e *PacketEngine) onArrive(ev event) {
 	if c.ECNAtEnqueue {
 		e.maybeMark(out, p, ol.q[p.prio].bytes)
 	}
-	p.inLink = ev.id
-	ol.q[p.prio].push(p)
+	p.inLink = in
+	if rq == lb.Normal || !e.hold(out, p, rq) {
+		ol.q[p.prio].push(p)
+	}
 	e.swUsed[ol.sw] += int64(p.wire)
 	fq := &e.lfrom[out].q[p.prio]
 	fq.depth = float64(ol.q[p.prio].bytes)
 	if fq.depth > fq.wm {
 		fq.wm = fq.depth
 	}
-	if lossless {
+	if lossless && in >= 0 {
+		l := &e.links[in]
 		l.inBytes[p.prio] += int64(p.wire)
 		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(sw) {
 			l.xoffSent[p.prio] = true
-			e.sendPFC(ev.id, p.prio, true)
+			e.sendPFC(in, p.prio, true)
 		}
 	}
 	e.kick(out)
