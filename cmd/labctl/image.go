@@ -80,6 +80,11 @@ Examples:
 				},
 			},
 			{
+				Name: "schemes", Usage: "list the load-balancing schemes an image's lb.scheme may name, with their parameters",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json")) },
+			},
+			{
 				Name: "push", Usage: "copy a bundle to the switches and verify it there", ArgsUsage: "BUNDLE", Flags: onLab,
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
@@ -209,6 +214,43 @@ func validateImage(src string, asJSON bool) error {
 		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, scheme, len(m.Files))
 	}
 	return nil
+}
+
+// listSchemes prints every scheme of the fabric twin's registry with its
+// parameters: default, unit, allowed values and help.
+func listSchemes(asJSON bool) error {
+	reg, err := schemes.Registry()
+	if err != nil {
+		return err
+	}
+	type param struct {
+		Name, Default, Unit, Rule, Help string
+	}
+	type scheme struct {
+		Name, Help string
+		Params     []param
+	}
+	var out []scheme
+	for _, n := range reg.Names() {
+		s, _ := reg.Scheme(n)
+		sc := scheme{Name: n, Help: s.Help, Params: []param{}}
+		for _, p := range s.Params {
+			sc.Params = append(sc.Params, param{p.Name, p.Default, p.Unit, p.Rule(), p.Help})
+		}
+		out = append(out, sc)
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCHEME\tPARAMETER\tDEFAULT\tUNIT\tVALUES\tHELP")
+	for _, s := range out {
+		fmt.Fprintf(tw, "%s\t\t\t\t\t%s\n", s.Name, s.Help)
+		for _, p := range s.Params {
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Default, p.Unit, p.Rule, p.Help)
+		}
+	}
+	return tw.Flush()
 }
 
 // schemeCheck validates an image's scheme against the fabric twin's modules.

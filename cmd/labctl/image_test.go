@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,40 @@ func TestImageValidateChecksTheScheme(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImageSchemesListsParams: the listing shows each scheme's parameters
+// with their defaults and rules.
+func TestImageSchemesListsParams(t *testing.T) {
+	out, _, err := labctl(t, t.TempDir(), "image", "schemes", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		Name   string
+		Params []struct{ Name, Default, Unit, Rule string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ecmp": "", "letflow": "timeout_us=50 us (number > 0)", "drill": "d=2  (integer >= 1) m=1  (integer >= 1)"}
+	for _, s := range got {
+		var ps []string
+		for _, p := range s.Params {
+			ps = append(ps, fmt.Sprintf("%s=%s %s (%s)", p.Name, p.Default, p.Unit, p.Rule))
+		}
+		if w, ok := want[s.Name]; ok && strings.Join(ps, " ") != w {
+			t.Errorf("%s: %q, want %q", s.Name, strings.Join(ps, " "), w)
+		}
+		delete(want, s.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("not listed: %v", want)
+	}
+	text, _, err := labctl(t, t.TempDir(), "image", "schemes")
+	if err != nil || !strings.Contains(text, "timeout_us") || !strings.Contains(text, "SCHEME") {
+		t.Errorf("%v:\n%s", err, text)
 	}
 }
 

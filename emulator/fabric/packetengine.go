@@ -48,6 +48,10 @@ type PacketEngine struct {
 	pvDeq     lb.Packet       // the view of a packet leaving (Dequeuer)
 	selecting bool            // a module's Select runs (it may pin)
 	rqStats   ReorderStats
+	rqs       []rqueue   // reorder queues (preorder.go)
+	rqFree    []int32    // indexes of free ones
+	resumes   []lb.Queue // resumed during Arrive: listed once the packet is queued
+	arriving  bool       // a module's Arrive runs
 	fns       []func()
 	freeFns   []int32
 	fault     error  // set by a broken module: ends the run
@@ -350,6 +354,7 @@ func (e *PacketEngine) settle() {
 		}
 		l.busy, l.waiting = false, l.waiting[:0]
 	}
+	e.settleReorder()
 	for i := range e.swUsed {
 		e.swUsed[i] = 0
 	}

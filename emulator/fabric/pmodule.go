@@ -185,7 +185,10 @@ func (e *PacketEngine) arrive(sw int32, p *packet, li int32) lb.Queue {
 	if a == nil || p.kind == pktCtl {
 		return lb.Normal
 	}
-	return a.Arrive(e.sws[sw], e.view(sw, p), e.egress(li))
+	e.arriving = true
+	q := a.Arrive(e.sws[sw], e.view(sw, p), e.egress(li))
+	e.arriving = false
+	return q
 }
 
 // dequeued shows a packet leaving a switch port to the switch's module.

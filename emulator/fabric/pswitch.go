@@ -37,6 +37,11 @@ type plink struct {
 	deficit [8]int64
 	rr      int
 	visited bool
+	// reorder queues (preorder.go): the resumed ones per priority, as a
+	// list of indexes+1 in PacketEngine.rqs, the packets they hold, and
+	// how many the port has allocated
+	rqHead, rqTail, rqPkts [8]int32
+	rqUsed                 int32
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
@@ -90,7 +95,7 @@ func (e *PacketEngine) kick(li int32) {
 // pick chooses the priority to send from: control first, then strict
 // priority or deficit round robin among the data priorities; -1 if none.
 func (e *PacketEngine) pick(l *plink) int {
-	ready := func(p int) bool { return !l.paused[p] && l.q[p].n > 0 }
+	ready := func(p int) bool { return !l.paused[p] && (l.q[p].n > 0 || l.rqPkts[p] > 0) }
 	if ready(ctrlPrio) {
 		return ctrlPrio
 	}
@@ -111,14 +116,14 @@ func (e *PacketEngine) pick(l *plink) int {
 				l.deficit[p] += int64(max(c.DWRRWeights[p], 1)) * quantum
 				l.visited = true
 			}
-			if head := int64(l.q[p].head.wire); head <= l.deficit[p] {
+			if head := int64(e.nextFrom(l, p).head.wire); head <= l.deficit[p] {
 				l.deficit[p] -= head
-				if l.q[p].n == 1 { // the queue empties: it keeps no credit
+				if l.queued(p) == 1 { // the queue empties: it keeps no credit
 					l.deficit[p], l.visited, l.rr = 0, false, (p+1)%ctrlPrio
 				}
 				return p
 			}
-		} else if l.q[p].n == 0 {
+		} else if l.queued(p) == 0 {
 			l.deficit[p] = 0
 		}
 		l.visited, l.rr = false, (p+1)%ctrlPrio
@@ -240,6 +245,9 @@ func (e *PacketEngine) onArrive(ev event) {
 	p.inLink = ev.id // the module sees it; admission does not read it
 	out, rq := e.forward(sw, p)
 	e.enqueue(sw, ev.id, out, p, rq)
+	if len(e.resumes) > 0 {
+		e.flushResumes()
+	}
 }
 
 // enqueue admits packet p, which came over link in (-1: it starts at this

@@ -202,14 +202,18 @@ type Switch interface {
 	After(d int64, fn func())
 
 	// Reorder queues: extra queues of an egress port that hold packets
-	// (Arriver returns one) while paused. AllocQueue fails (false) when
-	// the port has none left (Config.ReorderQueues); the module then falls
-	// back and should call Fallback to count it. Pause holds a queue until
-	// Resume or for timeout ns (<= 0: the configured default), after which
-	// it resumes anyway (counted). A resumed queue is served at its
-	// priority after the packets the port's own queue held when it
-	// resumed and before newer ones. FreeQueue gives it back; packets
-	// still in it are sent first.
+	// (Arriver returns one) while paused. AllocQueue gives a paused queue
+	// of link (an egress of this switch) and priority prio, with the
+	// configured timeout running; it fails (false) when the port has none
+	// left (the engine's Config.ReorderQueues), and the module then falls
+	// back and calls Fallback to count it. Pause (re)starts a queue's
+	// pause for timeout ns (<= 0: the configured default), after which it
+	// resumes anyway (counted). A resumed queue is served at its priority
+	// after the packets the port's own queue held when it resumed (during
+	// Arrive: including the packet in hand) and before newer ones; a
+	// packet put in a resumed queue that has drained goes to the port's
+	// own queue. FreeQueue gives a queue back; packets still in it are
+	// sent first. QueueHeld is what a queue holds.
 	AllocQueue(link int32, prio int) (Queue, bool)
 	Pause(q Queue, timeout int64)
 	Resume(q Queue)
