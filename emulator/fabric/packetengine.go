@@ -33,6 +33,7 @@ type PacketEngine struct {
 	left     int
 	// forwarding (pmodule.go, ppaths.go, pcontrol.go, preorder.go)
 	mods      []swMod // per switch (possibly one module for all)
+	arrives   []bool  // per switch: its module is an lb.Arriver
 	sws       []*swView
 	tier      []lb.Tier
 	swID      map[string]int32
@@ -117,7 +118,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	for name, id := range sw {
 		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
 	}
-	e.mods = make([]swMod, len(sw))
+	e.mods, e.arrives = make([]swMod, len(sw)), make([]bool, len(sw))
 	for i := range e.mods {
 		mi := m
 		if mi == nil && cfg.LB != "" {

@@ -31,7 +31,7 @@ func (v *swView) Send(to int, bytes int, h *lb.Header) bool {
 		return false
 	}
 	out, _ := e.forward(v.id, p)
-	e.enqueue(v.id, -1, out, p, lb.Normal)
+	e.enqueue(&e.swc[v.id], v.id, -1, out, p, lb.Normal)
 	return true
 }
 

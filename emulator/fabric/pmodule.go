@@ -35,6 +35,12 @@ func (e *PacketEngine) setModule(sw int32, m lb.Module) {
 	s.tick, _ = m.(lb.Ticker)
 	s.reset, _ = m.(lb.Resetter)
 	e.mods[sw] = s
+	e.arrives[sw] = s.arrive != nil
+	for i := range e.links {
+		if l := &e.links[i]; l.atSwitch && l.sw == sw {
+			l.deqHook = s.deq != nil
+		}
+	}
 }
 
 // SetSwitchLB makes one switch forward with m from the next run on (a
@@ -139,8 +145,10 @@ func (e *PacketEngine) fill(v *lb.Packet, sw int32, p *packet) *lb.Packet {
 // its only candidate, or the module's (or ECMP's) choice among several;
 // then the module sees it (Arriver) and may put it in a reorder queue.
 func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
-	if li, ok := e.pinnedNext(sw, p); ok {
-		return li, e.arrive(sw, p, li)
+	if p.route != 0 {
+		if li, ok := e.pinnedNext(sw, p); ok {
+			return li, e.arrive(sw, p, li)
+		}
 	}
 	var c []lb.Egress
 	var key uint64
@@ -179,19 +187,24 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 	return li, e.arrive(sw, p, li)
 }
 
-// arrive shows a packet to its switch's module once its egress is known.
+// arrive shows a packet to its switch's module once its egress is known
+// (small: inlined where the switch has no Arriver).
 func (e *PacketEngine) arrive(sw int32, p *packet, li int32) lb.Queue {
-	a := e.mods[sw].arrive
-	if a == nil || p.kind == pktCtl {
-		return lb.Normal
+	if e.arrives[sw] && p.kind != pktCtl {
+		return e.arriveHook(sw, p, li)
 	}
+	return lb.Normal
+}
+
+func (e *PacketEngine) arriveHook(sw int32, p *packet, li int32) lb.Queue {
 	e.arriving = true
-	q := a.Arrive(e.sws[sw], e.view(sw, p), e.egress(li))
+	q := e.mods[sw].arrive.Arrive(e.sws[sw], e.view(sw, p), e.egress(li))
 	e.arriving = false
 	return q
 }
 
-// dequeued shows a packet leaving a switch port to the switch's module.
+// dequeued shows a packet leaving a switch port to the switch's module
+// (kick calls it only for a switch with a Dequeuer: plink.deqHook).
 func (e *PacketEngine) dequeued(li int32, p *packet) {
 	sw := e.links[li].sw
 	if d := e.mods[sw].deq; d != nil && p.kind != pktCtl {
@@ -225,6 +238,9 @@ func (e *PacketEngine) resetModules() {
 // candidates are the links from switch sw one hop closer to host dst
 // (index dsti), computed once and kept per switch and host.
 func (e *PacketEngine) candidates(sw, dsti int32, dst string) []lb.Egress {
+	if row := e.cands[sw]; row != nil && row[dsti] != nil {
+		return row[dsti]
+	}
 	return e.cachedHops(e.cands, sw, dsti, len(e.hostID), dst)
 }
 

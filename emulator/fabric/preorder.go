@@ -145,7 +145,7 @@ func (e *PacketEngine) list(r *rqueue, q lb.Queue) {
 		l.rqHead[r.prio] = int32(q)
 	}
 	l.rqTail[r.prio] = int32(q)
-	l.rqPkts[r.prio] += int32(r.f.n)
+	l.addHeld(r.prio, int32(r.f.n))
 	e.kick(r.link)
 }
 
@@ -167,7 +167,7 @@ func (e *PacketEngine) unlist(r *rqueue, q lb.Queue) {
 		}
 		break
 	}
-	l.rqPkts[r.prio] -= int32(r.f.n)
+	l.addHeld(r.prio, -int32(r.f.n))
 	r.listed, r.next = false, 0
 }
 
@@ -243,9 +243,20 @@ func (e *PacketEngine) hold(out int32, p *packet, q lb.Queue) bool {
 	}
 	r.f.push(p)
 	if r.listed {
-		e.links[out].rqPkts[p.prio]++
+		e.links[out].addHeld(p.prio, 1)
 	}
 	return true
+}
+
+// addHeld counts n more packets in link l's resumed reorder queues of
+// priority prio.
+func (l *plink) addHeld(prio uint8, n int32) {
+	l.rqPkts[prio] += n
+	if l.rqPkts[prio] > 0 {
+		l.rqMask |= 1 << prio
+	} else {
+		l.rqMask &^= 1 << prio
+	}
 }
 
 // queued is how many packets of priority prio link l can send: its own
@@ -275,7 +286,7 @@ func (e *PacketEngine) popNext(l *plink, prio int) *packet {
 	if f == &l.q[prio] {
 		return p
 	}
-	l.rqPkts[prio]--
+	l.addHeld(uint8(prio), -1)
 	q := lb.Queue(l.rqHead[prio])
 	if r := &e.rqs[q-1]; r.f.n == 0 {
 		e.unlist(r, q)
@@ -300,7 +311,7 @@ func (e *PacketEngine) settleReorder() {
 	}
 	for i := range e.links {
 		l := &e.links[i]
-		l.rqHead, l.rqTail, l.rqPkts = [8]int32{}, [8]int32{}, [8]int32{}
+		l.rqHead, l.rqTail, l.rqPkts, l.rqMask = [8]int32{}, [8]int32{}, [8]int32{}, 0
 	}
 	e.resumes = e.resumes[:0]
 }

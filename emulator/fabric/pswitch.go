@@ -42,6 +42,8 @@ type plink struct {
 	// how many the port has allocated
 	rqHead, rqTail, rqPkts [8]int32
 	rqUsed                 int32
+	rqMask                 uint8 // bit p: rqPkts[p] > 0
+	deqHook                bool  // its switch's module is an lb.Dequeuer
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
@@ -72,7 +74,12 @@ func (e *PacketEngine) kick(li int32) {
 	if prio < 0 {
 		return
 	}
-	p := e.popNext(l, prio)
+	var p *packet
+	if l.rqMask == 0 {
+		p = l.q[prio].pop()
+	} else {
+		p = e.popNext(l, prio)
+	}
 	l.busy = true
 	from := e.lfrom[li]
 	from.txB += float64(p.wire)
@@ -87,22 +94,31 @@ func (e *PacketEngine) kick(li int32) {
 		if !e.swc[l.sw].ECNAtEnqueue {
 			e.maybeMark(li, p, l.q[prio].bytes)
 		}
-		e.dequeued(li, p)
+		if l.deqHook {
+			e.dequeued(li, p)
+		}
 	}
 	e.ev.push(linkEvent(e.now+l.psPer(p.wire), evTxDone, li, p))
+}
+
+// ready is whether priority p of link l has a packet it may send: in its
+// own queue or, by held (its rqMask, read once per pick), a resumed
+// reorder queue's; and is not paused.
+func (l *plink) ready(p int, held uint8) bool {
+	return !l.paused[p] && (l.q[p].n > 0 || held != 0 && held>>p&1 != 0)
 }
 
 // pick chooses the priority to send from: control first, then strict
 // priority or deficit round robin among the data priorities; -1 if none.
 func (e *PacketEngine) pick(l *plink) int {
-	ready := func(p int) bool { return !l.paused[p] && (l.q[p].n > 0 || l.rqPkts[p] > 0) }
-	if ready(ctrlPrio) {
+	held := l.rqMask
+	if l.ready(ctrlPrio, held) {
 		return ctrlPrio
 	}
 	c := e.portCfg(l)
 	if c.Scheduler != "dwrr" {
 		for p := ctrlPrio - 1; p >= 0; p-- {
-			if ready(p) {
+			if l.ready(p, held) {
 				return p
 			}
 		}
@@ -111,7 +127,7 @@ func (e *PacketEngine) pick(l *plink) int {
 	quantum := int64(e.cfg.MTU + e.cfg.HeaderBytes)
 	for tries := 0; tries < 2*ctrlPrio; tries++ {
 		p := l.rr
-		if ready(p) {
+		if l.ready(p, held) {
 			if !l.visited {
 				l.deficit[p] += int64(max(c.DWRRWeights[p], 1)) * quantum
 				l.visited = true
@@ -244,17 +260,16 @@ func (e *PacketEngine) onArrive(ev event) {
 	}
 	p.inLink = ev.id // the module sees it; admission does not read it
 	out, rq := e.forward(sw, p)
-	e.enqueue(sw, ev.id, out, p, rq)
+	e.enqueue(c, sw, ev.id, out, p, rq)
 	if len(e.resumes) > 0 {
 		e.flushResumes()
 	}
 }
 
 // enqueue admits packet p, which came over link in (-1: it starts at this
-// switch), to switch sw's egress link out (into reorder queue rq, or the
-// port's own queue), or drops it.
-func (e *PacketEngine) enqueue(sw, in, out int32, p *packet, rq lb.Queue) {
-	c := &e.swc[sw]
+// switch), to switch sw's (settings c) egress link out (into reorder queue
+// rq, or the port's own queue), or drops it.
+func (e *PacketEngine) enqueue(c *SwitchConfig, sw, in, out int32, p *packet, rq lb.Queue) {
 	ol := &e.links[out]
 	used := e.swUsed[sw]
 	lossless := e.lossless(sw, p.prio)
