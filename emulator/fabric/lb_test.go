@@ -213,11 +213,10 @@ func (m *talker) Reset(sw lb.Switch) {
 }
 
 func (m *talker) Tick(sw lb.Switch, _ int64) {
-	to := -1
-	for i := 0; i < sw.NumSwitches(); i++ {
-		if sw.SwitchName(i) == "leaf2" {
-			to = i
-		}
+	to, ok := sw.SwitchID("leaf2")
+	if _, bad := sw.SwitchID("leaf9"); !ok || bad || sw.SwitchName(to) != "leaf2" {
+		m.refused = true
+		return
 	}
 	for k := 0; k < m.n; k++ {
 		h := lb.Header{Path: 0, Flags: lb.FlagPinned | lb.FlagReply, Words: [4]int64{int64(k)}}

@@ -25,6 +25,11 @@ func (v *swView) SwitchTier(id int) lb.Tier {
 	return v.e.tier[id]
 }
 
+func (v *swView) SwitchID(name string) (int, bool) {
+	id, ok := v.e.swID[name]
+	return int(id), ok
+}
+
 func (v *swView) QueueBytes(link int32, prio int) int64 { return v.e.links[link].q[prio].bytes }
 
 func (v *swView) QueueTotals(link int32, prio int) (in, out int64) {

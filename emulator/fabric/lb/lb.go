@@ -166,6 +166,8 @@ type Switch interface {
 	NumLinks() int
 	SwitchName(id int) string
 	SwitchTier(id int) Tier
+	// SwitchID is the ID of a switch by name.
+	SwitchID(name string) (int, bool)
 
 	// Queues and links. QueueBytes is the depth of an egress link's
 	// priority queue (reorder queues excluded); QueueTotals the bytes it
