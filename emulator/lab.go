@@ -15,6 +15,8 @@ import (
 
 	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/emulator/gnmitarget"
 	"github.com/labctl/labctl/emulator/netconfd"
 	"github.com/labctl/labctl/emulator/sshd"
@@ -52,6 +54,7 @@ type Lab struct {
 	targets   []*gnmitarget.Target
 	netconf   map[string]*netconfd.Server
 	lbs       map[string]lbChoice // packet engine: each switch's scheme (twinlb.go); under twin.mu
+	schemes   *lb.Registry        // the load-balancing modules switch images name
 	faults    faultSet
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
 	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
@@ -98,11 +101,15 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	cfg.Seed = opt.Seed
 	var engine fabric.Engine
 	lbs := map[string]lbChoice{}
+	reg, err := schemes.Registry()
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
 	switch opt.Engine {
 	case "flow":
 		engine = fabric.NewFlowEngine(topo, cfg)
 	case "", "packet":
-		cfg.LB, cfg.LBParams, cfg.Transport = opt.LB, opt.LBParams, opt.Transport
+		cfg.LB, cfg.LBParams, cfg.Transport, cfg.Modules = opt.LB, opt.LBParams, opt.Transport, reg
 		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
@@ -115,7 +122,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}, lbs: lbs, inbox: map[string]bool{}, hosts: map[string]*host{}}
+		netconf: map[string]*netconfd.Server{}, lbs: lbs, schemes: reg, inbox: map[string]bool{}, hosts: map[string]*host{}}
 	for _, h := range opt.InboxDriverHosts {
 		l.inbox[h] = true
 	}

@@ -4,7 +4,7 @@ import (
 	"maps"
 
 	"github.com/labctl/labctl/drivers/tofino"
-	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
 // Each emulated switch forwards in the twin with the load-balancing module
@@ -20,13 +20,13 @@ type lbChoice struct {
 
 // lbSetter is an engine whose switches can forward with different modules.
 type lbSetter interface {
-	SetSwitchLB(name string, lb fabric.LB) error
+	SetSwitchLB(name string, m lb.Module) error
 }
 
 // setImageLB makes the scheme of an image a switch loaded that switch's in
 // the twin; an error means the twin has no module for it.
 func (l *Lab) setImageLB(device string, m *tofino.Manifest) error {
-	mod, err := fabric.NewLB(m.LB.Scheme, m.LB.Params)
+	mod, err := l.schemes.New(schemeName(m.LB.Scheme), m.LB.Params)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (l *Lab) FabricLB() (scheme string, params map[string]string) {
 	return c.scheme, maps.Clone(c.params)
 }
 
-// schemeName is the module fabric.NewLB makes for scheme.
+// schemeName is the registry's name of an image's scheme ("" is ECMP).
 func schemeName(scheme string) string {
 	if scheme == "" {
 		return "ecmp"

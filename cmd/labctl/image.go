@@ -14,6 +14,8 @@ import (
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
@@ -76,6 +78,11 @@ Examples:
 					}
 					return validateImage(c.Args().First(), c.Bool("json"))
 				},
+			},
+			{
+				Name: "schemes", Usage: "list the load-balancing schemes an image's lb.scheme may name, with their parameters",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json")) },
 			},
 			{
 				Name: "push", Usage: "copy a bundle to the switches and verify it there", ArgsUsage: "BUNDLE", Flags: onLab,
@@ -169,10 +176,14 @@ func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 }
 
 func validateImage(src string, asJSON bool) error {
+	reg, err := schemes.Registry()
+	if err != nil {
+		return err
+	}
 	b, err := tofino.OpenBundle(src)
 	if err == nil {
 		defer b.Close()
-		err = b.Validate()
+		err = b.Validate(schemeCheck(reg))
 	}
 	if asJSON {
 		out := map[string]any{"bundle": src, "valid": err == nil}
@@ -196,13 +207,61 @@ func validateImage(src string, asJSON bool) error {
 	}
 	if !asJSON {
 		m := b.Manifest
-		lb := m.LB.Scheme
+		scheme := m.LB.Scheme
 		for _, k := range slices.Sorted(maps.Keys(m.LB.Params)) {
-			lb += " " + k + "=" + m.LB.Params[k]
+			scheme += " " + k + "=" + m.LB.Params[k]
 		}
-		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, lb, len(m.Files))
+		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, scheme, len(m.Files))
 	}
 	return nil
+}
+
+// listSchemes prints every scheme of the fabric twin's registry with its
+// parameters: default, unit, allowed values and help.
+func listSchemes(asJSON bool) error {
+	reg, err := schemes.Registry()
+	if err != nil {
+		return err
+	}
+	type param struct {
+		Name, Default, Unit, Rule, Help string
+	}
+	type scheme struct {
+		Name, Help string
+		Params     []param
+	}
+	var out []scheme
+	for _, n := range reg.Names() {
+		s, _ := reg.Scheme(n)
+		sc := scheme{Name: n, Help: s.Help, Params: []param{}}
+		for _, p := range s.Params {
+			sc.Params = append(sc.Params, param{p.Name, p.Default, p.Unit, p.Rule(), p.Help})
+		}
+		out = append(out, sc)
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCHEME\tPARAMETER\tDEFAULT\tUNIT\tVALUES\tHELP")
+	for _, s := range out {
+		fmt.Fprintf(tw, "%s\t\t\t\t\t%s\n", s.Name, s.Help)
+		for _, p := range s.Params {
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Default, p.Unit, p.Rule, p.Help)
+		}
+	}
+	return tw.Flush()
+}
+
+// schemeCheck validates an image's scheme against the fabric twin's modules.
+func schemeCheck(reg *lb.Registry) tofino.SchemeCheck {
+	return func(scheme string, params map[string]string) []tofino.SchemeProblem {
+		var out []tofino.SchemeProblem
+		for _, p := range reg.Problems(scheme, params) {
+			out = append(out, tofino.SchemeProblem{Param: p.Param, Msg: p.Msg})
+		}
+		return out
+	}
 }
 
 // noteSDEReset says on stderr which switches lost the QoS set through the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,75 @@ func TestImageValidate(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Valid || len(v.Problems) != 1 || v.Problems[0].Line != 24 || v.Problems[0].Field != "files[2].sha256" {
 		t.Fatalf("--json: %v %s", err, out)
+	}
+}
+
+// TestImageValidateChecksTheScheme: the twin's registry judges an image's
+// scheme and parameters, at the manifest's lines.
+func TestImageValidateChecksTheScheme(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"bad value and unknown parameter", "    d: \"2\"\n    m: \"1\"\n", "    d: \"0\"\n    mm: \"1\"\n",
+			[]string{"image.yaml:16: lb.params.d: d=\"0\": want integer >= 1", "image.yaml:17: lb.params.mm: unknown parameter (did you mean \"m\"?)"}},
+		{"unknown scheme", "scheme: drill", "scheme: drlil",
+			[]string{"image.yaml:14: lb.scheme:", "did you mean \"drill\"?", "known: drill, ecmp, letflow"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := t.TempDir()
+			if err := os.CopyFS(bad, os.DirFS(exampleBundle)); err != nil {
+				t.Fatal(err)
+			}
+			m, _ := os.ReadFile(filepath.Join(bad, "image.yaml"))
+			if !strings.Contains(string(m), tc.from) {
+				t.Fatalf("the example manifest has no %q", tc.from)
+			}
+			os.WriteFile(filepath.Join(bad, "image.yaml"), []byte(strings.Replace(string(m), tc.from, tc.to, 1)), 0o644)
+			_, stderr, err := labctl(t, t.TempDir(), "image", "validate", bad)
+			if exitStatus(err) != 1 {
+				t.Fatalf("exit %d: %s", exitStatus(err), stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestImageSchemesListsParams: the listing shows each scheme's parameters
+// with their defaults and rules.
+func TestImageSchemesListsParams(t *testing.T) {
+	out, _, err := labctl(t, t.TempDir(), "image", "schemes", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		Name   string
+		Params []struct{ Name, Default, Unit, Rule string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"ecmp": "", "letflow": "timeout_us=50 us (number > 0)", "drill": "d=2  (integer >= 1) m=1  (integer >= 1)"}
+	for _, s := range got {
+		var ps []string
+		for _, p := range s.Params {
+			ps = append(ps, fmt.Sprintf("%s=%s %s (%s)", p.Name, p.Default, p.Unit, p.Rule))
+		}
+		if w, ok := want[s.Name]; ok && strings.Join(ps, " ") != w {
+			t.Errorf("%s: %q, want %q", s.Name, strings.Join(ps, " "), w)
+		}
+		delete(want, s.Name)
+	}
+	if len(want) != 0 {
+		t.Errorf("not listed: %v", want)
+	}
+	text, _, err := labctl(t, t.TempDir(), "image", "schemes")
+	if err != nil || !strings.Contains(text, "timeout_us") || !strings.Contains(text, "SCHEME") {
+		t.Errorf("%v:\n%s", err, text)
 	}
 }
 

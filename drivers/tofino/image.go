@@ -36,6 +36,26 @@ type LB struct {
 	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
 }
 
+// SchemeCheck validates a load-balancing scheme and its parameters against
+// the modules that implement them: the caller's (labctl passes the fabric
+// twin's registry; the driver imports no emulator). A problem with Param ""
+// is about the scheme's name.
+type SchemeCheck func(scheme string, params map[string]string) []SchemeProblem
+
+// SchemeProblem is one thing a SchemeCheck refuses.
+type SchemeProblem struct{ Param, Msg string }
+
+// checkScheme adds check's problems at the manifest's lines.
+func (m *Manifest) checkScheme(ix *yamlpos.Index, ps *yamlpos.Problems, check SchemeCheck) {
+	for _, p := range check(m.LB.Scheme, m.LB.Params) {
+		field := "lb.scheme"
+		if p.Param != "" {
+			field = "lb.params." + p.Param
+		}
+		ix.Add(ps, field, "%s", p.Msg)
+	}
+}
+
 // File is one artifact, by path relative to the bundle root.
 type File struct {
 	Path   string `yaml:"path" json:"path"`

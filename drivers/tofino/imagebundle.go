@@ -149,10 +149,14 @@ func untar(src, dir string) (string, error) {
 // Validate checks that the bundle is what its manifest says: every listed
 // file present with its sha256, nothing unlisted, and a conf that loads the
 // manifest's program from listed files with the target's binary. Problems
-// are reported as file:line: field: message (the manifest's line).
-func (b *Bundle) Validate() error {
+// are reported as file:line: field: message (the manifest's line). Each
+// check validates the load-balancing scheme and its parameters too.
+func (b *Bundle) Validate(checks ...SchemeCheck) error {
 	m, ix := b.Manifest, b.ix
 	var ps yamlpos.Problems
+	for _, check := range checks {
+		m.checkScheme(ix, &ps, check)
+	}
 	listed := map[string]bool{ManifestFile: true}
 	for i, f := range m.Files {
 		listed[f.Path] = true

@@ -31,10 +31,18 @@ type Config struct {
 	// Packet engine only.
 	// AckEvery coalesces ACKs: one per N in-order packets (and the last).
 	AckEvery int
-	// LB names the switches' load-balancing module (default "ecmp"), with
-	// its parameters (from the switch image's manifest).
+	// LB names the switches' load-balancing scheme, with its parameters
+	// (from the switch image's manifest), made by Modules (the caller's
+	// registry, package lb/schemes); "" is the engine's built-in ECMP.
 	LB       string
 	LBParams map[string]string
+	Modules  Modules
+	// ReorderQueues is how many reorder queues each switch egress port
+	// offers modules (lb.Switch.AllocQueue); 0 or less: no limit.
+	ReorderQueues int
+	// ReorderTimeoutNs is how long a paused reorder queue waits before it
+	// resumes anyway, unless the module gives its own timeout.
+	ReorderTimeoutNs int64
 	// Transport is "gbn" (go-back-N, lossless RoCE; default) or "irn"
 	// (selective repeat with BDP-limited in-flight packets).
 	Transport string
@@ -189,6 +197,7 @@ func DefaultConfig() Config {
 			ECNKminBytes: 100_000, ECNKmaxBytes: 400_000, ECNPmax: 0.2, ECNPrios: 1 << 3},
 		DropBytes: 6 << 20,
 		AckEvery:  1, RTONs: 1_000_000, NackIntervalNs: 4_000, CNPOnNack: true, MaxSimNs: 10_000_000_000,
+		ReorderQueues: 8, ReorderTimeoutNs: 100_000,
 		// ConnectX-5 firmware defaults (hardware-surfaces reference), but
 		// no byte counter (RPG_BYTE_RESET 0) and a CNP for every marked
 		// packet (MIN_TIME_BETWEEN_CNPS 0), as in the papers' ns-3 code.

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"testing"
 )
 
@@ -73,7 +74,7 @@ func TestPacketCountersConsistent(t *testing.T) {
 
 	t.Run("lossy-spraying", func(t *testing.T) {
 		cfg := DefaultConfig()
-		cfg.PFC, cfg.BufferBytes, cfg.LB = false, 1<<20, "drill"
+		cfg.PFC, cfg.BufferBytes, cfg.LB, cfg.Modules = false, 1<<20, "drill", schemes.MustRegistry()
 		e, err := NewPacketEngineLB(topo, cfg, nil)
 		if err != nil {
 			t.Fatal(err)

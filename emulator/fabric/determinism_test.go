@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"reflect"
 	"sort"
 	"testing"
@@ -50,7 +51,7 @@ func TestPacketEngineDeterministic(t *testing.T) {
 			for i := range prints {
 				cfg := DefaultConfig()
 				tc.mod(&cfg)
-				cfg.LB = tc.lb
+				cfg.LB, cfg.Modules = tc.lb, schemes.MustRegistry()
 				e, err := NewPacketEngineLB(topo, cfg, nil)
 				if err != nil {
 					t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
 // PacketEngine is the packet-level engine: discrete events in integer
@@ -29,38 +31,53 @@ type PacketEngine struct {
 	byID     map[int]int
 	results  []Result
 	left     int
-	// forwarding
-	lb       []LB // per switch (possibly one instance for all)
-	sws      []*swView
-	swID     map[string]int32
-	hostID   map[string]int32
-	hostDC   []DCQCN      // per host (hostID): its RNIC's DCQCN settings
-	cands    [][][]Egress // [switch][host] -> next hops, filled on demand
-	pinfo    PacketInfo
-	fns      []func()
-	freeFns  []int32
-	minDelay int64  // ns, shortest link delay (control messages between switches)
-	fault    error  // set by a broken module: ends the run
-	events   uint64 // processed, over the engine's life
+	// forwarding (pmodule.go, ppaths.go, pcontrol.go, preorder.go)
+	mods      []swMod // per switch (possibly one module for all)
+	arrives   []bool  // per switch: its module is an lb.Arriver
+	sws       []*swView
+	tier      []lb.Tier
+	swID      map[string]int32
+	hostID    map[string]int32
+	hostDC    []DCQCN         // per host (hostID): its RNIC's DCQCN settings
+	cands     [][][]lb.Egress // [switch][host] -> next hops, filled on demand
+	swCands   [][][]lb.Egress // [switch][switch] -> next hops (control packets)
+	pathSets  [][]*pathSet    // [switch][switch] -> shortest paths, on demand
+	routes    [][]int32       // every enumerated path's links (pinned packets)
+	qpToR     [][2]int32      // per QP: the ToRs of its source and destination
+	pv        lb.Packet       // the module's view of the packet in hand
+	pvPkt     *packet         // the packet pv shows
+	pvDeq     lb.Packet       // the view of a packet leaving (Dequeuer)
+	selecting bool            // a module's Select runs (it may pin)
+	rqStats   ReorderStats
+	rqs       []rqueue   // reorder queues (preorder.go)
+	rqFree    []int32    // indexes of free ones
+	resumes   []lb.Queue // resumed during Arrive: listed once the packet is queued
+	arriving  bool       // a module's Arrive runs
+	fns       []func()
+	freeFns   []int32
+	fault     error  // set by a broken module: ends the run
+	events    uint64 // processed, over the engine's life
 }
 
 // Events is how many events the engine has processed.
 func (e *PacketEngine) Events() uint64 { return e.events }
 
-// NewPacketEngine makes a packet engine over t with ECMP forwarding.
+// NewPacketEngine makes a packet engine over t with the built-in ECMP
+// forwarding on every switch.
 func NewPacketEngine(t *Topology, cfg Config) *PacketEngine {
-	e, err := NewPacketEngineLB(t, cfg, ecmp{})
+	e, err := NewPacketEngineLB(t, cfg, nil)
 	if err != nil {
-		panic(err) // ECMP cannot fail
+		panic(err) // without a module name nothing can fail
 	}
 	return e
 }
 
 // NewPacketEngineLB makes a packet engine whose switches all forward with
-// the one module lb, or, when lb is nil, each with its own instance of the
-// module named by cfg.LB (ECMP by default), as each switch runs its own
-// program (and as SetSwitchLB gives them).
-func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
+// the one module m, or, when m is nil, each with its own instance of the
+// scheme cfg.LB with cfg.LBParams made by cfg.Modules (the built-in ECMP
+// when cfg.LB is ""), as each switch runs its own program (and as
+// SetSwitchLB gives them).
+func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, error) {
 	def := DefaultConfig()
 	if cfg.MTU <= 0 {
 		cfg.MTU = def.MTU
@@ -76,6 +93,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	}
 	if cfg.MaxSimNs <= 0 {
 		cfg.MaxSimNs = def.MaxSimNs
+	}
+	if cfg.ReorderTimeoutNs <= 0 {
+		cfg.ReorderTimeoutNs = def.ReorderTimeoutNs
 	}
 	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
@@ -95,21 +115,27 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
-	e.swID, e.hostID, e.cands = sw, map[string]int32{}, make([][][]Egress, len(sw))
-	e.lb = make([]LB, len(sw))
-	for i := range e.lb {
-		e.lb[i] = lb
-		if lb == nil {
-			m, err := NewLB(cfg.LB, cfg.LBParams)
-			if err != nil {
-				return nil, err
-			}
-			e.lb[i] = m
-		}
-	}
+	e.swID, e.hostID, e.cands = sw, map[string]int32{}, make([][][]lb.Egress, len(sw))
+	e.swCands, e.pathSets = make([][][]lb.Egress, len(sw)), make([][]*pathSet, len(sw))
 	e.sws = make([]*swView, len(sw))
 	for name, id := range sw {
 		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
+	}
+	e.mods, e.arrives = make([]swMod, len(sw)), make([]bool, len(sw))
+	for i := range e.mods {
+		mi := m
+		if mi == nil && cfg.LB != "" {
+			if cfg.Modules == nil {
+				return nil, fmt.Errorf("fabric: load-balancing scheme %q but no module registry (Config.Modules)", cfg.LB)
+			}
+			var err error
+			if mi, err = cfg.Modules.New(cfg.LB, cfg.LBParams); err != nil {
+				return nil, err
+			}
+		}
+		if mi != nil {
+			e.setModule(int32(i), mi)
+		}
 	}
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
@@ -117,10 +143,6 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	e.hostDC = make([]DCQCN, len(e.hostID))
 	for i := range e.hostDC {
 		e.hostDC[i] = cfg.DCQCN
-	}
-	e.minDelay = defaultDelayNs
-	for _, l := range t.links {
-		e.minDelay = min(e.minDelay, l.delay)
 	}
 	e.swUsed, e.swHeadroom, e.swc = make([]int64, len(sw)), make([]int64, len(sw)), make([]SwitchConfig, len(sw))
 	for i := range e.swc {
@@ -133,6 +155,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 		}
 	}
 	e.reserveHeadroom()
+	e.tiers()
 	for i, l := range t.links {
 		for _, j := range t.out[l.to] {
 			if r := t.links[j]; r.to == l.from && r.fromPort == l.toPort && r.toPort == l.fromPort {
@@ -168,10 +191,13 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		e.byID[f.ID] = i
 	}
 	e.left = len(sorted)
+	e.qpToR = e.qpToR[:0]
+	e.resetModules()
 	for i, f := range sorted {
 		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
 		q := &qp{idx: int32(i), flow: f}
 		e.qps = append(e.qps, q)
+		e.qpToR = append(e.qpToR, [2]int32{-1, -1})
 		p, err := e.topo.path(f, e.cfg.Seed)
 		if err == nil && f.Bytes <= 0 {
 			err = fmt.Errorf("flow %d: no bytes to send", f.ID)
@@ -191,6 +217,10 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			q.rpath = append(q.rpath, e.rev[p[k]])
 		}
 		q.srcAcc, q.dstAcc = e.lfrom[p[0]], e.lto[p[len(p)-1]]
+		e.qpToR[i] = [2]int32{e.links[p[0]].swTo, -1}
+		if last := &e.links[p[len(p)-1]]; last.atSwitch {
+			e.qpToR[i][1] = last.sw
+		}
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
 		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
@@ -269,6 +299,10 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.onDCQCN(ev)
 		case evLB:
 			e.onLB(ev)
+		case evLBTick:
+			e.onTick(ev)
+		case evRQTimeout:
+			e.onRQTimeout(ev)
 		case evSample:
 			opt.OnSample(e.now/1000, e.Counters())
 			e.ev.push(event{t: e.now + opt.SampleEvery*1000, key: uint64(evSample)})
@@ -328,6 +362,7 @@ func (e *PacketEngine) settle() {
 		}
 		l.busy, l.waiting = false, l.waiting[:0]
 	}
+	e.settleReorder()
 	for i := range e.swUsed {
 		e.swUsed[i] = 0
 	}
@@ -386,18 +421,6 @@ func (e *PacketEngine) ConfigureSwitch(name string, fn func(*SwitchConfig)) erro
 	fn(&e.swc[id])
 	normalize(&e.swc[id])
 	e.reserveHeadroom()
-	return nil
-}
-
-// SetSwitchLB makes one switch forward with lb from the next run on (a
-// switch that started an image naming another scheme). The module's state
-// starts afresh, as a restarted program's registers do.
-func (e *PacketEngine) SetSwitchLB(name string, lb LB) error {
-	id, err := lookup(e.swID, "switch", name)
-	if err != nil {
-		return err
-	}
-	e.lb[id] = lb
 	return nil
 }
 

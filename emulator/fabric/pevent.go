@@ -3,6 +3,8 @@ package fabric
 import (
 	"math/bits"
 	"sort"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
 // The packet engine's event queue: a calendar queue (timing wheel) of value
@@ -18,15 +20,17 @@ import (
 type evKind uint8
 
 const (
-	evTxDone  evKind = iota // a port finished serialising a packet
-	evArrive                // a packet reaches the far end of a link
-	evPFC                   // a PAUSE/RESUME frame reaches the far end
-	evQPSend                // a QP's pacing timer fired
-	evQPStart               // a flow becomes eligible to start
-	evRTO                   // a QP's retransmission timer
-	evDCQCN                 // a QP's DCQCN alpha/rate-increase timer
-	evSample                // a telemetry sample instant
-	evLB                    // a load-balancing module timer or message
+	evTxDone    evKind = iota // a port finished serialising a packet
+	evArrive                  // a packet reaches the far end of a link
+	evPFC                     // a PAUSE/RESUME frame reaches the far end
+	evQPSend                  // a QP's pacing timer fired
+	evQPStart                 // a flow becomes eligible to start
+	evRTO                     // a QP's retransmission timer
+	evDCQCN                   // a QP's DCQCN alpha/rate-increase timer
+	evSample                  // a telemetry sample instant
+	evLB                      // a load-balancing module timer or message
+	evLBTick                  // a load-balancing module's Schedule timer
+	evRQTimeout               // a paused reorder queue's timeout
 )
 
 // event is 32 bytes: the queue moves millions of them.
@@ -249,6 +253,7 @@ const (
 	pktAck
 	pktNack
 	pktCNP
+	pktCtl // a switch-to-switch control packet (pcontrol.go)
 )
 
 type packet struct {
@@ -257,13 +262,15 @@ type packet struct {
 	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
 	sack    int64 // IRN NACK: the out-of-order PSN that arrived
 	payload int32
-	wire    int32    // bytes on the wire incl. headers
-	prio    uint8    // priority (= traffic class) at the current hop
-	ecn     bool     // CE mark
-	notECT  bool     // data of a flow whose ToS is not ECN-capable
-	meta    [4]int64 // per-packet state of the load-balancing module
-	inLink  int32    // link it arrived on at the current switch (PFC accounting)
+	wire    int32 // bytes on the wire incl. headers
+	prio    uint8 // priority (= traffic class) at the current hop
+	ecn     bool  // CE mark
+	notECT  bool  // data of a flow whose ToS is not ECN-capable
+	inLink  int32 // link it arrived on at the current switch (PFC accounting)
 	next    *packet
+	hdr     lb.Header // the load-balancing modules' header
+	route   int32     // pinned path: index+1 in PacketEngine.routes; 0: none
+	hop     uint8     // next link of the pinned path
 }
 
 // pool recycles packets: no heap allocation per packet in steady state.
@@ -292,6 +299,7 @@ type fifo struct {
 	head, tail *packet
 	bytes      int64
 	n          int
+	in         int64 // bytes ever pushed (a module's rate of growth)
 }
 
 func (f *fifo) push(p *packet) {
@@ -303,6 +311,7 @@ func (f *fifo) push(p *packet) {
 	}
 	f.tail = p
 	f.bytes += int64(p.wire)
+	f.in += int64(p.wire)
 	f.n++
 }
 

@@ -1,5 +1,7 @@
 package fabric
 
+import "github.com/labctl/labctl/emulator/fabric/lb"
+
 // The packet engine's links and switches. A directed link's egress port
 // holds per-priority FIFOs and sends strict priority (7 first), skipping
 // priorities its peer has paused. A switch shares one buffer among its
@@ -40,6 +42,13 @@ type plink struct {
 	deficit [8]int64
 	rr      int
 	visited bool
+	// reorder queues (preorder.go): the resumed ones per priority, as a
+	// list of indexes+1 in PacketEngine.rqs, the packets they hold, and
+	// how many the port has allocated
+	rqHead, rqTail, rqPkts [8]int32
+	rqUsed                 int32
+	rqMask                 uint8 // bit p: rqPkts[p] > 0
+	deqHook                bool  // its switch's module is an lb.Dequeuer
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
@@ -70,7 +79,12 @@ func (e *PacketEngine) kick(li int32) {
 	if prio < 0 {
 		return
 	}
-	p := l.q[prio].pop()
+	var p *packet
+	if l.rqMask == 0 {
+		p = l.q[prio].pop()
+	} else {
+		p = e.popNext(l, prio)
+	}
 	l.busy = true
 	from := e.lfrom[li]
 	from.txB += float64(p.wire)
@@ -85,21 +99,31 @@ func (e *PacketEngine) kick(li int32) {
 		if !e.swc[l.sw].ECNAtEnqueue {
 			e.maybeMark(li, p, l.q[prio].bytes)
 		}
+		if l.deqHook {
+			e.dequeued(li, p)
+		}
 	}
 	e.ev.push(linkEvent(e.now+l.psPer(p.wire), evTxDone, li, p))
+}
+
+// ready is whether priority p of link l has a packet it may send: in its
+// own queue or, by held (its rqMask, read once per pick), a resumed
+// reorder queue's; and is not paused.
+func (l *plink) ready(p int, held uint8) bool {
+	return !l.paused[p] && (l.q[p].n > 0 || held != 0 && held>>p&1 != 0)
 }
 
 // pick chooses the priority to send from: control first, then strict
 // priority or deficit round robin among the data priorities; -1 if none.
 func (e *PacketEngine) pick(l *plink) int {
-	ready := func(p int) bool { return !l.paused[p] && l.q[p].n > 0 }
-	if ready(ctrlPrio) {
+	held := l.rqMask
+	if l.ready(ctrlPrio, held) {
 		return ctrlPrio
 	}
 	c := e.portCfg(l)
 	if c.Scheduler != "dwrr" {
 		for p := ctrlPrio - 1; p >= 0; p-- {
-			if ready(p) {
+			if l.ready(p, held) {
 				return p
 			}
 		}
@@ -108,19 +132,19 @@ func (e *PacketEngine) pick(l *plink) int {
 	quantum := int64(e.cfg.MTU + e.cfg.HeaderBytes)
 	for tries := 0; tries < 2*ctrlPrio; tries++ {
 		p := l.rr
-		if ready(p) {
+		if l.ready(p, held) {
 			if !l.visited {
 				l.deficit[p] += int64(max(c.DWRRWeights[p], 1)) * quantum
 				l.visited = true
 			}
-			if head := int64(l.q[p].head.wire); head <= l.deficit[p] {
+			if head := int64(e.nextFrom(l, p).head.wire); head <= l.deficit[p] {
 				l.deficit[p] -= head
-				if l.q[p].n == 1 { // the queue empties: it keeps no credit
+				if l.queued(p) == 1 { // the queue empties: it keeps no credit
 					l.deficit[p], l.visited, l.rr = 0, false, (p+1)%ctrlPrio
 				}
 				return p
 			}
-		} else if l.q[p].n == 0 {
+		} else if l.queued(p) == 0 {
 			l.deficit[p] = 0
 		}
 		l.visited, l.rr = false, (p+1)%ctrlPrio
@@ -193,13 +217,28 @@ func (e *PacketEngine) onArrive(ev event) {
 		return
 	}
 	sw := l.swTo
+	if p.kind == pktCtl && int32(p.sack) == sw {
+		e.deliver(sw, p)
+		return
+	}
 	c := &e.swc[sw]
 	if c.DSCPMap && p.kind == pktData { // classify first: the LB module sees the class's queues
 		if d := e.qps[p.qp].dscp; d >= 0 {
 			p.prio = c.DSCPToTC[d] // never 7, the control queue (normalize)
 		}
 	}
-	out := e.forward(sw, p)
+	p.inLink = ev.id // the module sees it; admission does not read it
+	out, rq := e.forward(sw, p)
+	e.enqueue(c, sw, ev.id, out, p, rq)
+	if len(e.resumes) > 0 {
+		e.flushResumes()
+	}
+}
+
+// enqueue admits packet p, which came over link in (-1: it starts at this
+// switch), to switch sw's (settings c) egress link out (into reorder queue
+// rq, or the port's own queue), or drops it.
+func (e *PacketEngine) enqueue(c *SwitchConfig, sw, in, out int32, p *packet, rq lb.Queue) {
 	ol := &e.links[out]
 	used := e.swUsed[sw]
 	lossless := e.lossless(sw, p.prio)
@@ -216,19 +255,22 @@ func (e *PacketEngine) onArrive(ev event) {
 	if c.ECNAtEnqueue {
 		e.maybeMark(out, p, ol.q[p.prio].bytes)
 	}
-	p.inLink = ev.id
-	ol.q[p.prio].push(p)
+	p.inLink = in
+	if rq == lb.Normal || !e.hold(out, p, rq) {
+		ol.q[p.prio].push(p)
+	}
 	e.swUsed[ol.sw] += int64(p.wire)
 	fq := &e.lfrom[out].q[p.prio]
 	fq.depth = float64(ol.q[p.prio].bytes)
 	if fq.depth > fq.wm {
 		fq.wm = fq.depth
 	}
-	if lossless {
+	if lossless && in >= 0 {
+		l := &e.links[in]
 		l.inBytes[p.prio] += int64(p.wire)
 		if !l.xoffSent[p.prio] && l.inBytes[p.prio] > e.xoff(sw) {
 			l.xoffSent[p.prio] = true
-			e.sendPFC(ev.id, p.prio, true)
+			e.sendPFC(in, p.prio, true)
 		}
 	}
 	e.kick(out)

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 
+	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -167,14 +168,9 @@ func (t *Topology) nextHops(n, dst string) []int {
 // ecmpPick is ECMP's choice among n equal-cost links.
 func ecmpPick(key, salt uint64, n int) int { return int(mix(key^salt) % uint64(n)) }
 
-// mix is a 64-bit finaliser (splitmix64) so nearby inputs spread evenly.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
+// mix is a 64-bit finaliser so nearby inputs spread evenly: the modules'
+// (lb.Mix), so that they hash as the engine does.
+func mix(x uint64) uint64 { return lb.Mix(x) }
 
 // Path lists the hops a flow takes (for inspection and tests).
 func (t *Topology) Path(f Flow, seed int64) ([]Hop, error) {

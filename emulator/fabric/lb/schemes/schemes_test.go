@@ -1,11 +1,53 @@
-package fabric
+package schemes
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/inventory"
 )
+
+func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
+	t.Parallel()
+	r, err := Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		scheme string
+		params []string
+	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}}} {
+		ps, ok := r.Params(tc.scheme)
+		var names []string
+		for _, p := range ps {
+			names = append(names, p.Name)
+			if p.Help == "" {
+				t.Errorf("%s.%s has no help", tc.scheme, p.Name)
+			}
+		}
+		if !ok || strings.Join(names, ",") != strings.Join(tc.params, ",") {
+			t.Errorf("%s: params %v (registered %v), want %v", tc.scheme, names, ok, tc.params)
+		}
+	}
+	for _, tc := range []struct {
+		scheme string
+		params map[string]string
+		ok     bool
+	}{
+		{"letflow", map[string]string{"timeout_us": "-1"}, false},
+		{"letflow", map[string]string{"timeout_us": "10"}, true},
+		{"drill", map[string]string{"d": "3", "m": "2"}, true},
+		{"drill", map[string]string{"d": "0"}, false},
+		{"conga", nil, false},
+	} {
+		if _, err := r.New(tc.scheme, tc.params); (err == nil) != tc.ok {
+			t.Errorf("%s %v: %v", tc.scheme, tc.params, err)
+		}
+	}
+}
 
 type lbOutcome struct {
 	maxFCT           int64
@@ -14,25 +56,32 @@ type lbOutcome struct {
 
 // runLB: 8 flows of 8 MiB from the 8 hosts of leaf1 to the 8 of leaf2,
 // over 4 spines: ideal is 2 flows per spine, 50 Gb/s each.
-func runLB(t *testing.T, lb, transport string) lbOutcome {
+func runLB(t *testing.T, scheme, transport string) lbOutcome {
 	t.Helper()
 	lab, err := inventory.Generate("leafspine:4x2:8@100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, _ := NewTopology(lab)
-	cfg := DefaultConfig()
-	cfg.LB, cfg.Transport, cfg.Seed = lb, transport, 3
-	e, err := NewPacketEngineLB(topo, cfg, nil)
+	topo, _ := fabric.NewTopology(lab)
+	cfg := fabric.DefaultConfig()
+	cfg.LB, cfg.Transport, cfg.Seed, cfg.Modules = scheme, transport, 3, MustRegistry()
+	e, err := fabric.NewPacketEngineLB(topo, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flows []Flow
+	var flows []fabric.Flow
 	for i := 0; i < 8; i++ {
-		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+i), Bytes: 8 * mib})
+		flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+i), Bytes: 8 << 20})
+	}
+	res, err := e.Run(context.Background(), flows, fabric.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var o lbOutcome
-	for _, r := range run(t, e, flows) {
+	for _, r := range res {
+		if r.Err != "" {
+			t.Fatalf("%s/%s: flow %d: %s", scheme, transport, r.ID, r.Err)
+		}
 		o.maxFCT = max(o.maxFCT, r.End-r.Start)
 	}
 	for _, p := range e.Counters().Ports {
@@ -48,6 +97,7 @@ func runLB(t *testing.T, lb, transport string) lbOutcome {
 // turns into retransmissions and costs it; LetFlow finds no flowlet gaps
 // in paced RDMA traffic and never reorders.
 func TestBaselineOrderings(t *testing.T) {
+	t.Parallel()
 	ecmpGBN, ecmpIRN := runLB(t, "ecmp", "gbn"), runLB(t, "ecmp", "irn")
 	drillGBN, drillIRN := runLB(t, "drill", "gbn"), runLB(t, "drill", "irn")
 	letflow := runLB(t, "letflow", "gbn")
@@ -66,17 +116,5 @@ func TestBaselineOrderings(t *testing.T) {
 		if o.drops != 0 {
 			t.Error("lossless runs dropped packets")
 		}
-	}
-}
-
-func TestLBParams(t *testing.T) {
-	if _, err := NewLB("letflow", map[string]string{"timeout_us": "-1"}); err == nil {
-		t.Error("a negative flowlet timeout was accepted")
-	}
-	if _, err := NewLB("conga", nil); err == nil {
-		t.Error("an unknown module was accepted")
-	}
-	if _, err := NewLB("drill", map[string]string{"d": "3", "m": "2"}); err != nil {
-		t.Error(err)
 	}
 }

@@ -1,0 +1,52 @@
+package drill
+
+import (
+	"testing"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
+
+// queues is a switch whose egress queues have fixed depths.
+type queues struct {
+	lb.Switch
+	depth map[int32]int64
+}
+
+func (q *queues) QueueBytes(link int32, _ int) int64 { return q.depth[link] }
+func (q *queues) ID() int                            { return 0 }
+func (q *queues) Salt() uint64                       { return 3 }
+
+func TestDrillPicksTheShortestSampledQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		d, m  string
+		depth map[int32]int64
+		want  func(got int32) bool
+	}{
+		// with d = number of candidates... sampling is random: with many
+		// packets the remembered best must settle on the empty queue
+		{"settles on the shortest", "2", "1", map[int32]int64{0: 9000, 1: 5000, 2: 0, 3: 7000}, func(l int32) bool { return l == 2 }},
+		{"avoids the longest", "1", "1", map[int32]int64{0: 1000, 1: 1000, 2: 1000, 3: 1 << 20}, func(l int32) bool { return l != 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := lb.NewRegistry()
+			if err := Register(reg); err != nil {
+				t.Fatal(err)
+			}
+			m, err := reg.New("drill", map[string]string{"d": tc.d, "m": tc.m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw := &queues{depth: tc.depth}
+			c := []lb.Egress{{Link: 0}, {Link: 1}, {Link: 2}, {Link: 3}}
+			for i := 0; i < 50; i++ { // warm up the memory
+				m.Select(sw, &lb.Packet{}, c)
+			}
+			for i := 0; i < 100; i++ {
+				if got := c[m.Select(sw, &lb.Packet{}, c)].Link; !tc.want(got) {
+					t.Fatalf("packet %d went to link %d (depths %v)", i, got, tc.depth)
+				}
+			}
+		})
+	}
+}

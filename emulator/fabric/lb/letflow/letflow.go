@@ -1,0 +1,49 @@
+package letflow
+
+import "github.com/labctl/labctl/emulator/fabric/lb"
+
+// Register adds LetFlow to r.
+func Register(r *lb.Registry) error {
+	return r.Register(lb.Scheme{Name: "letflow", Help: "flowlet switching: a new flowlet takes a random path", New: New,
+		Params: []lb.Param{{Name: "timeout_us", Kind: lb.Float, Default: "50", Unit: "us", Above: true,
+			Help: "flowlet timeout: a gap longer than this starts a new flowlet (the FLB testbed's 50; SELB used 10)"}}})
+}
+
+type module struct {
+	timeout int64 // ns
+	table   map[key]*flowlet
+	rng     lb.Rand
+}
+
+type key struct {
+	sw   int
+	hash uint64
+}
+
+type flowlet struct {
+	last   int64
+	choice int
+}
+
+// New makes a LetFlow module.
+func New(p lb.Params) (lb.Module, error) {
+	return &module{timeout: int64(p.Float("timeout_us") * 1000), table: map[key]*flowlet{}, rng: lb.NewRand(0x9e3779b97f4a7c15)}, nil
+}
+
+func (l *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
+	k := key{sw.ID(), p.Hash}
+	f, ok := l.table[k]
+	now := sw.Now()
+	if !ok {
+		f = &flowlet{choice: -1}
+		l.table[k] = f
+	}
+	if f.choice < 0 || f.choice >= len(c) || now-f.last > l.timeout {
+		f.choice = int(l.rng.Next(sw.Salt()^p.Hash) % uint64(len(c)))
+	}
+	f.last = now
+	return f.choice
+}
+
+// Reset forgets the flowlets: a new run's clock starts at 0.
+func (l *module) Reset(lb.Switch) { clear(l.table) }

@@ -1,0 +1,270 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
+
+// The packet engine's side of the load-balancing module interface (package
+// lb): each switch runs a module or, with none, the built-in ECMP hash; a
+// module's optional hooks are found once, when it is set, so that a switch
+// without them pays nothing per packet.
+
+// Modules makes load-balancing modules by scheme name and parameters: the
+// caller's registry (an *lb.Registry). The engine names no scheme itself.
+type Modules interface {
+	New(name string, params map[string]string) (lb.Module, error)
+}
+
+// swMod is a switch's module and the optional hooks it implements.
+type swMod struct {
+	m      lb.Module // nil: built-in ECMP
+	arrive lb.Arriver
+	deq    lb.Dequeuer
+	recv   lb.Receiver
+	tick   lb.Ticker
+	reset  lb.Resetter
+}
+
+func (e *PacketEngine) setModule(sw int32, m lb.Module) {
+	s := swMod{m: m}
+	s.arrive, _ = m.(lb.Arriver)
+	s.deq, _ = m.(lb.Dequeuer)
+	s.recv, _ = m.(lb.Receiver)
+	s.tick, _ = m.(lb.Ticker)
+	s.reset, _ = m.(lb.Resetter)
+	e.mods[sw] = s
+	e.arrives[sw] = s.arrive != nil
+	for i := range e.links {
+		if l := &e.links[i]; l.atSwitch && l.sw == sw {
+			l.deqHook = s.deq != nil
+		}
+	}
+}
+
+// SetSwitchLB makes one switch forward with m from the next run on (a
+// switch that started an image naming another scheme); nil is the
+// built-in ECMP. The module's state starts afresh, as a restarted
+// program's registers do.
+func (e *PacketEngine) SetSwitchLB(name string, m lb.Module) error {
+	id, err := lookup(e.swID, "switch", name)
+	if err != nil {
+		return err
+	}
+	e.setModule(id, m)
+	return nil
+}
+
+// tiers places every switch by its hop distance from the nearest host: 1
+// is a ToR, the largest distance the core, anything between aggregation.
+func (e *PacketEngine) tiers() {
+	dist := make([]int, len(e.sws))
+	var frontier []int32
+	for i := range e.links {
+		l := &e.links[i]
+		if !l.atSwitch && l.swTo >= 0 && dist[l.swTo] == 0 {
+			dist[l.swTo] = 1
+			frontier = append(frontier, l.swTo)
+		}
+	}
+	top := 1
+	for len(frontier) > 0 {
+		var next []int32
+		for i := range e.links {
+			l := &e.links[i]
+			if l.atSwitch && l.swTo >= 0 && dist[l.sw] > 0 && dist[l.swTo] == 0 {
+				dist[l.swTo] = dist[l.sw] + 1
+				top = max(top, dist[l.swTo])
+				next = append(next, l.swTo)
+			}
+		}
+		frontier = next
+	}
+	e.tier = make([]lb.Tier, len(e.sws))
+	for i, d := range dist {
+		switch {
+		case d == 1:
+			e.tier[i] = lb.TierToR
+		case d == top:
+			e.tier[i] = lb.TierCore
+		default:
+			e.tier[i] = lb.TierAgg
+		}
+	}
+}
+
+// role is what switch sw is for a packet between ToRs src and dst.
+func (e *PacketEngine) role(sw, src, dst int32) lb.Role {
+	switch e.tier[sw] {
+	case lb.TierCore:
+		return lb.Core
+	case lb.TierAgg:
+		return lb.Agg
+	}
+	switch {
+	case sw == src && sw == dst:
+		return lb.SameToR
+	case sw == src:
+		return lb.SrcToR
+	case sw == dst:
+		return lb.DstToR
+	}
+	return lb.Transit
+}
+
+// view is the module's view of packet p at switch sw (one view, reused:
+// no allocation).
+func (e *PacketEngine) view(sw int32, p *packet) *lb.Packet {
+	e.pvPkt = p
+	return e.fill(&e.pv, sw, p)
+}
+
+// fill writes packet p at switch sw into view v.
+func (e *PacketEngine) fill(v *lb.Packet, sw int32, p *packet) *lb.Packet {
+	if p.kind == pktCtl {
+		from, to := int32(p.psn), int32(p.sack)
+		*v = lb.Packet{Kind: lb.Control, Role: e.role(sw, from, to), Priority: p.prio, Flow: -1, Bytes: p.wire,
+			Hash: ctlKey(from, to), Src: e.sws[from].name, Dst: e.sws[to].name, SrcToR: int(from), DstToR: int(to),
+			InLink: p.inLink, Hdr: &p.hdr}
+		return v
+	}
+	q := e.qps[p.qp]
+	t := e.qpToR[p.qp]
+	src, dst, key := q.flow.Src, q.flow.Dst, q.fwdKey
+	if p.kind != pktData {
+		src, dst, key, t[0], t[1] = dst, src, q.revKey, t[1], t[0]
+	}
+	*v = lb.Packet{Kind: lb.Kind(p.kind), Role: e.role(sw, t[0], t[1]), Priority: p.prio, ECN: p.ecn,
+		Last: p.kind == pktData && p.psn == q.npkts-1, Flow: p.qp, Bytes: p.wire, PSN: p.psn, Hash: key,
+		Src: src, Dst: dst, SrcToR: int(t[0]), DstToR: int(t[1]), InLink: p.inLink, Hdr: &p.hdr}
+	return v
+}
+
+// forward picks the next link of packet p at switch sw: its pinned path,
+// its only candidate, or the module's (or ECMP's) choice among several;
+// then the module sees it (Arriver) and may put it in a reorder queue.
+func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
+	if p.route != 0 {
+		if li, ok := e.pinnedNext(sw, p); ok {
+			return li, e.arrive(sw, p, li)
+		}
+	}
+	var c []lb.Egress
+	var key uint64
+	if p.kind == pktCtl {
+		c, key = e.ctlCandidates(sw, int32(p.sack)), ctlKey(int32(p.psn), int32(p.sack))
+	} else {
+		q := e.qps[p.qp]
+		dst, dsti := q.flow.Dst, q.dstIdx
+		key = q.fwdKey
+		if p.kind != pktData {
+			dst, key, dsti = q.flow.Src, q.revKey, q.srcIdx
+		}
+		c = e.candidates(sw, dsti, dst)
+	}
+	m := e.mods[sw].m
+	var li int32
+	switch {
+	case len(c) == 1:
+		li = c[0].Link
+	case m == nil || p.kind == pktCtl:
+		li = c[ecmpPick(key, e.sws[sw].salt, len(c))].Link
+	default:
+		e.selecting = true
+		i := m.Select(e.sws[sw], e.view(sw, p), c)
+		e.selecting = false
+		if li, ok := e.pinnedNext(sw, p); ok { // the module pinned a path
+			return li, e.arrive(sw, p, li)
+		}
+		if i < 0 || i >= len(c) {
+			// A broken module fails the run, not the emulated lab's process.
+			e.failf("fabric: load-balancing module chose link %d of %d at %s", i, len(c), e.sws[sw].name)
+			i = 0
+		}
+		li = c[i].Link
+	}
+	return li, e.arrive(sw, p, li)
+}
+
+// arrive shows a packet to its switch's module once its egress is known
+// (small: inlined where the switch has no Arriver).
+func (e *PacketEngine) arrive(sw int32, p *packet, li int32) lb.Queue {
+	if e.arrives[sw] && p.kind != pktCtl {
+		return e.arriveHook(sw, p, li)
+	}
+	return lb.Normal
+}
+
+func (e *PacketEngine) arriveHook(sw int32, p *packet, li int32) lb.Queue {
+	e.arriving = true
+	q := e.mods[sw].arrive.Arrive(e.sws[sw], e.view(sw, p), e.egress(li))
+	e.arriving = false
+	return q
+}
+
+// dequeued shows a packet leaving a switch port to the switch's module
+// (kick calls it only for a switch with a Dequeuer: plink.deqHook).
+func (e *PacketEngine) dequeued(li int32, p *packet) {
+	sw := e.links[li].sw
+	if d := e.mods[sw].deq; d != nil && p.kind != pktCtl {
+		// its own view: a packet may leave while a module holds pv (a
+		// control packet it sends)
+		d.Dequeue(e.sws[sw], e.fill(&e.pvDeq, sw, p), e.egress(li))
+	}
+}
+
+func (e *PacketEngine) egress(li int32) lb.Egress {
+	l := &e.links[li]
+	return lb.Egress{Link: li, Port: l.fromPort, Next: l.to}
+}
+
+// failf records the first fault of a run: the run ends with it.
+func (e *PacketEngine) failf(format string, args ...any) {
+	if e.fault == nil {
+		e.fault = fmt.Errorf(format, args...)
+	}
+}
+
+// resetModules tells every module a run starts.
+func (e *PacketEngine) resetModules() {
+	for i, s := range e.mods {
+		if s.reset != nil {
+			s.reset.Reset(e.sws[i])
+		}
+	}
+}
+
+// candidates are the links from switch sw one hop closer to host dst
+// (index dsti), computed once and kept per switch and host.
+func (e *PacketEngine) candidates(sw, dsti int32, dst string) []lb.Egress {
+	if row := e.cands[sw]; row != nil && row[dsti] != nil {
+		return row[dsti]
+	}
+	return e.cachedHops(e.cands, sw, dsti, len(e.hostID), dst)
+}
+
+// cachedHops is table[sw][i], the next hops from switch sw toward device
+// dst, computed on first use (rows of n).
+func (e *PacketEngine) cachedHops(table [][][]lb.Egress, sw, i int32, n int, dst string) []lb.Egress {
+	row := table[sw]
+	if row == nil {
+		row = make([][]lb.Egress, n)
+		table[sw] = row
+	}
+	if c := row[i]; c != nil {
+		return c
+	}
+	c := e.egresses(e.sws[sw].name, dst)
+	row[i] = c
+	return c
+}
+
+// egresses lists the links from device n one hop closer to device dst.
+func (e *PacketEngine) egresses(n, dst string) []lb.Egress {
+	c := []lb.Egress{}
+	for _, li := range e.topo.nextHops(n, dst) {
+		c = append(c, e.egress(int32(li)))
+	}
+	return c
+}
