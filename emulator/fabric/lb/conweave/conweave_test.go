@@ -12,7 +12,7 @@ import (
 )
 
 // newModule is a ConWeave module with some parameters changed.
-func newModule(t *testing.T, params map[string]string) *Module {
+func newModule(t testing.TB, params map[string]string) *Module {
 	t.Helper()
 	r := lb.NewRegistry()
 	if err := Register(r); err != nil {
@@ -30,20 +30,32 @@ func newModule(t *testing.T, params map[string]string) *Module {
 // spine1 take 5 us instead of 1.
 func leafSpine(t *testing.T, slow bool) *fabric.Topology {
 	t.Helper()
-	lab, err := inventory.Generate("leafspine:2x2:4@100")
+	topo, _ := generate(t, "leafspine:2x2:4@100", func(l *inventory.Link) {
+		if slow && (l.A.Device == "spine1" || l.B.Device == "spine1") {
+			l.DelayNs = 5000
+		}
+	})
+	return topo
+}
+
+// generate is the topology of a generated lab, each link changed by edit
+// (nil: none).
+func generate(t testing.TB, spec string, edit func(*inventory.Link)) (*fabric.Topology, *inventory.Lab) {
+	t.Helper()
+	lab, err := inventory.Generate(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, l := range lab.Links {
-		if slow && (l.A.Device == "spine1" || l.B.Device == "spine1") {
-			lab.Links[i].DelayNs = 5000
+	for i := range lab.Links {
+		if edit != nil {
+			edit(&lab.Links[i])
 		}
 	}
 	topo, err := fabric.NewTopology(lab)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return topo
+	return topo, lab
 }
 
 // flows are n flows of size bytes, from h1.. to dsts (cycled).
@@ -165,14 +177,7 @@ func (c *pathCounter) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue
 // on three paths, though many have them on two.
 func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 	t.Parallel()
-	lab, err := inventory.Generate("leafspine:4x2:4@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo, _ := generate(t, "leafspine:4x2:4@100", nil)
 	for _, reply := range []string{"1", "3"} {
 		c := &pathCounter{Module: newModule(t, map[string]string{"reply_us": reply}), inflight: map[int32]map[int32]int{}}
 		runFlows(t, topo, fabric.DefaultConfig(), c, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
@@ -291,5 +296,31 @@ func TestRegistryRejectsBadValues(t *testing.T) {
 		if p.Help == "" || p.Default == "" {
 			t.Errorf("%s lacks help or a default", p.Name)
 		}
+	}
+}
+
+// TestDeterministic: two runs of the same flows on fresh engines and
+// modules give the same results. (A second run on the same engine differs
+// even under ECMP: the engine's own random stream goes on.)
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	topo := leafSpine(t, true)
+	fs := flows(4, 1<<20, "h5", "h6", "h7", "h8")
+	once := func(e *fabric.PacketEngine) string {
+		res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(res)
+	}
+	engine := func() *fabric.PacketEngine {
+		e, err := fabric.NewPacketEngineLB(topo, fabric.DefaultConfig(), newModule(t, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if a, b := once(engine()), once(engine()); a != b {
+		t.Errorf("runs differ:\n%s\n%s", a, b)
 	}
 }
