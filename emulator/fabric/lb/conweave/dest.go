@@ -53,7 +53,7 @@ func (m *Module) Tick(sw lb.Switch, arg int64) {
 // flow indexes start again.
 func (m *Module) Reset(sw lb.Switch) {
 	s := m.sw(sw.ID())
-	clear(s.tx)
+	s.tx.Reset()
 	for _, row := range s.busy {
 		clear(row)
 	}

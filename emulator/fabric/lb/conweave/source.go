@@ -48,7 +48,7 @@ func (m *Module) Stats() Stats {
 
 // swState is one switch's source-ToR tables.
 type swState struct {
-	tx   []txFlow
+	tx   reorder.FlowTable[txFlow]
 	busy [][]int64 // by destination ToR, then path ID: busy until (ns)
 }
 
@@ -74,13 +74,6 @@ func (m *Module) sw(id int) *swState {
 	return &m.sws[id]
 }
 
-func (s *swState) flow(i int32) *txFlow {
-	if int(i) >= len(s.tx) {
-		s.tx = append(s.tx, make([]txFlow, int(i)+1-len(s.tx)+len(s.tx)/2)...)
-	}
-	return &s.tx[i]
-}
-
 func (s *swState) busyRow(sw lb.Switch, dst int) []int64 {
 	for len(s.busy) <= dst {
 		s.busy = append(s.busy, nil)
@@ -100,7 +93,7 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 		return lb.ECMP(p.Hash, sw.Salt(), len(c))
 	}
 	s := m.sw(sw.ID())
-	f := s.flow(p.Flow)
+	f := s.tx.Get(p.Flow)
 	now := sw.Now()
 	expired := !f.used || now-f.active > m.inactiveNs
 	fresh := expired || f.stable // a new epoch, with an RTT request
@@ -176,7 +169,7 @@ func (m *Module) Receive(sw lb.Switch, p *lb.Packet) {
 			row[h.FBPath] = now + m.busyNs
 		}
 	case h.Flags&lb.FlagReply != 0:
-		f := s.flow(int32(h.Words[0]))
+		f := s.tx.Get(int32(h.Words[0]))
 		if reorder.Epoch(h) != f.epoch {
 			return
 		}

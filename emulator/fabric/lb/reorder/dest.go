@@ -31,7 +31,7 @@ type Stats struct {
 // module runs on (keyed by Switch.ID, then by flow index).
 type Dest struct {
 	cfg   Config
-	sws   [][]rxFlow
+	sws   []FlowTable[rxFlow]
 	stats Stats
 }
 
@@ -68,22 +68,16 @@ func (d *Dest) Stats() Stats { return d.stats }
 // queues).
 func (d *Dest) Reset() {
 	for i := range d.sws {
-		clear(d.sws[i])
+		d.sws[i].Reset()
 	}
 }
 
-// flow is flow i's state at switch sw, grown on first use (per flow, not
-// per packet).
-func (d *Dest) flow(sw, i int) *rxFlow {
+// flow is flow i's state at switch sw.
+func (d *Dest) flow(sw int, i int32) *rxFlow {
 	for len(d.sws) <= sw {
-		d.sws = append(d.sws, nil)
+		d.sws = append(d.sws, FlowTable[rxFlow]{})
 	}
-	fs := d.sws[sw]
-	if i >= len(fs) {
-		fs = append(fs, make([]rxFlow, i+1-len(fs)+len(fs)/2)...)
-		d.sws[sw] = fs
-	}
-	return &fs[i]
+	return d.sws[sw].Get(i)
 }
 
 // Arrive takes a data packet at its destination ToR (the module's
@@ -96,7 +90,7 @@ func (d *Dest) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) (lb.Queue, bool
 	if p.Kind != lb.Data || ep == 0 || p.Flow < 0 {
 		return lb.Normal, false
 	}
-	f := d.flow(sw.ID(), int(p.Flow))
+	f := d.flow(sw.ID(), p.Flow)
 	now := sw.Now()
 	if f.q != lb.Normal && now > f.deadline {
 		d.release(sw, f) // the engine's timeout resumed it: reordering is over
@@ -185,7 +179,7 @@ func (d *Dest) release(sw lb.Switch, f *rxFlow) {
 // has been resumed by the engine's timeout; giving it back here keeps a
 // flow that sends nothing more from holding it for the rest of the run.
 func (d *Dest) Tick(sw lb.Switch, flow int64) {
-	f := d.flow(sw.ID(), int(flow))
+	f := d.flow(sw.ID(), int32(flow))
 	f.ticking = false
 	if f.q == lb.Normal {
 		return

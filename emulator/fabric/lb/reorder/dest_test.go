@@ -166,3 +166,17 @@ func TestTickGivesBackAnExpiredQueue(t *testing.T) {
 		t.Errorf("after the deadline: %d queues in use, stats %+v", sw.inUse, d.Stats())
 	}
 }
+
+func TestFlowTable(t *testing.T) {
+	t.Parallel()
+	var ft FlowTable[int]
+	*ft.Get(7000) = 1
+	*ft.Get(3) = 2
+	if *ft.Get(7000) != 1 || *ft.Get(3) != 2 || *ft.Get(4) != 0 || len(ft.rows) != 3 {
+		t.Errorf("rows %v", ft.rows)
+	}
+	ft.Reset()
+	if *ft.Get(7000) != 0 || len(ft.rows) != 1 {
+		t.Errorf("after Reset: rows %v", ft.rows)
+	}
+}
