@@ -2,6 +2,8 @@ package conweave
 
 import (
 	"context"
+	"flag"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +41,8 @@ func TestNoAllocationPerPacket(t *testing.T) {
 	}
 }
 
+var benchParams = flag.String("conweave", "", "ConWeave parameters of BenchmarkConWeaveWebSearch08, name=value,... (a sweep: -conweave reorder_margin_us=32)")
+
 // BenchmarkConWeaveWebSearch08 is BenchmarkPapersWebSearch08 (package
 // fabric) with ConWeave on every switch: the 128-host papers' setting
 // (8 spines x 8 leaves x 16 hosts at 100 Gb/s, PFC, DCQCN), WebSearch
@@ -62,6 +66,12 @@ func BenchmarkConWeaveWebSearch08(b *testing.B) {
 	for i, f := range pf {
 		fs[i] = fabric.Flow{ID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Start: int64(f.Offset), Priority: 3}
 	}
+	params := map[string]string{}
+	for _, kv := range strings.Split(*benchParams, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			params[k] = v
+		}
+	}
 	cfg := fabric.DefaultConfig()
 	cfg.MaxSimNs = 10_000_000
 	var events uint64
@@ -70,7 +80,7 @@ func BenchmarkConWeaveWebSearch08(b *testing.B) {
 	b.ResetTimer()
 	cpu := cpuTime(b)
 	for i := 0; i < b.N; i++ {
-		m = newModule(b, nil)
+		m = newModule(b, params)
 		if e, err = fabric.NewPacketEngineLB(topo, cfg, m); err != nil {
 			b.Fatal(err)
 		}
@@ -84,8 +94,12 @@ func BenchmarkConWeaveWebSearch08(b *testing.B) {
 	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
 	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
 	b.StopTimer()
-	s := m.Stats()
-	b.Logf("%d flows; %+v; engine reorder queues %+v", len(fs), s, e.ReorderStats())
+	var ooo, retx uint64
+	for _, c := range e.Counters().Ports {
+		ooo, retx = ooo+c.OutOfSequence, retx+c.Retransmits
+	}
+	b.Logf("%d flows; %+v; engine reorder queues %+v; receivers saw %d packets out of sequence, senders retransmitted %d",
+		len(fs), m.Stats(), e.ReorderStats(), ooo, retx)
 }
 
 func cpuTime(b *testing.B) time.Duration {
