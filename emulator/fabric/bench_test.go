@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -63,6 +65,48 @@ func BenchmarkPacketEngineIncast(b *testing.B) {
 	}
 	reportEvents(b, events, cpuTime(b)-cpu)
 }
+
+// BenchmarkPacketEngineIncastHooks is BenchmarkPacketEngineIncast with a
+// module on every switch that takes every hook (Select, Arrive on every
+// packet at every hop, Dequeue on every departure) and does nearly
+// nothing: what the module interface itself costs a scheme.
+func BenchmarkPacketEngineIncastHooks(b *testing.B) {
+	lab, err := inventory.Generate("leafspine:8x8:16@100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	topo, _ := NewTopology(lab)
+	var flows []Flow
+	for i := 0; i < 16; i++ {
+		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", 17+i*6), Dst: "h1", Bytes: 4 << 20})
+	}
+	var events uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime(b)
+	for i := 0; i < b.N; i++ {
+		e, _ := NewPacketEngineLB(topo, DefaultConfig(), &hooks{})
+		if _, err := e.Run(context.Background(), flows, RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		events += e.Events()
+	}
+	reportEvents(b, events, cpuTime(b)-cpu)
+}
+
+// hooks forwards like ECMP and counts what it sees.
+type hooks struct {
+	ecmp.Module
+	arrived, departed int
+}
+
+func (h *hooks) Arrive(_ lb.Switch, p *lb.Packet, _ lb.Egress) lb.Queue {
+	h.arrived++
+	p.Hdr.Words[0]++
+	return lb.Normal
+}
+
+func (h *hooks) Dequeue(lb.Switch, *lb.Packet, lb.Egress) { h.departed++ }
 
 // cpuTime is the process's CPU time (user + system) so far: on a shared
 // machine, events per CPU second is the figure that means something.

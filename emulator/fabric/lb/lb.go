@@ -194,7 +194,9 @@ type Switch interface {
 	// the control priority: it is queued and serialised like any packet,
 	// over the path h.Path when h has FlagPinned (a path of Paths(ID(), to)),
 	// else per hop by hash. The module of switch to receives a copy of h
-	// (Receiver). False if to is unknown or unreachable.
+	// (Receiver). False if to is unknown or unreachable. Pass a Header the
+	// module keeps (a field): the address of a local escapes through this
+	// interface and costs an allocation per call.
 	Send(to int, bytes int, h *Header) bool
 	// Schedule calls the module's Tick(sw, arg) after d ns (no allocation).
 	Schedule(d int64, arg int64)
