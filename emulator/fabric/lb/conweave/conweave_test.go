@@ -71,6 +71,7 @@ func flows(n int, bytes int64, dsts ...string) []fabric.Flow {
 type outcome struct {
 	ooo, retx, drops, txBytes uint64
 	rq                        fabric.ReorderStats
+	last                      int64 // ns: the longest flow completion time
 }
 
 func runFlows(t *testing.T, topo *fabric.Topology, cfg fabric.Config, m lb.Module, fs []fabric.Flow) outcome {
@@ -83,12 +84,13 @@ func runFlows(t *testing.T, topo *fabric.Topology, cfg fabric.Config, m lb.Modul
 	if err != nil {
 		t.Fatal(err)
 	}
+	o := outcome{rq: e.ReorderStats()}
 	for _, r := range res {
 		if r.Err != "" {
 			t.Fatalf("flow %d: %s", r.ID, r.Err)
 		}
+		o.last = max(o.last, r.End-r.Start)
 	}
-	o := outcome{rq: e.ReorderStats()}
 	for _, p := range e.Counters().Ports {
 		o.ooo += p.OutOfSequence
 		o.retx += p.Retransmits
@@ -338,30 +340,11 @@ func TestBeatsECMPOnCollidingElephants(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+i), Bytes: 8 << 20})
 	}
-	lastFCT := func(m lb.Module, seed int64) (int64, outcome) {
+	for seed := int64(1); seed <= 3; seed++ {
 		cfg := fabric.DefaultConfig()
 		cfg.Seed = seed
-		e, err := fabric.NewPacketEngineLB(topo, cfg, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var last int64
-		for _, r := range res {
-			last = max(last, r.End-r.Start)
-		}
-		o := outcome{rq: e.ReorderStats()}
-		for _, p := range e.Counters().Ports {
-			o.ooo += p.OutOfSequence
-		}
-		return last, o
-	}
-	for seed := int64(1); seed <= 3; seed++ {
-		cw, o := lastFCT(newModule(t, nil), seed)
-		base, _ := lastFCT(ecmp.Module{}, seed)
+		o := runFlows(t, topo, cfg, newModule(t, nil), fs)
+		cw, base := o.last, runFlows(t, topo, cfg, ecmp.Module{}, fs).last
 		t.Logf("seed %d: last flow done after %d us with ConWeave, %d us with ECMP; %d reorder queues", seed, cw/1000, base/1000, o.rq.Allocs)
 		if cw >= base || o.ooo != 0 || o.rq.Allocs == 0 {
 			t.Errorf("seed %d: ConWeave %d us (%d out of sequence, %d queues), ECMP %d us: want ConWeave sooner, in order",
