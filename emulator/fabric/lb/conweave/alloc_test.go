@@ -1,0 +1,96 @@
+package conweave
+
+import (
+	"testing"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
+
+// twoToRs is a switch view for the hooks alone: ToR 0 and ToR 1 joined by
+// 4 paths; control packets sent are counted, reorder queues always given.
+type twoToRs struct {
+	lb.Switch
+	id    int
+	now   int64
+	sent  int
+	pins  int
+	queue lb.Queue
+}
+
+func (s *twoToRs) ID() int            { return s.id }
+func (s *twoToRs) Now() int64         { return s.now }
+func (s *twoToRs) Salt() uint64       { return 11 }
+func (s *twoToRs) Paths(int, int) int { return 4 }
+func (s *twoToRs) Pin(p *lb.Packet, id int) bool {
+	p.Hdr.Path, s.pins = int32(id), s.pins+1
+	p.Hdr.Flags |= lb.FlagPinned
+	return true
+}
+func (s *twoToRs) Send(int, int, *lb.Header) bool         { s.sent++; return true }
+func (s *twoToRs) AllocQueue(int32, int) (lb.Queue, bool) { s.queue++; return s.queue, true }
+func (s *twoToRs) Pause(lb.Queue, int64)                  {}
+func (s *twoToRs) Resume(lb.Queue)                        {}
+func (s *twoToRs) FreeQueue(lb.Queue)                     {}
+func (s *twoToRs) Schedule(int64, int64)                  {}
+func (s *twoToRs) Fallback()                              {}
+
+// TestHooksDoNotAllocate: once a flow's tables exist, Select at the source
+// ToR, Arrive at the destination ToR (with replies, tails, NOTIFYs and
+// held packets) and Receive allocate nothing.
+func TestHooksDoNotAllocate(t *testing.T) {
+	m := newModule(t, map[string]string{"reply_us": "1"})
+	src, dst := &twoToRs{id: 0}, &twoToRs{id: 1}
+	cands := make([]lb.Egress, 4)
+	// packets in flight between the ToRs; path i takes 2+1.5i us, so a
+	// rerouted packet may overtake its tail
+	type flying struct {
+		h  lb.Header
+		at int64 // arrival at the destination ToR; 0: slot free
+	}
+	var air [32]flying
+	var pkt lb.Packet // one view, as the engine's
+	var ctl lb.Header
+	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
+	step := func() {
+		src.now += 700
+		for { // deliver, earliest first, what has arrived
+			k := -1
+			for i := range air {
+				if air[i].at != 0 && air[i].at <= src.now && (k < 0 || air[i].at < air[k].at) {
+					k = i
+				}
+			}
+			if k < 0 {
+				break
+			}
+			f := &air[k]
+			dst.now = f.at
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h, ECN: true}
+			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
+			f.at = 0
+			if f.h.Flags&(lb.FlagRequest|lb.FlagTail) != 0 { // the answer comes back
+				ctl = m.ctl
+				m.Receive(src, &c)
+			}
+		}
+		for i := range air {
+			if air[i].at == 0 {
+				f := &air[i]
+				f.h = lb.Header{}
+				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
+				m.Select(src, &pkt, cands)
+				f.at = src.now + 2_000 + 1_500*int64(f.h.Path)
+				break
+			}
+		}
+	}
+	for i := 0; i < 100; i++ {
+		step()
+	}
+	if n := testing.AllocsPerRun(1000, step); n != 0 {
+		t.Errorf("%.2f allocations per packet", n)
+	}
+	if s := m.Stats(); s.Reroutes == 0 || s.Clears == 0 || s.Notifies == 0 || s.Reordering.Held == 0 || src.pins == 0 {
+		t.Errorf("the hooks did not exercise rerouting: %+v", s)
+	}
+}

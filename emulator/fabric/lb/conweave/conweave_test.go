@@ -1,0 +1,354 @@
+package conweave
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/inventory"
+)
+
+// newModule is a ConWeave module with some parameters changed.
+func newModule(t testing.TB, params map[string]string) *Module {
+	t.Helper()
+	r := lb.NewRegistry()
+	if err := Register(r); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.New("conweave", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*Module)
+}
+
+// leafSpine is a 2-spine, 2-leaf fabric of 4 hosts per leaf (h1-h4 on
+// leaf1, h5-h8 on leaf2) at 100 Gb/s; with slow, the links through
+// spine1 take 5 us instead of 1.
+func leafSpine(t *testing.T, slow bool) *fabric.Topology {
+	t.Helper()
+	topo, _ := generate(t, "leafspine:2x2:4@100", func(l *inventory.Link) {
+		if slow && (l.A.Device == "spine1" || l.B.Device == "spine1") {
+			l.DelayNs = 5000
+		}
+	})
+	return topo
+}
+
+// generate is the topology of a generated lab, each link changed by edit
+// (nil: none).
+func generate(t testing.TB, spec string, edit func(*inventory.Link)) (*fabric.Topology, *inventory.Lab) {
+	t.Helper()
+	lab, err := inventory.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lab.Links {
+		if edit != nil {
+			edit(&lab.Links[i])
+		}
+	}
+	topo, err := fabric.NewTopology(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo, lab
+}
+
+// flows are n flows of size bytes, from h1.. to dsts (cycled).
+func flows(n int, bytes int64, dsts ...string) []fabric.Flow {
+	var fs []fabric.Flow
+	for i := 0; i < n; i++ {
+		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i), Dst: dsts[i%len(dsts)], Bytes: bytes})
+	}
+	return fs
+}
+
+// outcome is what a run left in the engine's counters.
+type outcome struct {
+	ooo, retx, drops, txBytes uint64
+	rq                        fabric.ReorderStats
+	last                      int64 // ns: the longest flow completion time
+}
+
+func runFlows(t *testing.T, topo *fabric.Topology, cfg fabric.Config, m lb.Module, fs []fabric.Flow) outcome {
+	t.Helper()
+	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{rq: e.ReorderStats()}
+	for _, r := range res {
+		if r.Err != "" {
+			t.Fatalf("flow %d: %s", r.ID, r.Err)
+		}
+		o.last = max(o.last, r.End-r.Start)
+	}
+	for _, p := range e.Counters().Ports {
+		o.ooo += p.OutOfSequence
+		o.retx += p.Retransmits
+		o.drops += p.Drops
+		o.txBytes += p.TxBytes
+	}
+	if o.rq.InUse != 0 {
+		t.Errorf("%d reorder queues still in use after the run", o.rq.InUse)
+	}
+	return o
+}
+
+// TestReroutesOnlyWhenTheReplyIsLate: an uncongested path answers every
+// RTT request in time and no flow moves; four flows into two uplinks
+// build queues, replies come late and flows reroute, never sooner than
+// θ_reply after their request; with a θ_reply longer than any queue, none
+// does.
+func TestReroutesOnlyWhenTheReplyIsLate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		n        int
+		replyUs  string
+		reroutes bool
+	}{
+		{"idle path", 1, "8", false},
+		{"congested paths", 4, "8", true},
+		{"congested paths, long θ_reply", 4, "10000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := newModule(t, map[string]string{"reply_us": tc.replyUs})
+			runFlows(t, leafSpine(t, false), fabric.DefaultConfig(), m, flows(tc.n, 4<<20, "h5", "h6", "h7", "h8"))
+			s := m.Stats()
+			t.Logf("%+v", s)
+			if s.Requests == 0 || s.Replies == 0 {
+				t.Fatalf("no RTT monitoring: %+v", s)
+			}
+			if got := s.Timeouts > 0 && s.Reroutes > 0; got != tc.reroutes {
+				t.Errorf("%d timeouts, %d reroutes; want reroutes %v", s.Timeouts, s.Reroutes, tc.reroutes)
+			}
+			if !tc.reroutes && s.Timeouts != 0 {
+				t.Errorf("%d reply timeouts on paths that answer in time", s.Timeouts)
+			}
+			if s.Timeouts > 0 && s.MinWaitNs <= m.replyNs {
+				t.Errorf("a flow timed out %d ns after its request, before θ_reply (%d ns)", s.MinWaitNs, m.replyNs)
+			}
+		})
+	}
+}
+
+// pathCounter wraps ConWeave and counts each flow's packets in flight
+// between its ToRs, per path.
+type pathCounter struct {
+	*Module
+	inflight map[int32]map[int32]int
+	most     int // most paths one flow had packets on at once
+}
+
+func (c *pathCounter) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
+	if p.Kind == lb.Data && p.Hdr.Flags&lb.FlagPinned != 0 {
+		f := c.inflight[p.Flow]
+		if f == nil {
+			f = map[int32]int{}
+			c.inflight[p.Flow] = f
+		}
+		switch p.Role {
+		case lb.SrcToR:
+			f[p.Hdr.Path]++
+			n := 0
+			for _, k := range f {
+				if k > 0 {
+					n++
+				}
+			}
+			c.most = max(c.most, n)
+		case lb.DstToR:
+			f[p.Hdr.Path]--
+		}
+	}
+	return c.Module.Arrive(sw, p, out)
+}
+
+// TestAFlowIsOnAtMostTwoPaths: with a θ_reply short enough that flows
+// reroute all the time over 4 spines, no flow ever has packets in flight
+// on three paths, though many have them on two.
+func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
+	t.Parallel()
+	topo, _ := generate(t, "leafspine:4x2:4@100", nil)
+	for _, reply := range []string{"1", "3"} {
+		c := &pathCounter{Module: newModule(t, map[string]string{"reply_us": reply}), inflight: map[int32]map[int32]int{}}
+		runFlows(t, topo, fabric.DefaultConfig(), c, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
+		s := c.Stats()
+		if s.Reroutes < 10 || c.most != 2 {
+			t.Errorf("θ_reply %s us: %d reroutes, at most %d paths in flight per flow: want many reroutes, 2 paths", reply, s.Reroutes, c.most)
+		}
+	}
+}
+
+// TestReorderQueueKeepsOrder: flows rerouted from a slow spine (its RTT is
+// past θ_reply) to a fast one overtake their old path's tail; the
+// destination ToR holds them, and a lossless go-back-N receiver sees no
+// packet out of sequence. Without ConWeave's queues (ECMP cannot reorder)
+// nothing is held; the check that holding happened is what makes the
+// zero meaningful.
+func TestReorderQueueKeepsOrder(t *testing.T) {
+	t.Parallel()
+	m := newModule(t, nil)
+	o := runFlows(t, leafSpine(t, true), fabric.DefaultConfig(), m, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
+	s := m.Stats()
+	t.Logf("%+v; engine %+v", s, o.rq)
+	if s.Reroutes == 0 || s.Reordering.Held == 0 || o.rq.Allocs == 0 || s.Reordering.ByTail == 0 {
+		t.Fatalf("no packet was held for reordering: %+v, engine %+v", s, o.rq)
+	}
+	if o.ooo != 0 || o.retx != 0 || o.drops != 0 {
+		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", o.ooo, o.retx, o.drops)
+	}
+	if o.rq.Fallbacks != 0 || o.rq.Timeouts != 0 {
+		t.Errorf("engine %+v: want no fallback or timeout with 8 queues a port", o.rq)
+	}
+}
+
+// TestFallsBackWhenQueuesRunOut: four flows to one host reroute between a
+// slow spine (past θ_reply) and a fast one, and several want a queue of
+// the same egress port at once; with one queue a port the others fall
+// back, every refused queue is a counted fallback, and their early packets
+// reach the receiver out of order; with 8 none falls back and order holds.
+func TestFallsBackWhenQueuesRunOut(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		queues    int
+		fallbacks bool
+	}{{1, true}, {8, false}} {
+		t.Run(fmt.Sprintf("%d per port", tc.queues), func(t *testing.T) {
+			t.Parallel()
+			cfg := fabric.DefaultConfig()
+			cfg.ReorderQueues = tc.queues
+			m := newModule(t, nil)
+			o := runFlows(t, leafSpine(t, true), cfg, m, flows(4, 2<<20, "h5"))
+			s := m.Stats()
+			t.Logf("%+v; engine %+v", s, o.rq)
+			if o.rq.MaxInUse > max(tc.queues, 0) || o.rq.Allocs == 0 {
+				t.Errorf("engine %+v: want queues used, at most %d at once", o.rq, tc.queues)
+			}
+			if got := o.rq.Fallbacks > 0; got != tc.fallbacks || (o.ooo > 0) != tc.fallbacks {
+				t.Errorf("%d fallbacks, %d out of sequence; want fallbacks and reordering: %v", o.rq.Fallbacks, o.ooo, tc.fallbacks)
+			}
+			if o.rq.Fallbacks != o.rq.Exhausted || o.rq.Fallbacks != s.Reordering.Fallbacks {
+				t.Errorf("engine counted %d refusals and %d fallbacks, the module %d: want all equal",
+					o.rq.Exhausted, o.rq.Fallbacks, s.Reordering.Fallbacks)
+			}
+		})
+	}
+}
+
+// TestControlPacketsCountInLinkBytes: one flow on an idle fabric sends the
+// same data and ACKs under ConWeave as under ECMP (both paths are 4 links);
+// ConWeave adds its RTT replies, each crossing the destination ToR's uplink
+// and the spine's downlink, and the ports' tx bytes show them.
+func TestControlPacketsCountInLinkBytes(t *testing.T) {
+	t.Parallel()
+	topo := leafSpine(t, false)
+	fs := flows(1, 1<<20, "h5")
+	m := newModule(t, nil)
+	cw := runFlows(t, topo, fabric.DefaultConfig(), m, fs)
+	base := runFlows(t, topo, fabric.DefaultConfig(), ecmp.Module{}, fs)
+	s := m.Stats()
+	if s.CtrlPkts == 0 || s.CtrlPkts != s.Requests || s.Timeouts != 0 {
+		t.Fatalf("%+v: want one reply per request, no timeout", s)
+	}
+	if extra := int64(cw.txBytes) - int64(base.txBytes); extra != 2*s.CtrlBytes {
+		t.Errorf("ConWeave sent %d bytes more than ECMP; its %d control packets are %d bytes over 2 links each",
+			extra, s.CtrlPkts, 2*s.CtrlBytes)
+	}
+}
+
+func TestRegistryRejectsBadValues(t *testing.T) {
+	t.Parallel()
+	r := lb.NewRegistry()
+	if err := Register(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		params map[string]string
+		ok     bool
+	}{
+		{nil, true},
+		{map[string]string{"reply_us": "0"}, false},
+		{map[string]string{"path_busy_us": "-1"}, false},
+		{map[string]string{"path_busy_us": "0"}, true},
+		{map[string]string{"inactive_us": "x"}, false},
+		{map[string]string{"samples": "1.5"}, false},
+		{map[string]string{"samples": "4"}, true},
+		{map[string]string{"ctrl_bytes": "32"}, false},
+		{map[string]string{"path_aware": "maybe"}, false},
+		{map[string]string{"reorder_wait_us": "50", "reorder_margin_us": "4"}, true},
+		{map[string]string{"theta_reply": "8"}, false},
+	} {
+		if err := r.Check("conweave", tc.params); (err == nil) != tc.ok {
+			t.Errorf("%v: %v", tc.params, err)
+		}
+	}
+	ps, _ := r.Params("conweave")
+	for _, p := range ps {
+		if p.Help == "" || p.Default == "" {
+			t.Errorf("%s lacks help or a default", p.Name)
+		}
+	}
+}
+
+// TestDeterministic: two runs of the same flows on fresh engines and
+// modules give the same results. (A second run on the same engine differs
+// even under ECMP: the engine's own random stream goes on.)
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	topo := leafSpine(t, true)
+	fs := flows(4, 1<<20, "h5", "h6", "h7", "h8")
+	once := func(e *fabric.PacketEngine) string {
+		res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(res)
+	}
+	engine := func() *fabric.PacketEngine {
+		e, err := fabric.NewPacketEngineLB(topo, fabric.DefaultConfig(), newModule(t, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if a, b := once(engine()), once(engine()); a != b {
+		t.Errorf("runs differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestBeatsECMPOnCollidingElephants: 8 flows of 8 MiB from the 8 hosts of
+// one leaf to the 8 of the other over 4 spines (the setting of
+// lb/schemes' TestBaselineOrderings, ideal 1.37 ms): ECMP's hash puts some
+// on the same spine; ConWeave moves flows off the spines whose replies come
+// late and finishes the last flow sooner, over go-back-N, without a packet
+// out of sequence, for every seed tried.
+func TestBeatsECMPOnCollidingElephants(t *testing.T) {
+	t.Parallel()
+	topo, _ := generate(t, "leafspine:4x2:8@100", nil)
+	var fs []fabric.Flow
+	for i := 0; i < 8; i++ {
+		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+i), Bytes: 8 << 20})
+	}
+	for seed := int64(1); seed <= 3; seed++ {
+		cfg := fabric.DefaultConfig()
+		cfg.Seed = seed
+		o := runFlows(t, topo, cfg, newModule(t, nil), fs)
+		cw, base := o.last, runFlows(t, topo, cfg, ecmp.Module{}, fs).last
+		t.Logf("seed %d: last flow done after %d us with ConWeave, %d us with ECMP; %d reorder queues", seed, cw/1000, base/1000, o.rq.Allocs)
+		if cw >= base || o.ooo != 0 || o.rq.Allocs == 0 {
+			t.Errorf("seed %d: ConWeave %d us (%d out of sequence, %d queues), ECMP %d us: want ConWeave sooner, in order",
+				seed, cw/1000, o.ooo, o.rq.Allocs, base/1000)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package conweave
+
+import (
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/reorder"
+)
+
+// Register adds ConWeave to r. The defaults are the paper's 2-tier
+// settings (θ_reply, θ_path_busy, θ_inactive) and, where the paper gives
+// none, its authors' ns-3 code's (samples, reorder margin and wait).
+func Register(r *lb.Registry) error {
+	return r.Register(lb.Scheme{Name: "conweave", New: New,
+		Help: "RTT-triggered rerouting at the source ToR, in-network reordering at the destination ToR",
+		Params: []lb.Param{
+			{Name: "reply_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
+				Help: "θ_reply: an RTT request's reply later than this (from the request leaving the source ToR) reroutes the flow; base ToR-to-ToR RTT plus a margin (the code: base RTT + 4 us)"},
+			{Name: "path_busy_us", Kind: lb.Float, Default: "8", Unit: "us",
+				Help: "θ_path_busy: how long a path the destination ToR reported ECN-marked (NOTIFY) is not chosen"},
+			{Name: "inactive_us", Kind: lb.Float, Default: "300", Unit: "us", Above: true,
+				Help: "θ_inactive: a flow idle this long starts a new epoch on a sampled path, without reordering"},
+			{Name: "samples", Kind: lb.Int, Default: "2", Min: 1, Max: 64,
+				Help: "paths sampled at random per reroute; the first not busy is taken, none: the flow stays"},
+			{Name: "path_aware", Kind: lb.Bool, Default: "true",
+				Help: "send NOTIFY for ECN-marked packets and avoid busy paths (false: reroute to any sampled path)"},
+			{Name: "ctrl_bytes", Kind: lb.Int, Default: "64", Unit: "bytes", Min: 64, Max: 1500,
+				Help: "size on the wire of RTT_REPLY, CLEAR and NOTIFY control packets"},
+			{Name: "reorder_margin_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
+				Help: "added to a reorder queue's predicted release (the tail's expected arrival) before the queue is let go without the tail"},
+			{Name: "reorder_wait_us", Kind: lb.Float, Default: "200", Unit: "us", Above: true,
+				Help: "predicted wait for the tail when no old-path packet of the epoch has been seen to time it by"},
+		}})
+}
+
+// New makes a ConWeave module from validated parameters.
+func New(p lb.Params) (lb.Module, error) {
+	us := func(n string) int64 { return int64(p.Float(n) * 1000) }
+	return &Module{
+		replyNs: us("reply_us"), busyNs: us("path_busy_us"), inactiveNs: us("inactive_us"),
+		samples: p.Int("samples"), pathAware: p.Bool("path_aware"), ctrlBytes: p.Int("ctrl_bytes"),
+		dest: reorder.New(reorder.Config{MarginNs: us("reorder_margin_us"), DefaultWaitNs: us("reorder_wait_us")}),
+		rng:  lb.NewRand(seed),
+	}, nil
+}
+
+const seed = 0xc0de5eed
