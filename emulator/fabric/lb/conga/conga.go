@@ -39,7 +39,8 @@ type swTables struct {
 
 type flowlet struct {
 	last  int64 // ns: its last packet
-	path  int32
+	path  int32 // pinned path
+	cand  int16 // the candidate link the path starts with
 	valid bool
 }
 
@@ -84,19 +85,20 @@ func (m *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 			prev = f.path
 		}
 		f.path, f.valid = m.best(sw, src, dst, n, prev), true
+		f.cand = 0
+		first := sw.Path(src, dst, int(f.path))[0].Link
+		for i := range c {
+			if c[i].Link == first {
+				f.cand = int16(i)
+			}
+		}
 		m.newFlowlets++
 	}
 	f.last = now
 	if !sw.Pin(p, int(f.path)) {
 		return lb.ECMP(p.Hash, sw.Salt(), len(c))
 	}
-	first := sw.Path(src, dst, int(f.path))[0].Link
-	for i := range c {
-		if c[i].Link == first {
-			return i
-		}
-	}
-	return 0
+	return int(f.cand)
 }
 
 // flowlet is the flowlet entry of p's flow and direction (grown, never
@@ -107,11 +109,14 @@ func (m *module) flowlet(p *lb.Packet) *flowlet {
 		i++
 	}
 	if i >= len(m.flowlets) {
-		if i < cap(m.flowlets) {
-			m.flowlets = m.flowlets[:i+1]
-		} else {
-			m.flowlets = append(m.flowlets, make([]flowlet, i+1-len(m.flowlets))...)
+		if i >= cap(m.flowlets) { // double: flows arrive in index order
+			grown := make([]flowlet, len(m.flowlets), max(2*cap(m.flowlets), i+1, 256))
+			copy(grown, m.flowlets)
+			m.flowlets = grown
 		}
+		n := len(m.flowlets)
+		m.flowlets = m.flowlets[:i+1]
+		clear(m.flowlets[n:]) // a previous run's entries
 	}
 	return &m.flowlets[i]
 }
