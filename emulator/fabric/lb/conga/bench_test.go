@@ -8,7 +8,6 @@ import (
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
-	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
 
@@ -18,14 +17,7 @@ import (
 // switch running CONGA at its defaults, beside the built-in ECMP measured
 // in the same process: events per CPU second (run with -cpu 1).
 func BenchmarkPapersWebSearch08(b *testing.B) {
-	lab, err := inventory.Generate("leafspine:8x8:16@100")
-	if err != nil {
-		b.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		b.Fatal(err)
-	}
+	lab, topo := topology(b, "leafspine:8x8:16@100")
 	var eps []perftest.Endpoint
 	for _, h := range lab.Hosts {
 		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})

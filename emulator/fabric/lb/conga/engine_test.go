@@ -32,6 +32,19 @@ func (w *watched) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 // run m (one instance: CONGA keys its tables by switch).
 func engine(t testing.TB, spec string, m lb.Module) *fabric.PacketEngine {
 	t.Helper()
+	_, topo := topology(t, spec)
+	cfg := fabric.DefaultConfig()
+	cfg.Seed = 1
+	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// topology is a generated lab and its fabric.
+func topology(t testing.TB, spec string) (*inventory.Lab, *fabric.Topology) {
+	t.Helper()
 	lab, err := inventory.Generate(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -40,13 +53,7 @@ func engine(t testing.TB, spec string, m lb.Module) *fabric.PacketEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fabric.DefaultConfig()
-	cfg.Seed = 1
-	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return lab, topo
 }
 
 func runAll(t testing.TB, e *fabric.PacketEngine, flows []fabric.Flow) {
@@ -219,7 +226,7 @@ func TestPacedFlowsFindFewFlowletGaps(t *testing.T) {
 		timeout  string
 		min, max int64
 	}{
-		{"10", 2, 2},                // data and ACKs: one flowlet each
+		{"10", 2, 2},             // data and ACKs: one flowlet each
 		{"0.01", pkts, 2 * pkts}, // 10 ns: about every packet, each way
 	} {
 		t.Run(tc.timeout+"us", func(t *testing.T) {
@@ -259,14 +266,7 @@ func TestDeterministicForASeed(t *testing.T) {
 	if err := Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	lab, err := inventory.Generate("leafspine:2x4:4@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, topo := topology(t, "leafspine:2x4:4@100")
 	var flows []fabric.Flow
 	for i := 0; i < 60; i++ { // all-to-all-ish, sizes 16 KiB to 1 MiB, staggered
 		flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i%16), Dst: fmt.Sprintf("h%d", 1+(i*7+5)%16),
