@@ -256,46 +256,89 @@ func TestNoAllocationPerPacket(t *testing.T) {
 	}
 }
 
+// made keeps the modules a registry makes for an engine's switches.
+type made struct {
+	reg *lb.Registry
+	all []*module
+}
+
+func (k *made) New(name string, params map[string]string) (lb.Module, error) {
+	m, err := k.reg.New(name, params)
+	if err == nil {
+		k.all = append(k.all, m.(*module))
+	}
+	return m, err
+}
+
 // TestDeterministicForASeed: with a module per switch, made by the
 // registry as the emulator makes them, two engines with the same seed
-// give the same FCTs. (A second run on the same engine does not repeat
-// the first even with the built-in ECMP: engine state outlives a run.)
+// give the same FCTs, on a leaf-spine and on a fat-tree (where paths
+// have four hops through aggregation and core switches), and the
+// destination ToRs learn paths' CE. (A second run on the same engine does
+// not repeat the first even with the built-in ECMP: engine state outlives
+// a run.)
 func TestDeterministicForASeed(t *testing.T) {
 	t.Parallel()
-	reg := lb.NewRegistry()
-	if err := Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	_, topo := topology(t, "leafspine:2x4:4@100")
-	var flows []fabric.Flow
-	for i := 0; i < 60; i++ { // all-to-all-ish, sizes 16 KiB to 1 MiB, staggered
-		flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i%16), Dst: fmt.Sprintf("h%d", 1+(i*7+5)%16),
-			Bytes: 16 << (10 + i%7), Start: int64(i%10) * 3_000})
-	}
-	fcts := func(e *fabric.PacketEngine) string {
-		res, err := e.Run(context.Background(), flows, fabric.RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := ""
-		for _, r := range res {
-			if r.Err != "" {
-				t.Fatalf("flow %d: %s", r.ID, r.Err)
+	for _, spec := range []string{"leafspine:2x4:4@100", "fattree:4@100"} {
+		t.Run(spec, func(t *testing.T) {
+			t.Parallel()
+			_, topo := topology(t, spec)
+			var flows []fabric.Flow
+			for i := 0; i < 60; i++ { // all-to-all-ish, sizes 16 KiB to 1 MiB, staggered
+				flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i%16), Dst: fmt.Sprintf("h%d", 1+(i*7+5)%16),
+					Bytes: 16 << (10 + i%7), Start: int64(i%10) * 3_000})
 			}
-			s += fmt.Sprintf("%d:%d ", r.ID, r.End-r.Start)
-		}
-		return s
-	}
-	newEngine := func() *fabric.PacketEngine {
-		cfg := fabric.DefaultConfig()
-		cfg.Seed, cfg.LB, cfg.Modules = 5, "conga", reg
-		e, err := fabric.NewPacketEngineLB(topo, cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	if a, b := fcts(newEngine()), fcts(newEngine()); a != b {
-		t.Errorf("same seed, different FCTs:\n%s\n%s", a, b)
+			run := func() (string, *made) {
+				reg := lb.NewRegistry()
+				if err := Register(reg); err != nil {
+					t.Fatal(err)
+				}
+				mods := &made{reg: reg}
+				cfg := fabric.DefaultConfig()
+				cfg.Seed, cfg.LB, cfg.Modules = 5, "conga", mods
+				e, err := fabric.NewPacketEngineLB(topo, cfg, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Run(context.Background(), flows, fabric.RunOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := ""
+				for _, r := range res {
+					if r.Err != "" {
+						t.Fatalf("flow %d: %s", r.ID, r.Err)
+					}
+					s += fmt.Sprintf("%d:%d ", r.ID, r.End-r.Start)
+				}
+				return s, mods
+			}
+			a, mods := run()
+			if b, _ := run(); a != b {
+				t.Errorf("same seed, different FCTs:\n%s\n%s", a, b)
+			}
+			flowlets, learned := int64(0), 0
+			for _, m := range mods.all {
+				flowlets += m.newFlowlets
+				for _, sw := range m.sws {
+					if sw == nil { // another switch's slot
+						continue
+					}
+					for _, from := range sw.fromLeaf {
+						if from == nil {
+							continue
+						}
+						for _, v := range from.valid {
+							if v {
+								learned++
+							}
+						}
+					}
+				}
+			}
+			if flowlets == 0 || learned == 0 {
+				t.Errorf("%d flowlets, %d paths' CE learned at destination ToRs", flowlets, learned)
+			}
+		})
 	}
 }
