@@ -28,4 +28,3 @@ func mustTopo(t *testing.T) *fabric.Topology {
 	}
 	return topo
 }
-

@@ -10,5 +10,5 @@
 // notifies the source of ECN-marked paths, which stay busy for
 // θ_path_busy. A flow idle for θ_inactive starts afresh on a sampled path.
 //
-// It imports only emulator/fabric/lb and emulator/fabric/lb/reorder.
+// Imports within labctl: only emulator/fabric/lb.
 package conweave

@@ -8,6 +8,7 @@
 // predicted tail arrival time (plus a margin) has gone by.
 //
 // It defines the header fields both ToRs agree on (Stamp, Epoch) and the
-// destination's per-flow state machine (Dest). It imports only
-// emulator/fabric/lb.
+// destination's per-flow state machine (Dest).
+//
+// Imports within labctl: only emulator/fabric/lb.
 package reorder

@@ -2,6 +2,7 @@ package schemes
 
 import (
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/conga"
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
@@ -15,6 +16,7 @@ func Registry() (*lb.Registry, error) {
 		ecmp.Register,
 		letflow.Register,
 		drill.Register,
+		conga.Register,
 		conweave.Register,
 	} {
 		if err := reg(r); err != nil {

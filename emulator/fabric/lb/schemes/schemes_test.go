@@ -19,7 +19,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 	for _, tc := range []struct {
 		scheme string
 		params []string
-	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}}} {
+	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}},
+		{"conga", []string{"flowlet_timeout_us", "dre_period_us", "dre_alpha", "quant_bits", "metric_age_us"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
@@ -41,7 +42,10 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		{"letflow", map[string]string{"timeout_us": "10"}, true},
 		{"drill", map[string]string{"d": "3", "m": "2"}, true},
 		{"drill", map[string]string{"d": "0"}, false},
-		{"conga", nil, false},
+		{"conga", map[string]string{"flowlet_timeout_us": "0.5", "quant_bits": "4"}, true},
+		{"conga", map[string]string{"dre_alpha": "1.5"}, false},
+		{"conga", map[string]string{"quant_bits": "2.5"}, false},
+		{"congo", nil, false},
 	} {
 		if _, err := r.New(tc.scheme, tc.params); (err == nil) != tc.ok {
 			t.Errorf("%s %v: %v", tc.scheme, tc.params, err)
