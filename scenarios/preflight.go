@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/inventory"
 )
@@ -35,11 +36,12 @@ type LabInventory interface {
 
 // Preflight checks every variant's traffic against its lab and the limits
 // before anything is created or any device touched: unknown hosts, more
-// senders than the lab has, limits passed. Errors are file:line: field:
+// senders than the lab has, limits passed, and (schemes, when given) the
+// emulated lab's load-balancing scheme and its parameters. Errors are file:line: field:
 // message. labOf resolves a variant's lab: a nil lab with no error is one
 // it cannot tell about (left to the run), an error is a lab that cannot
 // exist (a bad topology, no such file or running lab).
-func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.Lab, error), lim Limits) error {
+func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.Lab, error), lim Limits, schemes tofino.SchemeCheck) error {
 	var ps yamlpos.Problems
 	if s.Repetitions > lim.Repetitions {
 		s.ix.Add(&ps, "repetitions", "%d is above the limit of %d (raise it with --max-repetitions)", s.Repetitions, lim.Repetitions)
@@ -54,6 +56,15 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 				v.Scenario.ix.Add(&ps, "lab", "%v", err)
 			}
 			labs[spec] = lab
+		}
+		if em := v.Scenario.Emulation; schemes != nil && em.LB != "" && (lab == nil || lab.Emulated) {
+			for _, p := range schemes(em.LB, em.LBParams) {
+				field := "emulation.lb"
+				if p.Param != "" {
+					field = "emulation.lb_params." + p.Param
+				}
+				v.Scenario.ix.Add(&ps, field, "%s", p.Msg)
+			}
 		}
 		for _, e := range v.Entries {
 			c := &checker{ix: v.Scenario.ix, ps: &ps, path: fmt.Sprintf("traffic[%d]", e.Index), s: v.Scenario}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -54,5 +55,37 @@ func TestBadScenariosAreRefusedBeforeAnything(t *testing.T) {
 				t.Errorf("a run directory was created: %v", ents[0].Name())
 			}
 		})
+	}
+}
+
+// TestUnknownSchemeIsRefusedBeforeAnything: the scheme check the CLI
+// passes (the twin's registry) sees an emulated variant's lb and
+// lb_params, and its problems come back at their lines.
+func TestUnknownSchemeIsRefusedBeforeAnything(t *testing.T) {
+	t.Parallel()
+	check := func(scheme string, params map[string]string) []tofino.SchemeProblem {
+		var out []tofino.SchemeProblem
+		if scheme != "ecmp" {
+			out = append(out, tofino.SchemeProblem{Msg: "unknown scheme " + scheme})
+		}
+		for k := range params {
+			out = append(out, tofino.SchemeProblem{Param: k, Msg: "unknown parameter"})
+		}
+		return out
+	}
+	doc := "name: ok\nlab: leafspine:2x2:2\nemulation:\n  lb: ecnp\n  lb_params: {d: \"2\"}\ntraffic: [{name: a, pattern: incast, senders: 2, receiver: h1, bytes: 1MiB}]\n"
+	s, err := Parse([]byte(doc), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, err = (&Runner{OutDir: out, Schemes: check}).Run(context.Background(), s)
+	for _, want := range []string{"s.yaml:4: emulation.lb: unknown scheme ecnp", "s.yaml:5: emulation.lb_params.d: unknown parameter"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+	if ents, _ := os.ReadDir(out); len(ents) > 0 {
+		t.Errorf("a run directory was created")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/labctl/labctl/collectors"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
 )
@@ -49,7 +50,11 @@ type Runner struct {
 	// late, and the point records how many and by how much.
 	MaxConcurrent int
 	// Limits bound repetitions and flows (default DefaultLimits).
-	Limits   Limits
+	Limits Limits
+	// Schemes, when set, checks an emulated variant's emulation.lb and
+	// lb_params before the run (the CLI passes the fabric twin's registry;
+	// scenarios imports no emulator).
+	Schemes  tofino.SchemeCheck
 	Progress Progress
 	Logger   *slog.Logger
 	Version  string
@@ -119,7 +124,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Preflight(s, variants, r.labInventory, r.Limits); err != nil {
+	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes); err != nil {
 		return nil, err
 	}
 	runID := newRunID(s.Name)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/capacity"
 	"github.com/labctl/labctl/scenarios"
@@ -87,7 +88,8 @@ Examples:
 			}
 			logger := newLogger(c.Bool("verbose"))
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), Limits: runLimits(c)}
+				PointTimeout: c.Duration("point-timeout"), Limits: runLimits(c),
+				Schemes: schemeCheck(schemes.MustRegistry())}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

@@ -81,7 +81,7 @@ Examples:
 			},
 			{
 				Name: "schemes", Usage: "list the load-balancing schemes an image's lb.scheme may name, with their parameters",
-				Flags: []cli.Flag{jsonFlag},
+				Flags:  []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json")) },
 			},
 			{

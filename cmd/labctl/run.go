@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/scenarios"
 )
 
@@ -104,7 +105,8 @@ Examples:
 				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
 			}
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), Limits: runLimits(c)}
+				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), Limits: runLimits(c),
+				Schemes: schemeCheck(schemes.MustRegistry())}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
