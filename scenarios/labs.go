@@ -30,6 +30,7 @@ type session struct {
 	release  func() // nil: the lab and pool belong to the caller
 	col      *collectorSet
 	shipped  map[string]bool // hosts that have the agent
+	agentSum string          // SHA-256 of the agent binary (Runner.AgentPath)
 	provKey  string          // the provisioning in force, "" when none is known
 	interval time.Duration   // telemetry sample interval
 	lead     time.Duration   // epoch lead

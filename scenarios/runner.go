@@ -35,7 +35,8 @@ type Runner struct {
 	OutDir string
 	// Influx, when set, receives telemetry besides the archive.
 	Influx *collectors.InfluxConfig
-	// AgentPath is the local labctl binary shipped to hosts as the agent.
+	// AgentPath is the agent binary (cmd/labctl-agent) put on hosts that
+	// lack it; hosts keep it under its SHA-256 (agent.BinaryPath).
 	AgentPath string
 	// EpochLead is how far in the future a point's epoch is set, to give
 	// every agent time to start its servers (default 2s; 300ms emulated).
@@ -271,8 +272,9 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		sess.col = col
 	}
-	if err := st.shipAgents(ctx, sess, pt.Hosts); err != nil {
-		fail("traffic:"+pt.Name, err)
+	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
+	if err != nil {
+		fail("agent:"+pt.Name, err)
 		return
 	}
 	if st.flowsCSV == nil {
@@ -286,7 +288,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		st.flowsCSV = f
 	}
-	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, pt, st.flowsCSV)
+	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
 		st.failures = append(st.failures, failure{"traffic:" + pt.Name, pt.Name, err})
@@ -411,47 +413,6 @@ func (r *Runner) defaults() {
 }
 
 func safeName(s string) string { return strings.ReplaceAll(s, "/", "_") }
-
-// shipAgents gives every host of hosts that lacks it in this session the
-// agent binary.
-func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []string) error {
-	r := st.r
-	if r.AgentPath == "" {
-		p, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the labctl binary to ship as agent: %w", err)
-		}
-		r.AgentPath = p
-	}
-	var targets []sshdrv.Target
-	for _, h := range hosts {
-		if !sess.shipped[h] {
-			t, err := sess.target(h)
-			if err != nil {
-				return err
-			}
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		return nil
-	}
-	sum, err := sshdrv.FileSHA256(r.AgentPath)
-	if err != nil {
-		return fmt.Errorf("agent binary: %w", err)
-	}
-	r.Progress.Stage("traffic", fmt.Sprintf("shipping agent to %d hosts", len(targets)))
-	err = sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		return shipAgent(ctx, sess.ssh, t, r.AgentPath, sum)
-	})
-	if err != nil {
-		return err
-	}
-	for _, t := range targets {
-		sess.shipped[t.Name] = true
-	}
-	return nil
-}
 
 func newRunID(scenario string) string {
 	b := make([]byte, 3)
