@@ -142,19 +142,11 @@ func TestHostScheduleHoldsExactlyItsFlows(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	inv, pool, agentBin := emulatedLab(t, "leafspine:2x2:4@100")
-	s, err := scenarios.Parse([]byte(`name: parts
+	o := runYAML(ctx, t, inv, pool, agentBin, `name: parts
 telemetry: {disabled: true}
 traffic:
   - {name: ring, pattern: allreduce, hosts: 6, buffer: 1MiB}
-`), "parts.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agentBin}
-	o, err := r.Run(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	var whole perftest.Schedule
 	readJSON(t, filepath.Join(o.Dir, "raw", "ring", "schedule.json"), &whole)
 	if len(whole.Flows) == 0 {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/reports"
-	"github.com/labctl/labctl/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -35,8 +34,7 @@ func TestFlowResultsMatchGolden(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			inv, pool, agent, _ := emulatedLabWith(t, "leafspine:2x2:4@100", emulator.Options{Seed: 1, Engine: engine})
-			dir := t.TempDir()
-			fileWriter(t, dir)("golden.yaml", `name: golden
+			o := runYAML(ctx, t, inv, pool, agent, `name: golden
 traffic:
   - name: workload
     pattern: workload
@@ -50,15 +48,6 @@ traffic:
     senders: 3
     bytes: 256KiB
 `)
-			s, err := scenarios.Load(filepath.Join(dir, "golden.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent}
-			o, err := r.Run(ctx, s)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got := flowLines(t, filepath.Join(o.Dir, "flows.csv"))
 			golden := filepath.Join("testdata", "flows-"+engine+".golden")
 			if *update {

@@ -52,6 +52,10 @@ type Runner struct {
 	Progress      Progress
 	Logger        *slog.Logger
 	Version       string
+	// DiskFree says how many bytes may still be written on a directory's
+	// filesystem (default: statfs); an emulated lab's variant whose
+	// archive would not fit is refused at plan time.
+	DiskFree func(dir string) (uint64, error)
 }
 
 // Run outcomes, as manifest.json and Outcome say them.
@@ -180,6 +184,9 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	st.save()
 	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", cmp.Or(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
+	if err == nil && sess.lab.Emulated {
+		err = st.checkDisk(pts, sess)
+	}
 	if err == nil {
 		for _, pt := range pts {
 			pt.Flows = nil // the run keeps only the points to come with theirs
@@ -409,6 +416,9 @@ func (r *Runner) defaults() {
 	}
 	if r.PointTimeout == 0 {
 		r.PointTimeout = 10 * time.Minute
+	}
+	if r.DiskFree == nil {
+		r.DiskFree = diskFree
 	}
 }
 

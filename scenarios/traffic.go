@@ -48,6 +48,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	rnics := sess.rnics
 	var before []rnicSample
 	if rnics {
+		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts before the traffic", len(pt.Hosts)))
 		before = sess.readRNICs(ctx, pt.Hosts)
 	}
 	// The epoch is set after the counters are read, so reading them does
@@ -108,6 +109,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
 	if rnics && err == nil {
+		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts after the traffic", len(pt.Hosts)))
 		sess.writeRNICs(ctx, runID, before, sess.readRNICs(ctx, pt.Hosts), meta)
 	}
 	if tally.err != nil && err == nil {
@@ -253,6 +255,7 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 		hosts[i] = t.Name
 	}
 	parts := sched.ForHosts(hosts)
+	r.Progress.Stage("schedules", fmt.Sprintf("sending %d hosts their parts of %d flows", len(targets), len(sched.Flows)))
 	var bytes, flows atomic.Int64
 	err := sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
 		b, err := json.Marshal(parts[t.Name])
