@@ -46,13 +46,13 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 	}
 	r.Progress.Stage("agent", fmt.Sprintf("checking %d hosts for agent %.12s", len(targets), sum))
 	var c agentCounts
-	missing, err := st.lacking(ctx, sess, targets, &c)
+	missing, err := st.lacking(ctx, sess, targets, true, &c)
 	if err == nil && len(missing) > 0 {
 		err = uploadAgent(ctx, sess.ssh, missing[0], r.AgentPath, sum)
 		if err == nil {
 			c.uploaded++
 			sess.shipped[missing[0].Name] = true
-			missing, err = st.lacking(ctx, sess, missing[1:], &c)
+			missing, err = st.lacking(ctx, sess, missing[1:], false, &c)
 		}
 	}
 	if err == nil && len(missing) > 0 {
@@ -72,10 +72,10 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 }
 
 // lacking returns the targets without the agent, counting and noting the
-// others.
-func (st *runState) lacking(ctx context.Context, sess *session, targets []sshdrv.Target, c *agentCounts) ([]sshdrv.Target, error) {
+// others (mkdir: see agentPresent).
+func (st *runState) lacking(ctx context.Context, sess *session, targets []sshdrv.Target, mkdir bool, c *agentCounts) ([]sshdrv.Target, error) {
 	has, errs := sshdrv.Each(ctx, sess.ssh, targets, nil, func(ctx context.Context, t sshdrv.Target) (bool, error) {
-		return agentPresent(ctx, sess.ssh, t, sess.agentSum)
+		return agentPresent(ctx, sess.ssh, t, sess.agentSum, mkdir)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
