@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -273,23 +272,30 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 	return err
 }
 
-// allAtOnce runs fn for every target concurrently and joins the errors,
-// each naming its device.
+// allAtOnce runs fn for every target concurrently. The first error (naming
+// its device) stops the others, whose agents would wait in vain for that
+// host's part of the point (its servers, or on an emulated lab its flows),
+// and is returned.
 func allAtOnce(ctx context.Context, targets []sshdrv.Target, fn func(context.Context, sshdrv.Target) error) error {
-	errs := make([]error, len(targets))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	var first error
 	var wg sync.WaitGroup
-	for i, t := range targets {
+	for _, t := range targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fn(ctx, t); err != nil {
-				if !strings.Contains(err.Error(), "device "+t.Name) && !strings.Contains(err.Error(), "host "+t.Name) {
-					err = fmt.Errorf("device %s: %w", t.Name, err)
-				}
-				errs[i] = err
+			err := fn(ctx, t)
+			if err == nil {
+				return
 			}
+			if !strings.Contains(err.Error(), "device "+t.Name) && !strings.Contains(err.Error(), "host "+t.Name) {
+				err = fmt.Errorf("device %s: %w", t.Name, err)
+			}
+			once.Do(func() { first = err; cancel() })
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return first
 }
