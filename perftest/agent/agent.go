@@ -5,7 +5,13 @@
 // tools' verbatim output. It never leaves a process behind: every child
 // runs in its own process group, killed on cancellation.
 //
-// It must not import the emulator.
+// Main is the agent's command line, run by the labctl-agent binary
+// (cmd/labctl-agent) on real hosts and by emulated hosts, which swap only
+// how the flows run (Env.Execute); layout.go says where the agent and a
+// run's files live on a host.
+//
+// It must not import the emulator, nor anything beyond perftest and the
+// standard library: it is what goes to every host.
 package agent
 
 import (
