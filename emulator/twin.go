@@ -139,8 +139,12 @@ type gathering struct {
 // id order (the plan's), however many hosts take part. Every host's call
 // returns every flow's result with the sim's time base, as RunSchedule's.
 // The flows thus come from the controller's plan, each once: no host's
-// part is parsed by anyone but its own agent.
+// part is parsed by anyone but its own agent. A whole schedule (no Host)
+// is simulated as it is (RunSchedule).
 func (t *Twin) SubmitFlows(ctx context.Context, part *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
+	if part.Host == "" {
+		return t.RunSchedule(ctx, part)
+	}
 	id := part.ID
 	t.runsMu.Lock()
 	if r, ok := t.runs[id]; ok { // the point is already simulating or simulated

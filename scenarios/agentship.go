@@ -13,11 +13,10 @@ type agentCounts struct{ present, uploaded int }
 
 // shipAgents makes sure every host of hosts has the agent binary (checked
 // once per session and host) and returns its SHA-256, which names it on
-// the hosts. Hosts are checked first; the binary goes to one host that
-// lacks it, the others are checked again (hosts sharing a home directory,
-// as over NFS or in the emulated lab, now have it) and it goes to those
-// still without it. The progress shows how many had it and how many got
-// it.
+// the hosts. One host is checked first and given the binary if it lacks
+// it; then the others are checked (hosts sharing its home directory, as
+// over NFS or in the emulated lab, now have it) and it goes to those
+// without it. The progress shows how many had it and how many got it.
 func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []string) (string, error) {
 	r := st.r
 	if r.AgentPath == "" {
@@ -46,14 +45,16 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 	}
 	r.Progress.Stage("agent", fmt.Sprintf("checking %d hosts for agent %.12s", len(targets), sum))
 	var c agentCounts
-	missing, err := st.lacking(ctx, sess, targets, true, &c)
+	missing, err := st.lacking(ctx, sess, targets[:1], &c)
 	if err == nil && len(missing) > 0 {
 		err = uploadAgent(ctx, sess.ssh, missing[0], r.AgentPath, sum)
 		if err == nil {
 			c.uploaded++
 			sess.shipped[missing[0].Name] = true
-			missing, err = st.lacking(ctx, sess, missing[1:], false, &c)
 		}
+	}
+	if err == nil {
+		missing, err = st.lacking(ctx, sess, targets[1:], &c)
 	}
 	if err == nil && len(missing) > 0 {
 		err = sess.ssh.ForEach(ctx, missing, func(ctx context.Context, t sshdrv.Target) error {
@@ -72,10 +73,10 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 }
 
 // lacking returns the targets without the agent, counting and noting the
-// others (mkdir: see agentPresent).
-func (st *runState) lacking(ctx context.Context, sess *session, targets []sshdrv.Target, mkdir bool, c *agentCounts) ([]sshdrv.Target, error) {
+// others.
+func (st *runState) lacking(ctx context.Context, sess *session, targets []sshdrv.Target, c *agentCounts) ([]sshdrv.Target, error) {
 	has, errs := sshdrv.Each(ctx, sess.ssh, targets, nil, func(ctx context.Context, t sshdrv.Target) (bool, error) {
-		return agentPresent(ctx, sess.ssh, t, sess.agentSum, mkdir)
+		return agentPresent(ctx, sess.ssh, t, sess.agentSum)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

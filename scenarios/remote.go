@@ -12,20 +12,18 @@ import (
 // The agent goes to a host once per version: it lives there under its
 // content hash (agent.BinaryPath) and is uploaded only when missing.
 
-// agentPresent says whether t has the agent binary whose SHA-256 is sum;
-// with mkdir it first makes sure t has labctl's home directory
-// (agent.HomeDir, created readable by the user only).
-func agentPresent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, sum string, mkdir bool) (bool, error) {
-	if mkdir {
-		res, err := pool.Exec(ctx, t, "mkdir -p -m 700 "+agent.HomeDir)
-		if err == nil {
-			err = res.Err()
-		}
-		if err != nil {
-			return false, fmt.Errorf("host %s: create %s: %w", t.Name, agent.HomeDir, err)
-		}
+// agentPresent makes sure t has labctl's home directory (agent.HomeDir,
+// created readable by the user only) and says whether it has the agent
+// binary whose SHA-256 is sum.
+func agentPresent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, sum string) (bool, error) {
+	res, err := pool.Exec(ctx, t, "mkdir -p -m 700 "+agent.HomeDir)
+	if err == nil {
+		err = res.Err()
 	}
-	res, err := pool.Exec(ctx, t, "sha256sum "+agent.BinaryPath(sum))
+	if err != nil {
+		return false, fmt.Errorf("host %s: create %s: %w", t.Name, agent.HomeDir, err)
+	}
+	res, err = pool.Exec(ctx, t, "sha256sum "+agent.BinaryPath(sum))
 	if err != nil {
 		return false, err
 	}
