@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 )
@@ -54,7 +55,11 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 		}
 	}
 	if err == nil {
+		checked := time.Now()
 		missing, err = st.lacking(ctx, sess, targets[1:], &c)
+		if sess.sendTook == 0 {
+			sess.sendTook = time.Since(checked) // as many round trips as sending them schedules
+		}
 	}
 	if err == nil && len(missing) > 0 {
 		err = sess.ssh.ForEach(ctx, missing, func(ctx context.Context, t sshdrv.Target) error {

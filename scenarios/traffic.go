@@ -55,7 +55,15 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	for i := range pt.Flows {
 		pt.Flows[i].TClass = sess.tclass
 	}
-	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(sess.lead).UTC(), Flows: pt.Flows}
+	// On hardware the lead must also cover sending the schedules (as long
+	// as it last took in this session): the agents start after that, and
+	// a flow whose time has passed starts late. The emulated twin starts
+	// every flow on its own clock.
+	lead := sess.lead
+	if !sess.lab.Emulated {
+		lead += sess.sendTook
+	}
+	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(lead).UTC(), Flows: pt.Flows}
 	if err := writeCompactJSON(filepath.Join(rawDir, "schedule.json"), sched); err != nil {
 		return meta, nil, err
 	}
@@ -256,6 +264,8 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 	parts := sched.ForHosts(hosts)
 	r.Progress.Stage("schedules", fmt.Sprintf("sending %d hosts their parts of %d flows", len(targets), len(sched.Flows)))
 	var bytes, flows atomic.Int64
+	start := time.Now()
+	defer func() { sess.sendTook = time.Since(start) }()
 	err := sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
 		b, err := json.Marshal(parts[t.Name])
 		if err != nil {
