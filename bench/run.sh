@@ -13,6 +13,7 @@ go test -c -o "$bin/reports.test" ./reports
 	"$bin/reports.test" -test.run XXX -test.bench Report10M -test.benchtime 1x)
 
 go build -o "$bin/labctl" ./cmd/labctl
+go build -o "$bin/labctl-agent" ./cmd/labctl-agent # beside labctl: the agent runs put on hosts
 for s in incast allreduce; do
 	for engine in packet flow; do
 		/usr/bin/time -f "labctl run $s --engine $engine: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
@@ -43,3 +44,6 @@ fi
 # Provisioning and image activation over real SSH on emulated labs.
 go test -run XXX -bench ProvisionLab -benchtime 5x -count 3 -cpu 1 -benchmem ./provision/
 go test -run XXX -bench Activate -benchtime 20x -cpu 1 ./drivers/tofino/
+
+# Issue 13's workload point end to end, stage by stage (bench/point.sh).
+./bench/point.sh fattree:4 fattree:8

@@ -39,7 +39,7 @@ func TestTimedOutRunLeavesArchiveAndNoProcesses(t *testing.T) {
 		t.Errorf("manifest: outcome %q stage %q error %q", m.Outcome, m.Stage, m.Error)
 	}
 	for _, h := range inv.Hosts {
-		res, err := pool.Exec(ctx, testlab.Target(t, inv, h.Name, sshdrv.EndpointSSH), "pgrep -f 'labctl agent run'")
+		res, err := pool.Exec(ctx, testlab.Target(t, inv, h.Name, sshdrv.EndpointSSH), "pgrep -f 'labctl-agent run'")
 		if err != nil {
 			t.Fatal(err)
 		}

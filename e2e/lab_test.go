@@ -54,3 +54,19 @@ func dropsAndPauses(ctx context.Context, t *testing.T, inv *inventory.Lab, pool 
 	p := o.Summary.Points[0]
 	return p.Drops, p.PFCPauseFrames
 }
+
+// runYAML runs the scenario text on a lab and fails the test unless the
+// run succeeds.
+func runYAML(ctx context.Context, t *testing.T, inv *inventory.Lab, pool *sshdrv.Pool, agent, text string) *scenarios.Outcome {
+	t.Helper()
+	s, err := scenarios.Parse([]byte(text), "scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent}
+	o, err := r.Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

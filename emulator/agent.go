@@ -1,14 +1,11 @@
 package emulator
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
@@ -17,156 +14,69 @@ import (
 	"github.com/labctl/labctl/perftest/agent"
 )
 
-// agent emulates `labctl agent run --schedule F --host H --out O` on a host:
-// instead of spawning perftest processes, the twin executes the schedule
-// (once for all hosts) and this host's flows are reported exactly as the
-// real agent reports them, with the output perftest would print. The
-// hosts of a point share one parsed schedule, and each streams its result
-// to O a flow at a time, rendering only the outputs it keeps (clients of
-// the flows it sends, servers of those it receives).
+// agent runs `labctl-agent run --schedule F --host H --out O` on a host
+// with the real agent's own command handling (agent.Main: flags, reading
+// this host's part of the schedule, writing the result) up to where the
+// flows run: instead of spawning perftest processes, the host hands the
+// flows it sends to the twin, which simulates the point once when every
+// host's flows are in, and reports its flows exactly as the real agent
+// does, with the output perftest would print. The binary must be where
+// the command names it (uploaded like a real one); its content is not run.
 func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
-	if len(argv) < 3 || argv[1] != "agent" || argv[2] != "run" {
-		if len(argv) >= 2 && argv[1] == "version" {
-			fmt.Fprintln(s.Stdout, "labctl (emulated host)")
-			return 0
-		}
-		fmt.Fprintln(s.Stderr, "labctl: the emulated host runs only `labctl agent run`")
-		return 2
+	if _, err := os.Stat(h.path(argv[0])); err != nil {
+		fmt.Fprintf(s.Stderr, "sh: 1: %s: not found\n", argv[0])
+		return 127
 	}
-	fs := flag.NewFlagSet("agent run", flag.ContinueOnError)
-	fs.SetOutput(s.Stderr)
-	schedPath := fs.String("schedule", "", "")
-	self := fs.String("host", "", "")
-	out := fs.String("out", "", "")
-	// The twin starts every flow on time; the bound on clients is taken
-	// and recorded, as the real agent does, and has nothing to slow down.
-	maxConc := fs.Int("max-concurrent", 0, "")
-	if err := fs.Parse(argv[3:]); err != nil {
-		return 2
+	if len(argv) == 2 && argv[1] == "version" {
+		fmt.Fprintln(s.Stdout, "labctl-agent (emulated host)")
+		return 0
 	}
-	if *schedPath == "" || *out == "" || *self == "" {
-		fmt.Fprintln(s.Stderr, "labctl agent run: --schedule, --host and --out are required")
-		return 2
-	}
-	sched, release, err := h.loadSchedule(h.path(*schedPath))
-	if err != nil {
-		fmt.Fprintf(s.Stderr, "labctl agent: schedule %s: %v\n", *schedPath, err)
-		return 1
-	}
-	defer release()
-	base, results, err := h.runEmulated(ctx, sched)
-	if err != nil {
-		fmt.Fprintf(s.Stderr, "labctl agent: %v\n", err)
-		return 1
-	}
-	head := agent.Result{Host: *self, ScheduleID: sched.ID, EpochNs: base.UnixNano(),
-		LateToleranceNs: agent.DefaultLateTolerance.Nanoseconds(), MaxConcurrent: *maxConc}
-	sent, served, err := h.writeResult(h.path(*out), head, sched, base, results)
-	if err != nil {
-		fmt.Fprintf(s.Stderr, "labctl agent: write %s: %v\n", *out, err)
-		return 1
-	}
-	fmt.Fprintf(s.Stdout, "agent %s: schedule %s: %d flows sent, %d served\n", *self, sched.ID, sent, served)
-	return 0
+	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin})
 }
 
-// loadSchedule returns the schedule in file, shared with every other
-// agent of the lab that reads the same schedule (by its id, the first
-// field the runner writes); release drops this agent's hold on it.
-func (h *host) loadSchedule(file string) (*perftest.Schedule, func(), error) {
-	decode := func() (*perftest.Schedule, error) {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		var s perftest.Schedule
-		if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
-			return nil, err
-		}
-		return &s, nil
-	}
-	id, err := leadingID(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	if id == "" { // no id up front: this agent's own copy
-		s, err := decode()
-		return s, func() {}, err
-	}
-	return h.lab.twin.schedule(id, decode)
-}
-
-// leadingID is the value of a JSON document's first key when that key is
-// "id", read without decoding the rest; "" otherwise.
-func leadingID(file string) (string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReader(f))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return "", fmt.Errorf("not a JSON object (%v)", err)
-	}
-	if tok, err := dec.Token(); err != nil || tok != "id" {
-		return "", nil
-	}
-	var id string
-	if err := dec.Decode(&id); err != nil {
-		return "", err
-	}
-	return id, nil
-}
-
-func (h *host) runEmulated(ctx context.Context, sched *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
+// executeOnTwin is agent.Env.Execute on an emulated host.
+func (h *host) executeOnTwin(ctx context.Context, part *perftest.Schedule, o agent.Options, w io.Writer) error {
 	// Like the real agent, start nothing before the epoch (wall time); the
 	// traffic itself then runs in sim time.
 	select {
-	case <-time.After(time.Until(sched.Epoch)):
+	case <-time.After(time.Until(part.Epoch)):
 	case <-ctx.Done():
-		return time.Time{}, nil, ctx.Err()
+		return ctx.Err()
 	}
-	return h.lab.twin.RunSchedule(ctx, sched)
+	base, results, err := h.lab.twin.SubmitFlows(ctx, part)
+	if err != nil {
+		return err
+	}
+	// The twin starts every flow on time; the bound on clients is taken
+	// and recorded, as the real agent does, and has nothing to slow down.
+	head := agent.Result{Host: o.Self, ScheduleID: part.ID, EpochNs: base.UnixNano(),
+		LateToleranceNs: agent.DefaultLateTolerance.Nanoseconds(), MaxConcurrent: o.MaxConcurrent}
+	return h.writeResult(w, head, part, base, results)
 }
 
-// writeResult streams this host's result to file: a record with the
-// client's output for every flow it sends, then a server run with the
-// server's output for every flow it received that completed.
-func (h *host) writeResult(file string, head agent.Result, sched *perftest.Schedule, base time.Time,
-	results map[int]fabric.Result) (sent, served int, err error) {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return 0, 0, err
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	w := agent.NewResultWriter(f, head)
-	for _, fl := range sched.Flows {
+// writeResult streams this host's result to w: a record with the client's
+// output for every flow it sends, then a server run with the server's
+// output for every flow it received that completed.
+func (h *host) writeResult(w io.Writer, head agent.Result, part *perftest.Schedule, base time.Time, results map[int]fabric.Result) error {
+	rw := agent.NewResultWriter(w, head)
+	for _, fl := range part.Flows {
 		if fl.Src == head.Host {
 			rec := record(fl, results, base)
 			if rec.Result != nil {
 				rec.Output = h.formatFlow(fl, perftest.Client, *rec.Result)
 			}
-			_ = w.Record(rec) // errors stick: Close returns them
-			sent++
+			_ = rw.Record(rec) // errors stick: Close returns them
 		}
 	}
-	for _, fl := range sched.Flows {
+	for _, fl := range part.Flows {
 		if fl.Dst == head.Host {
 			if rec := record(fl, results, base); rec.Result != nil {
-				_ = w.Server(agent.ServerRun{FlowID: fl.ID, Output: h.formatFlow(fl, perftest.Server, *rec.Result),
+				_ = rw.Server(agent.ServerRun{FlowID: fl.ID, Output: h.formatFlow(fl, perftest.Server, *rec.Result),
 					StartNs: rec.StartNs, EndNs: rec.EndNs})
-				served++
 			}
 		}
 	}
-	if err := w.Close(); err != nil {
-		return sent, served, err
-	}
-	return sent, served, f.Close()
+	return rw.Close()
 }
 
 // record is a flow's record from the twin's result: times on the wall

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/perftest/agent"
 )
 
 // host is one emulated server: its inventory entry, filesystem root and the
@@ -63,13 +65,76 @@ func newHost(lab *Lab, inv inventory.Host, root string) *host {
 	h.sh.cmds["cma_roce_tos"] = h.cmaRoCE
 	h.sh.cmds["cma_roce_mode"] = h.cmaRoCE
 	h.sh.cmds["sha256sum"] = h.sha256sum
-	h.sh.cmds["labctl"] = h.agent
+	h.sh.cmds["mkdir"] = h.mkdir
+	h.sh.cmds[agent.BinaryName] = h.agent
 	return h
 }
 
-// path maps an absolute remote path into the host's root.
+// mkdir [-p] [-m MODE] DIR...: as mkdir(1); the mode applies to DIR
+// itself, parents get 0755.
+func (h *host) mkdir(_ context.Context, argv []string, s *sshd.Session) int {
+	parents, mode := false, os.FileMode(0o755)
+	args := argv[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-p":
+			parents = true
+		case "-m":
+			if len(args) < 2 {
+				fmt.Fprintln(s.Stderr, "mkdir: option requires an argument -- 'm'")
+				return 1
+			}
+			m, err := strconv.ParseUint(args[1], 8, 32)
+			if err != nil {
+				fmt.Fprintf(s.Stderr, "mkdir: invalid mode %s\n", args[1])
+				return 1
+			}
+			mode, args = os.FileMode(m), args[1:]
+		default:
+			fmt.Fprintf(s.Stderr, "mkdir: only -p and -m are emulated, not %s\n", args[0])
+			return 1
+		}
+		args = args[1:]
+	}
+	code := 0
+	for _, d := range args {
+		p := h.path(d)
+		if parents {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				fmt.Fprintf(s.Stderr, "mkdir: cannot create directory '%s': %v\n", d, err)
+				code = 1
+				continue
+			}
+		}
+		err := os.Mkdir(p, mode)
+		if err == nil {
+			err = os.Chmod(p, mode) // whatever the umask
+		} else if fi, serr := os.Stat(p); parents && serr == nil && fi.IsDir() {
+			err = nil
+		}
+		if err != nil {
+			fmt.Fprintf(s.Stderr, "mkdir: cannot create directory '%s': %v\n", d, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// path maps a remote path (relative ones from the home directory, the
+// root) into the host's root, or into the lab's one agent store, which
+// every host's SFTP serves at the same place.
 func (h *host) path(p string) string {
-	return filepath.Join(h.root, filepath.FromSlash(filepath.Clean("/"+p)))
+	clean := path.Clean("/" + p)
+	if h.lab != nil && h.lab.agentStore != "" {
+		store := "/" + agent.StoreDir
+		if clean == store {
+			return h.lab.agentStore
+		}
+		if rest, ok := strings.CutPrefix(clean, store+"/"); ok {
+			return filepath.Join(h.lab.agentStore, filepath.FromSlash(rest))
+		}
+	}
+	return filepath.Join(h.root, filepath.FromSlash(clean))
 }
 
 func (h *host) rnic(devOrNetdev string) (inventory.RNIC, bool) {

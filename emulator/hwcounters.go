@@ -47,9 +47,18 @@ func twinHWCounters(pc fabric.PortCounters, transport bool) map[string]uint64 {
 	return m
 }
 
+// hwReader reads the hw_counters files one command names: the twin's
+// counters of a device are fetched once per command (a `cat` of every
+// counter file is one look at the twin, not one per file).
+type hwReader struct {
+	h     *host
+	byDev map[string]map[string]uint64
+}
+
 // hwCounter returns the content of a hw_counters file of one of the host's
 // RNICs, or false when p is no such file (or the counter is absent).
-func (h *host) hwCounter(p string) ([]byte, bool) {
+func (r *hwReader) hwCounter(p string) ([]byte, bool) {
+	h := r.h
 	p = path.Clean("/" + p)
 	dir, name := path.Split(p)
 	dev, ok := strings.CutPrefix(strings.TrimSuffix(dir, "/"), "/sys/class/infiniband/")
@@ -60,7 +69,15 @@ func (h *host) hwCounter(p string) ([]byte, bool) {
 	if r, found := h.rnic(dev); !ok || !found || r.Device != dev {
 		return nil, false
 	}
-	v, ok := twinHWCounters(h.lab.twin.HostCounters(h.inv.Name, dev))[name]
+	m, ok := r.byDev[dev]
+	if !ok {
+		m = twinHWCounters(h.lab.twin.HostCounters(h.inv.Name, dev))
+		if r.byDev == nil {
+			r.byDev = map[string]map[string]uint64{}
+		}
+		r.byDev[dev] = m
+	}
+	v, ok := m[name]
 	if !ok {
 		return nil, false
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/labctl/labctl/emulator/netconfd"
 	"github.com/labctl/labctl/emulator/sshd"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/perftest/agent"
 )
 
 // Options configure an emulated lab.
@@ -61,10 +62,14 @@ type Lab struct {
 		mu sync.Mutex
 		m  map[string]sdeBaseline
 	}
-	inbox  map[string]bool  // hosts with the upstream mlx5 driver
-	hosts  map[string]*host // by name, filled at start
-	cancel context.CancelFunc
-	log    *slog.Logger
+	inbox map[string]bool  // hosts with the upstream mlx5 driver
+	hosts map[string]*host // by name, filled at start
+	// agentStore is the hosts' one agent store (agent.StoreDir on every
+	// host): a version uploaded to one host is present on all, as on
+	// hosts sharing an NFS home.
+	agentStore string
+	cancel     context.CancelFunc
+	log        *slog.Logger
 }
 
 // ClientUser is the login name of the emulated lab's generated credential.
@@ -136,13 +141,13 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	l.twin = newTwin(engine, pubs, opt.Logger)
 	l.twin.nicPrio = l.nicPriority
 	var known []sshd.KnownHost
-	startSSH := func(name string, exec sshd.ExecHandler, root string, subs map[string]sshd.SubsystemHandler) (string, error) {
+	startSSH := func(name string, exec sshd.ExecHandler, root string, mounts map[string]string, subs map[string]sshd.SubsystemHandler) (string, error) {
 		hk, err := sshd.GenerateHostKey()
 		if err != nil {
 			return "", err
 		}
 		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
-			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger})
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Mounts: mounts, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger})
 		if err != nil {
 			return "", err
 		}
@@ -175,7 +180,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, err
 		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
-		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, subs); err != nil {
+		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, nil, subs); err != nil {
 			return nil, err
 		}
 		sw.Mgmt.NETCONF = sw.Mgmt.SSH // the "netconf" subsystem of the same server
@@ -193,6 +198,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		sw.Credential = "emulator"
 		pubs[sw.Name] = tgt
 	}
+	l.agentStore = filepath.Join(opt.Dir, "shared", "agent")
+	if err := os.MkdirAll(l.agentStore, 0o700); err != nil {
+		return nil, err
+	}
+	hostMounts := map[string]string{"/" + agent.StoreDir: l.agentStore}
 	for i := range inv.Hosts {
 		hh := &inv.Hosts[i]
 		root := filepath.Join(opt.Dir, "devices", hh.Name)
@@ -202,7 +212,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		hh.Credential = "emulator"
 		h := newHost(l, *hh, root)
 		l.hosts[hh.Name] = h
-		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, nil); err != nil {
+		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, hostMounts, nil); err != nil {
 			return nil, err
 		}
 		h.inv = *hh

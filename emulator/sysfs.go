@@ -116,8 +116,9 @@ func (h *host) readlink(_ context.Context, argv []string, s *sshd.Session) int {
 // cat prints files of the host's filesystem.
 func (h *host) cat(_ context.Context, argv []string, s *sshd.Session) int {
 	status := 0
+	hw := &hwReader{h: h}
 	for _, f := range argv[1:] {
-		if b, ok := h.hwCounter(f); ok { // RDMA hw_counters come from the twin (hwcounters.go)
+		if b, ok := hw.hwCounter(f); ok { // RDMA hw_counters come from the twin (hwcounters.go)
 			s.Stdout.Write(b)
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
@@ -44,7 +45,7 @@ type Twin struct {
 	runsMu sync.Mutex
 	runs   map[string]*scheduleRun // by schedule ID
 	order  []string                // oldest first, to bound runs
-	parsed map[string]*sharedSchedule
+	gather map[string]*gathering   // points whose flows are still coming in, by ID
 }
 
 // keepRuns is how many schedules' results a long-lived lab remembers: every
@@ -62,10 +63,10 @@ type scheduleRun struct {
 }
 
 func newTwin(engine fabric.Engine, switches map[string]publisher, log *slog.Logger) *Twin {
-	return &Twin{engine: engine, transport: engine.Counters().Transport, switches: switches, log: log, runs: map[string]*scheduleRun{}, parsed: map[string]*sharedSchedule{}}
+	return &Twin{engine: engine, transport: engine.Counters().Transport, switches: switches, log: log, runs: map[string]*scheduleRun{}, gather: map[string]*gathering{}}
 }
 
-// RunSchedule simulates s once, however many host agents ask for it, and
+// RunSchedule simulates s once, however many callers ask for it, and
 // returns every flow's result with the sim's time base. The simulation
 // runs on its own and is cut short when every caller waiting for it has
 // gone (their ctx ended: a point timed out or was interrupted), so that
@@ -74,22 +75,34 @@ func (t *Twin) RunSchedule(ctx context.Context, s *perftest.Schedule) (base time
 	t.runsMu.Lock()
 	r, ok := t.runs[s.ID]
 	if !ok {
-		sctx, cancel := context.WithCancel(context.Background())
-		r = &scheduleRun{done: make(chan struct{}), cancel: cancel}
-		t.runs[s.ID] = r
-		t.order = append(t.order, s.ID)
-		if len(t.order) > keepRuns {
-			delete(t.runs, t.order[0])
-			t.order = t.order[1:]
-		}
-		go func() {
-			defer close(r.done)
-			defer cancel()
-			r.base, r.results, r.err = t.simulate(sctx, s)
-		}()
+		r = t.startLocked(s)
 	}
 	r.waiting++
 	t.runsMu.Unlock()
+	return t.await(ctx, s.ID, r)
+}
+
+// startLocked starts simulating s (t.runsMu held).
+func (t *Twin) startLocked(s *perftest.Schedule) *scheduleRun {
+	sctx, cancel := context.WithCancel(context.Background())
+	r := &scheduleRun{done: make(chan struct{}), cancel: cancel}
+	t.runs[s.ID] = r
+	t.order = append(t.order, s.ID)
+	if len(t.order) > keepRuns {
+		delete(t.runs, t.order[0])
+		t.order = t.order[1:]
+	}
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		r.base, r.results, r.err = t.simulate(sctx, s)
+	}()
+	return r
+}
+
+// await waits for r, counted in r.waiting, and cuts it short when the
+// last caller waiting for it goes.
+func (t *Twin) await(ctx context.Context, id string, r *scheduleRun) (time.Time, map[int]fabric.Result, error) {
 	select {
 	case <-r.done:
 		t.runsMu.Lock()
@@ -98,13 +111,88 @@ func (t *Twin) RunSchedule(ctx context.Context, s *perftest.Schedule) (base time
 		return r.base, r.results, r.err
 	case <-ctx.Done():
 		t.runsMu.Lock()
-		if r.waiting--; r.waiting == 0 && !closed(r.done) {
-			r.cancel()
-			if t.runs[s.ID] == r {
-				delete(t.runs, s.ID)
-			}
-		}
+		t.leaveLocked(id, r)
 		t.runsMu.Unlock()
+		return time.Time{}, nil, ctx.Err()
+	}
+}
+
+// leaveLocked drops a caller's wait for r, and cuts r short when it was
+// the last one waiting (t.runsMu held).
+func (t *Twin) leaveLocked(id string, r *scheduleRun) {
+	if r.waiting--; r.waiting == 0 && !closed(r.done) {
+		r.cancel()
+		if t.runs[id] == r {
+			delete(t.runs, id)
+		}
+	}
+}
+
+// gathering is a point's flows as its hosts' agents hand them in (each
+// flow by its sender), until the point is complete.
+type gathering struct {
+	s       perftest.Schedule // ID and epoch of the point; Flows filled at the end
+	flows   map[int]perftest.Flow
+	total   int
+	waiting int           // agents waiting for the point to complete
+	ready   chan struct{} // closed when the run starts: run is set
+	run     *scheduleRun
+}
+
+// SubmitFlows takes a host's part of a point's schedule (perftest.Schedule
+// with Host and PointFlows set): the flows it sends join the point's, and
+// when the point has all its flows the twin simulates them once, in flow
+// id order (the plan's), however many hosts take part. Every host's call
+// returns every flow's result with the sim's time base, as RunSchedule's.
+// The flows thus come from the controller's plan, each once: no host's
+// part is parsed by anyone but its own agent. A whole schedule (no Host)
+// is simulated as it is (RunSchedule).
+func (t *Twin) SubmitFlows(ctx context.Context, part *perftest.Schedule) (time.Time, map[int]fabric.Result, error) {
+	if part.Host == "" {
+		return t.RunSchedule(ctx, part)
+	}
+	id := part.ID
+	t.runsMu.Lock()
+	if r, ok := t.runs[id]; ok { // the point is already simulating or simulated
+		r.waiting++
+		t.runsMu.Unlock()
+		return t.await(ctx, id, r)
+	}
+	g, ok := t.gather[id]
+	if !ok {
+		g = &gathering{s: perftest.Schedule{ID: id, Epoch: part.Epoch}, flows: map[int]perftest.Flow{},
+			total: part.PointFlows, ready: make(chan struct{})}
+		t.gather[id] = g
+	}
+	for _, f := range part.Flows {
+		if f.Src == part.Host {
+			g.flows[f.ID] = f
+		}
+	}
+	g.waiting++
+	if len(g.flows) >= g.total {
+		g.s.Flows = make([]perftest.Flow, 0, len(g.flows))
+		for _, f := range g.flows {
+			g.s.Flows = append(g.s.Flows, f)
+		}
+		sort.Slice(g.s.Flows, func(i, j int) bool { return g.s.Flows[i].ID < g.s.Flows[j].ID })
+		g.run = t.startLocked(&g.s)
+		g.run.waiting = g.waiting // every agent gathered now waits for the run
+		delete(t.gather, id)
+		close(g.ready)
+	}
+	t.runsMu.Unlock()
+	select {
+	case <-g.ready:
+		return t.await(ctx, id, g.run)
+	case <-ctx.Done():
+		t.runsMu.Lock()
+		defer t.runsMu.Unlock()
+		if closed(g.ready) { // the run started meanwhile
+			t.leaveLocked(id, g.run)
+		} else if g.waiting--; g.waiting == 0 && t.gather[id] == g {
+			delete(t.gather, id) // nobody waits for the rest any more
+		}
 		return time.Time{}, nil, ctx.Err()
 	}
 }
@@ -160,43 +248,6 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 	smp.finish(end)
 	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end)
 	return base, out, nil
-}
-
-// sharedSchedule is one parsed schedule that every host agent of a point
-// reads: a point's schedule is the same document on every host, and
-// decoding it once per host would multiply its memory by the hosts.
-type sharedSchedule struct {
-	once  sync.Once
-	s     *perftest.Schedule
-	err   error
-	users int
-}
-
-// schedule returns the schedule id, parsed by load the first time one of
-// the agents holding it asks; release drops the agent's hold, and the
-// parse with the last.
-func (t *Twin) schedule(id string, load func() (*perftest.Schedule, error)) (s *perftest.Schedule, release func(), err error) {
-	t.runsMu.Lock()
-	p, ok := t.parsed[id]
-	if !ok {
-		p = &sharedSchedule{}
-		t.parsed[id] = p
-	}
-	p.users++
-	t.runsMu.Unlock()
-	release = func() {
-		t.runsMu.Lock()
-		defer t.runsMu.Unlock()
-		if p.users--; p.users == 0 && t.parsed[id] == p {
-			delete(t.parsed, id)
-		}
-	}
-	p.once.Do(func() { p.s, p.err = load() })
-	if p.err != nil {
-		release()
-		return nil, nil, p.err
-	}
-	return p.s, release, nil
 }
 
 // sampleInterval is the finest interval any collector asked for.

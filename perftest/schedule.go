@@ -3,13 +3,40 @@ package perftest
 import "time"
 
 // Schedule is a point's traffic: flows with offsets from one common epoch.
-// Every host agent gets the whole schedule and runs the flows it takes part in
-// (as sender: a client; as receiver: a server), so a real lab and the
-// emulated twin execute the same document.
+// The run archive keeps a point's whole schedule; each host agent gets its
+// own part (ForHosts): the flows it takes part in (as sender: a client; as
+// receiver: a server), with the point's ID and epoch, so the bytes sent to
+// hosts grow with the flows, not with hosts x flows.
 type Schedule struct {
 	ID    string    `json:"id"`
 	Epoch time.Time `json:"epoch"`
-	Flows []Flow    `json:"flows"`
+	// Host is the host a part is for ("" in a point's whole schedule).
+	Host string `json:"host,omitempty"`
+	// PointFlows is how many flows the whole point has (set in a host's
+	// part): an emulated lab's twin, which gathers a point's flows from
+	// the hosts that send them, knows from it when it has them all.
+	PointFlows int    `json:"point_flows,omitempty"`
+	Flows      []Flow `json:"flows"`
+}
+
+// ForHosts splits s into one part per host of hosts: the flows the host
+// sends or receives, in s's order, with s's ID and epoch. A host without
+// flows gets an empty part. Flows between hosts not in hosts are in no
+// part.
+func (s *Schedule) ForHosts(hosts []string) map[string]*Schedule {
+	parts := make(map[string]*Schedule, len(hosts))
+	for _, h := range hosts {
+		parts[h] = &Schedule{ID: s.ID, Epoch: s.Epoch, Host: h, PointFlows: len(s.Flows), Flows: []Flow{}}
+	}
+	for _, f := range s.Flows {
+		if p, ok := parts[f.Src]; ok {
+			p.Flows = append(p.Flows, f)
+		}
+		if p, ok := parts[f.Dst]; ok && f.Dst != f.Src {
+			p.Flows = append(p.Flows, f)
+		}
+	}
+	return parts
 }
 
 // Flow is one perftest client/server pair moving Bytes from Src to Dst.

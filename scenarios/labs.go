@@ -30,11 +30,16 @@ type session struct {
 	release  func() // nil: the lab and pool belong to the caller
 	col      *collectorSet
 	shipped  map[string]bool // hosts that have the agent
-	provKey  string          // the provisioning in force, "" when none is known
-	interval time.Duration   // telemetry sample interval
-	lead     time.Duration   // epoch lead
-	rnics    bool            // read RNIC counters around each point
-	lastRNIC time.Time       // newest rnic sample written, to keep them in order
+	agentSum string          // SHA-256 of the agent binary (Runner.AgentPath)
+	// sendTook is how long sending a point's schedules last took (before
+	// the first point: checking the hosts for the agent, as many round
+	// trips); a hardware point's epoch lead adds it.
+	sendTook time.Duration
+	provKey  string        // the provisioning in force, "" when none is known
+	interval time.Duration // telemetry sample interval
+	lead     time.Duration // epoch lead
+	rnics    bool          // read RNIC counters around each point
+	lastRNIC time.Time     // newest rnic sample written, to keep them in order
 	// tclass is the RoCE ToS the provisioned RNIC profile set (0: none):
 	// every flow sends with it (perftest --tclass), as labctl's perftest
 	// QPs are not RDMA-CM ones, which alone take cma_roce_tos.

@@ -47,6 +47,10 @@ type Plan struct {
 	Scenario string  `json:"scenario"`
 	Lab      string  `json:"lab"`
 	Points   []Point `json:"points"`
+	// ArchiveEstimateBytes is about what the points on emulated labs write
+	// into the archive, estimated when they were planned (a variant that
+	// would not fit is refused then).
+	ArchiveEstimateBytes int64 `json:"archive_estimate_bytes,omitempty"`
 }
 
 const defaultMsgSize = 64 << 10

@@ -3,37 +3,57 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/perftest/agent"
 )
 
-// RemoteDir is where labctl keeps its agent and schedules on a host.
-const RemoteDir = "/tmp/labctl"
+// The agent goes to a host once per version: it lives there under its
+// content hash (agent.BinaryPath) and is uploaded only when missing.
 
-func remoteAgent() string { return path.Join(RemoteDir, "bin", "labctl") }
-
-// shipAgent uploads the agent binary to a host unless the host already has
-// a byte-identical copy (checked with sha256sum), so repeated runs are cheap.
-func shipAgent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, local, sum string) error {
-	res, err := pool.Exec(ctx, t, "sha256sum "+remoteAgent())
+// agentPresent makes sure t has labctl's home directory (agent.HomeDir,
+// created readable by the user only) and says whether it has the agent
+// binary whose SHA-256 is sum.
+func agentPresent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, sum string) (bool, error) {
+	res, err := pool.Exec(ctx, t, "mkdir -p -m 700 "+agent.HomeDir)
+	if err == nil {
+		err = res.Err()
+	}
 	if err != nil {
-		return err
+		return false, fmt.Errorf("host %s: create %s: %w", t.Name, agent.HomeDir, err)
 	}
-	if res.ExitStatus == 0 && strings.HasPrefix(string(res.Stdout), sum) {
-		return nil
+	res, err = pool.Exec(ctx, t, "sha256sum "+agent.BinaryPath(sum))
+	if err != nil {
+		return false, err
 	}
-	if err := pool.Upload(ctx, t, local, remoteAgent(), 0o755); err != nil {
+	return res.ExitStatus == 0 && strings.HasPrefix(string(res.Stdout), sum), nil
+}
+
+// uploadAgent puts the agent binary local (SHA-256 sum) on t. The upload
+// goes to a temporary name renamed into place, so hosts sharing a home
+// directory never see a partial binary.
+func uploadAgent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, local, sum string) error {
+	if err := pool.Upload(ctx, t, local, agent.BinaryPath(sum), 0o755); err != nil {
 		return fmt.Errorf("host %s: ship agent: %w", t.Name, err)
 	}
 	return nil
 }
 
+// agentCommand is the command line that runs the agent sum on a host.
+func agentCommand(sum, sched, host, out string, maxConcurrent int) string {
+	args := []string{agent.BinaryPath(sum), "run",
+		"--schedule", sshdrv.Quote(sched), "--host", sshdrv.Quote(host), "--out", sshdrv.Quote(out)}
+	if maxConcurrent > 0 {
+		args = append(args, "--max-concurrent", fmt.Sprint(maxConcurrent))
+	}
+	return strings.Join(args, " ")
+}
+
 // cleanupAgents kills any agent of this run still alive on a host, after an
 // interrupted or failed point: a run never leaves processes behind.
 func cleanupAgents(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, runDir string) error {
-	res, err := pool.Exec(ctx, t, "pgrep -f "+sshdrv.Quote("labctl agent run --schedule "+runDir))
+	res, err := pool.Exec(ctx, t, "pgrep -f "+sshdrv.Quote(agent.BinaryName+" run --schedule "+runDir))
 	if err != nil {
 		return err
 	}

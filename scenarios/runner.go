@@ -36,7 +36,8 @@ type Runner struct {
 	OutDir string
 	// Influx, when set, receives telemetry besides the archive.
 	Influx *collectors.InfluxConfig
-	// AgentPath is the local labctl binary shipped to hosts as the agent.
+	// AgentPath is the agent binary (cmd/labctl-agent) put on hosts that
+	// lack it; hosts keep it under its SHA-256 (agent.BinaryPath).
 	AgentPath string
 	// EpochLead is how far in the future a point's epoch is set, to give
 	// every agent time to start its servers (default 2s; 300ms emulated).
@@ -58,6 +59,10 @@ type Runner struct {
 	Progress Progress
 	Logger   *slog.Logger
 	Version  string
+	// DiskFree says how many bytes may still be written on a directory's
+	// filesystem (default: statfs); an emulated lab's variant whose
+	// archive would not fit is refused at plan time.
+	DiskFree func(dir string) (uint64, error)
 }
 
 // Run outcomes, as manifest.json and Outcome say them.
@@ -189,6 +194,9 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	st.save()
 	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", cmp.Or(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
+	if err == nil && sess.lab.Emulated {
+		err = st.checkDisk(pts, sess)
+	}
 	if err == nil {
 		for _, pt := range pts {
 			pt.Flows = nil // the run keeps only the points to come with theirs
@@ -281,8 +289,9 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		sess.col = col
 	}
-	if err := st.shipAgents(ctx, sess, pt.Hosts); err != nil {
-		fail("traffic:"+pt.Name, err)
+	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
+	if err != nil {
+		fail("agent:"+pt.Name, err)
 		return
 	}
 	if st.flowsCSV == nil {
@@ -296,7 +305,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		st.flowsCSV = f
 	}
-	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, pt, st.flowsCSV)
+	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
 		st.failures = append(st.failures, failure{"traffic:" + pt.Name, pt.Name, err})
@@ -421,6 +430,9 @@ func (r *Runner) defaults() {
 	def := DefaultLimits()
 	r.Limits.Repetitions = cmp.Or(r.Limits.Repetitions, def.Repetitions)
 	r.Limits.FlowsPerPoint = cmp.Or(r.Limits.FlowsPerPoint, def.FlowsPerPoint)
+	if r.DiskFree == nil {
+		r.DiskFree = diskFree
+	}
 }
 
 // labInventory is what a variant's lab holds, without starting it: the
@@ -443,47 +455,6 @@ func (r *Runner) labInventory(spec string) (*inventory.Lab, error) {
 }
 
 func safeName(s string) string { return strings.ReplaceAll(s, "/", "_") }
-
-// shipAgents gives every host of hosts that lacks it in this session the
-// agent binary.
-func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []string) error {
-	r := st.r
-	if r.AgentPath == "" {
-		p, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the labctl binary to ship as agent: %w", err)
-		}
-		r.AgentPath = p
-	}
-	var targets []sshdrv.Target
-	for _, h := range hosts {
-		if !sess.shipped[h] {
-			t, err := sess.target(h)
-			if err != nil {
-				return err
-			}
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		return nil
-	}
-	sum, err := sshdrv.FileSHA256(r.AgentPath)
-	if err != nil {
-		return fmt.Errorf("agent binary: %w", err)
-	}
-	r.Progress.Stage("traffic", fmt.Sprintf("shipping agent to %d hosts", len(targets)))
-	err = sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		return shipAgent(ctx, sess.ssh, t, r.AgentPath, sum)
-	})
-	if err != nil {
-		return err
-	}
-	for _, t := range targets {
-		sess.shipped[t.Name] = true
-	}
-	return nil
-}
 
 func newRunID(scenario string) string {
 	b := make([]byte, 3)

@@ -2,14 +2,15 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -18,21 +19,22 @@ import (
 	"github.com/labctl/labctl/reports"
 )
 
-// runPoint ships the point's schedule to every host taking part, reads
-// their RNIC counters, runs the agents in parallel, streams their results
-// into raw/ and flows.csv as each arrives (the tools' verbatim output stays
-// in raw/ only), reads the counters again, and waits for telemetry to cover
-// the traffic. It returns the point's record (also on error) and warnings
-// that do not fail it (hosts that started flows late).
-func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session, pt *Point, flowsCSV io.Writer) (*reports.PointMeta, []string, error) {
+// runPoint sends every host of the point its part of the schedule (the
+// flows it sends or receives; the archive keeps the whole schedule once),
+// reads their RNIC counters, runs every host's agent at once (agent sum,
+// see shipAgents), streams their results into raw/ and flows.csv as each
+// arrives (the tools' verbatim output stays in raw/ only), reads the
+// counters again, and waits for telemetry to cover the traffic. It returns
+// the point's record (also on error) and warnings that do not fail it
+// (hosts that started flows late).
+func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session, sum string, pt *Point, flowsCSV io.Writer) (*reports.PointMeta, []string, error) {
 	meta := pointMeta(pt)
 	safe := safeName(pt.Name)
 	rawDir := filepath.Join(dir, "raw", safe)
 	if err := os.MkdirAll(rawDir, 0o755); err != nil {
 		return meta, nil, err
 	}
-	remoteRun := path.Join(RemoteDir, "runs", runID)
-	remoteSched := path.Join(remoteRun, safe+".schedule.json")
+	remoteRun := agent.RunDir(runID)
 
 	var targets []sshdrv.Target
 	for _, h := range pt.Hosts {
@@ -45,6 +47,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	rnics := sess.rnics
 	var before []rnicSample
 	if rnics {
+		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts before the traffic", len(pt.Hosts)))
 		before = sess.readRNICs(ctx, pt.Hosts)
 	}
 	// The epoch is set after the counters are read, so reading them does
@@ -52,29 +55,35 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	for i := range pt.Flows {
 		pt.Flows[i].TClass = sess.tclass
 	}
-	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(sess.lead).UTC(), Flows: pt.Flows}
-	localSched := filepath.Join(rawDir, "schedule.json")
-	if err := writeCompactJSON(localSched, sched); err != nil {
+	// On hardware the lead must also cover sending the schedules (as long
+	// as it last took in this session): the agents start after that, and
+	// a flow whose time has passed starts late. The emulated twin starts
+	// every flow on its own clock.
+	lead := sess.lead
+	if !sess.lab.Emulated {
+		lead += sess.sendTook
+	}
+	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(lead).UTC(), Flows: pt.Flows}
+	if err := writeCompactJSON(filepath.Join(rawDir, "schedule.json"), sched); err != nil {
 		return meta, nil, err
 	}
 	total := len(pt.Flows)
+	tctx, cancel := context.WithTimeout(ctx, r.PointTimeout)
+	defer cancel()
+	remoteSched := func(host string) string { return path.Join(remoteRun, safe+"."+host+".schedule.json") }
+	if err := r.sendSchedules(tctx, sess, sched, targets, remoteSched); err != nil {
+		return meta, nil, err
+	}
 	r.Progress.Stage("traffic", fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
 	r.Progress.Flows(pt.Name, 0, total)
 
 	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
-	tctx, cancel := context.WithTimeout(ctx, r.PointTimeout)
-	defer cancel()
-	err := sess.ssh.ForEach(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		if err := sess.ssh.Upload(ctx, t, localSched, remoteSched, 0o644); err != nil {
-			return fmt.Errorf("host %s: upload schedule: %w", t.Name, err)
-		}
+	// Every host's agent runs at once, not a pool's few at a time: each
+	// waits for the common epoch, and a host that received a flow must
+	// have its server up when the sender's client starts.
+	err := allAtOnce(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
 		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json")
-		args := []string{remoteAgent(), "agent", "run",
-			"--schedule", sshdrv.Quote(remoteSched), "--host", sshdrv.Quote(t.Name), "--out", sshdrv.Quote(remoteOut)}
-		if r.MaxConcurrent > 0 {
-			args = append(args, "--max-concurrent", strconv.Itoa(r.MaxConcurrent))
-		}
-		res, err := sess.ssh.Exec(ctx, t, strings.Join(args, " "))
+		res, err := sess.ssh.Exec(ctx, t, agentCommand(sum, remoteSched(t.Name), t.Name, remoteOut, r.MaxConcurrent))
 		if err != nil {
 			return err
 		}
@@ -107,6 +116,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
 	if rnics && err == nil {
+		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts after the traffic", len(pt.Hosts)))
 		sess.writeRNICs(ctx, runID, before, sess.readRNICs(ctx, pt.Hosts), meta)
 	}
 	if tally.err != nil && err == nil {
@@ -242,4 +252,60 @@ func pointMeta(pt *Point) *reports.PointMeta {
 		m.OfferedLoad, m.WindowNs = pt.OfferedLoad, pt.WindowNs
 	}
 	return m
+}
+
+// sendSchedules writes every target's part of sched (perftest.Schedule.
+// ForHosts) to it at remote(host), a bounded number of hosts at a time.
+func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perftest.Schedule, targets []sshdrv.Target, remote func(string) string) error {
+	hosts := make([]string, len(targets))
+	for i, t := range targets {
+		hosts[i] = t.Name
+	}
+	parts := sched.ForHosts(hosts)
+	r.Progress.Stage("schedules", fmt.Sprintf("sending %d hosts their parts of %d flows", len(targets), len(sched.Flows)))
+	var bytes, flows atomic.Int64
+	start := time.Now()
+	defer func() { sess.sendTook = time.Since(start) }()
+	err := sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
+		b, err := json.Marshal(parts[t.Name])
+		if err != nil {
+			return err
+		}
+		bytes.Add(int64(len(b)))
+		flows.Add(int64(len(parts[t.Name].Flows)))
+		if err := sess.ssh.WriteFile(ctx, t, remote(t.Name), b, 0o600); err != nil {
+			return fmt.Errorf("host %s: send schedule: %w", t.Name, err)
+		}
+		return nil
+	})
+	r.Progress.Stage("schedules", fmt.Sprintf("%d hosts: %d flow entries, %d bytes", len(targets), flows.Load(), bytes.Load()))
+	return err
+}
+
+// allAtOnce runs fn for every target concurrently. The first error (naming
+// its device) stops the others, whose agents would wait in vain for that
+// host's part of the point (its servers, or on an emulated lab its flows),
+// and is returned.
+func allAtOnce(ctx context.Context, targets []sshdrv.Target, fn func(context.Context, sshdrv.Target) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for _, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := fn(ctx, t)
+			if err == nil {
+				return
+			}
+			if !strings.Contains(err.Error(), "device "+t.Name) && !strings.Contains(err.Error(), "host "+t.Name) {
+				err = fmt.Errorf("device %s: %w", t.Name, err)
+			}
+			once.Do(func() { first = err; cancel() })
+		}()
+	}
+	wg.Wait()
+	return first
 }

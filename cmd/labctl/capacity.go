@@ -43,6 +43,7 @@ Examples:
    labctl capacity workload.yaml --slo 'slowdown.p99<=20' --lo 0.2 --hi 0.9 --tol 0.05
    labctl capacity workload.yaml --slo 'fct.mean<=500000' --grid 0.3,0.5,0.7 --lab leafspine:2x2:4@100`,
 		Flags: []cli.Flag{
+			agentFlag,
 			&cli.StringFlag{Name: "slo", Required: true, Usage: "the SLO, e.g. 'slowdown.p99[<100KB]<=10'"},
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name (default: the scenario's)"},
 			&cli.StringFlag{Name: "traffic", Usage: "the workload traffic entry to load, by name (default: the only one)"},
@@ -86,9 +87,13 @@ Examples:
 			if _, err := s.WithLoad(c.String("traffic"), 0.5); err != nil {
 				return exitError{2, err} // the scenario cannot be swept: say so before any run
 			}
+			agentBin, err := agentBinary(c.Context, c.String("agent"))
+			if err != nil {
+				return err
+			}
 			logger := newLogger(c.Bool("verbose"))
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), Limits: runLimits(c),
+				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: runLimits(c),
 				Schemes: schemeCheck(schemes.MustRegistry())}
 			tty := isTerminal(os.Stderr)
 			if tty {

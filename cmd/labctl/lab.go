@@ -53,6 +53,9 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	if !lab.Emulated {
 		return lab, func() {}, nil
 	}
+	if err := ensureOpenFiles(lab); err != nil {
+		return nil, nil, err
+	}
 	dir, err := os.MkdirTemp("", "labctl-lab-")
 	if err != nil {
 		return nil, nil, err
@@ -167,6 +170,13 @@ func selectStates(name string) ([]emulator.State, error) {
 // spawnLab re-executes labctl as 'lab serve' in its own session and waits
 // until the lab has written its state.
 func spawnLab(ctx context.Context, name, engine string) error {
+	lab, err := inventory.Resolve(name)
+	if err != nil {
+		return err
+	}
+	if err := ensureOpenFiles(lab); err != nil { // the lab inherits the limit: fail here, not in its log
+		return err
+	}
 	dir := emulator.StateDir(home(), name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -211,6 +221,9 @@ func spawnLab(ctx context.Context, name, engine string) error {
 func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error {
 	lab, err := inventory.Resolve(name)
 	if err != nil {
+		return err
+	}
+	if err := ensureOpenFiles(lab); err != nil {
 		return err
 	}
 	dir := emulator.StateDir(home(), name)

@@ -52,7 +52,6 @@ on 127.0.0.1 backed by a fabric simulator.`,
 			provisionCommand(),
 			imageCommand(),
 			labCommand(),
-			agentCommand(),
 		},
 	}
 }

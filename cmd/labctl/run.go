@@ -71,6 +71,7 @@ Examples:
 			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed, an emulated lab's simulation is cut short; the run goes on)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "each host agent runs at most this many perftest clients at once (0: no bound); flows beyond start late and the manifest counts them"},
+			agentFlag,
 			engineFlag,
 			maxRepetitionsFlag, maxFlowsFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
@@ -104,9 +105,13 @@ Examples:
 			if c.Int("max-concurrent") < 0 {
 				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
 			}
+			agentBin, err := agentBinary(c.Context, c.String("agent"))
+			if err != nil {
+				return err
+			}
 			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), Limits: runLimits(c),
-				Schemes: schemeCheck(schemes.MustRegistry())}
+				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), AgentPath: agentBin,
+				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry())}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

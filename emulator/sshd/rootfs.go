@@ -14,7 +14,33 @@ import (
 // are cleaned against "/" (so "../../etc/passwd" names <root>/etc/passwd,
 // as it would after chroot) and every access goes through os.Root, which
 // refuses any symlink or ".." that would lead outside the directory.
-type rootFS struct{ root *os.Root }
+//
+// A mount serves a directory of the client's tree from another directory
+// of the host, e.g. the one store several emulated hosts share, as hosts
+// with an NFS home do.
+type rootFS struct {
+	root   *os.Root
+	mounts []mount
+}
+
+type mount struct {
+	prefix string // relative to the root, cleaned
+	root   *os.Root
+}
+
+// at maps a client path to the root serving it and a name in that root.
+func (r *rootFS) at(p string) (*os.Root, string) {
+	name := rel(p)
+	for _, m := range r.mounts {
+		if name == m.prefix {
+			return m.root, "."
+		}
+		if rest, ok := strings.CutPrefix(name, m.prefix+"/"); ok {
+			return m.root, rest
+		}
+	}
+	return r.root, name
+}
 
 // rel maps a client path to a name relative to the root.
 func rel(p string) string {
@@ -26,7 +52,8 @@ func rel(p string) string {
 }
 
 func (r *rootFS) Fileread(req *sftp.Request) (io.ReaderAt, error) {
-	return r.root.Open(rel(req.Filepath))
+	root, name := r.at(req.Filepath)
+	return root.Open(name)
 }
 
 func (r *rootFS) Filewrite(req *sftp.Request) (io.WriterAt, error) {
@@ -50,34 +77,39 @@ func (r *rootFS) OpenFile(req *sftp.Request) (sftp.WriterAtReaderAt, error) {
 	if fl.Excl {
 		flags |= os.O_EXCL
 	}
-	return r.root.OpenFile(rel(req.Filepath), flags, 0o644)
+	root, name := r.at(req.Filepath)
+	return root.OpenFile(name, flags, 0o644)
 }
 
 func (r *rootFS) Filecmd(req *sftp.Request) error {
-	name := rel(req.Filepath)
+	root, name := r.at(req.Filepath)
 	switch req.Method {
 	case "Setstat":
-		return r.setstat(name, req)
+		return setstat(root, name, req)
 	case "Rename", "PosixRename":
-		return r.root.Rename(name, rel(req.Target))
+		troot, target := r.at(req.Target)
+		if troot != root {
+			return fmt.Errorf("rename %s to %s: across mounts", req.Filepath, req.Target)
+		}
+		return root.Rename(name, target)
 	case "Rmdir", "Remove":
-		return r.root.Remove(name)
+		return root.Remove(name)
 	case "Mkdir":
-		return r.root.Mkdir(name, 0o755)
+		return root.Mkdir(name, 0o755)
 	default: // Link, Symlink: an emulated device has no use for them
 		return sftp.ErrSSHFxOpUnsupported
 	}
 }
 
-func (r *rootFS) setstat(name string, req *sftp.Request) error {
+func setstat(root *os.Root, name string, req *sftp.Request) error {
 	fl, a := req.AttrFlags(), req.Attributes()
 	if fl.Permissions {
-		if err := r.root.Chmod(name, a.FileMode().Perm()); err != nil {
+		if err := root.Chmod(name, a.FileMode().Perm()); err != nil {
 			return err
 		}
 	}
 	if fl.Size {
-		f, err := r.root.OpenFile(name, os.O_WRONLY, 0)
+		f, err := root.OpenFile(name, os.O_WRONLY, 0)
 		if err != nil {
 			return err
 		}
@@ -90,16 +122,16 @@ func (r *rootFS) setstat(name string, req *sftp.Request) error {
 		}
 	}
 	if fl.Acmodtime {
-		return r.root.Chtimes(name, a.AccessTime(), a.ModTime())
+		return root.Chtimes(name, a.AccessTime(), a.ModTime())
 	}
 	return nil // uid/gid: ignored, the emulator runs as one user
 }
 
 func (r *rootFS) Filelist(req *sftp.Request) (sftp.ListerAt, error) {
-	name := rel(req.Filepath)
+	root, name := r.at(req.Filepath)
 	switch req.Method {
 	case "List":
-		d, err := r.root.Open(name)
+		d, err := root.Open(name)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +142,7 @@ func (r *rootFS) Filelist(req *sftp.Request) (sftp.ListerAt, error) {
 		}
 		return lister(fis), nil
 	case "Stat":
-		fi, err := r.root.Stat(name)
+		fi, err := root.Stat(name)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +155,8 @@ func (r *rootFS) Filelist(req *sftp.Request) (sftp.ListerAt, error) {
 // Lstat reports a symlink itself (even one pointing outside, which can
 // then be neither followed nor read through).
 func (r *rootFS) Lstat(req *sftp.Request) (sftp.ListerAt, error) {
-	fi, err := r.root.Lstat(rel(req.Filepath))
+	root, name := r.at(req.Filepath)
+	fi, err := root.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +176,28 @@ func (l lister) ListAt(out []os.FileInfo, off int64) (int, error) {
 	return n, nil
 }
 
-func openRoot(dir string) (*rootFS, error) {
+// openRoot serves dir, with mounts (client path -> directory).
+func openRoot(dir string, mounts map[string]string) (*rootFS, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sftp root: %w", err)
 	}
-	return &rootFS{root: r}, nil
+	fs := &rootFS{root: r}
+	for p, d := range mounts {
+		m, err := os.OpenRoot(d)
+		if err != nil {
+			fs.Close()
+			return nil, fmt.Errorf("sftp mount %s: %w", p, err)
+		}
+		fs.mounts = append(fs.mounts, mount{prefix: rel(p), root: m})
+	}
+	return fs, nil
+}
+
+// Close closes the root and its mounts.
+func (r *rootFS) Close() {
+	r.root.Close()
+	for _, m := range r.mounts {
+		m.root.Close()
+	}
 }

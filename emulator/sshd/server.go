@@ -45,7 +45,11 @@ type Config struct {
 	Passwords map[string]string
 	// Root is the device's filesystem: "sftp" is chrooted to it. Empty
 	// disables the built-in sftp subsystem.
-	Root       string
+	Root string
+	// Mounts serve client paths (absolute, e.g. "/.labctl/agent") from
+	// other directories than Root's: a directory several devices share,
+	// as hosts with an NFS home directory do.
+	Mounts     map[string]string
 	Exec       ExecHandler
 	Subsystems map[string]SubsystemHandler // "sftp" here overrides the built-in one
 	Logger     *slog.Logger

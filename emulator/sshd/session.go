@@ -169,11 +169,11 @@ func (s *Server) subsystem(name string) SubsystemHandler {
 		if !ok {
 			return errors.New("sftp needs a closable channel")
 		}
-		root, err := openRoot(s.cfg.Root)
+		root, err := openRoot(s.cfg.Root, s.cfg.Mounts)
 		if err != nil {
 			return err
 		}
-		defer root.root.Close()
+		defer root.Close()
 		srv := sftp.NewRequestServer(rwc, sftp.Handlers{FileGet: root, FilePut: root, FileCmd: root, FileList: root})
 		stop := context.AfterFunc(ctx, func() { srv.Close() })
 		defer stop()

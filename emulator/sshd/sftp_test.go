@@ -197,3 +197,35 @@ func TestSubsystemFromConfig(t *testing.T) {
 		t.Error("an unknown subsystem was accepted")
 	}
 }
+
+// TestSFTPMountServesASharedDirectory: a mounted path is served from its
+// own directory (relative client paths start at the root, as a home
+// directory), a rename within it works, and one out of it is refused.
+func TestSFTPMountServesASharedDirectory(t *testing.T) {
+	shared := t.TempDir()
+	d := startDevice(t, func(c *sshd.Config) { c.Mounts = map[string]string{"/.labctl/agent": shared} })
+	c := d.sftp(t)
+	if err := c.MkdirAll(".labctl/agent/abc"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Create(".labctl/agent/abc/bin.part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("agent")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := c.PosixRename(".labctl/agent/abc/bin.part", ".labctl/agent/abc/bin"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(shared, "abc", "bin")); err != nil || string(b) != "agent" {
+		t.Fatalf("shared directory holds %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(d.root, ".labctl", "agent", "abc")); err == nil {
+		t.Error("the mounted path also landed in the device's own root")
+	}
+	if err := c.PosixRename(".labctl/agent/abc/bin", "/bin-out"); err == nil {
+		t.Error("a rename out of the mount succeeded")
+	}
+}

@@ -5,20 +5,23 @@
 // tools' verbatim output. It never leaves a process behind: every child
 // runs in its own process group, killed on cancellation.
 //
-// Must not import: emulator.
+// Main is the agent's command line, run by the labctl-agent binary
+// (cmd/labctl-agent) on real hosts and by emulated hosts, which swap only
+// how the flows run (Env.Execute); layout.go says where the agent and a
+// run's files live on a host. It is what goes to every host: nothing
+// beyond perftest and the standard library.
+//
+// Imports within labctl: only perftest.
 package agent
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"sync"
 	"syscall"
@@ -351,43 +354,14 @@ func runClient(ctx context.Context, o Options, ps *procs, slots chan struct{}, e
 	}
 }
 
-// RunFile reads a schedule, runs it and writes the Result as JSON.
-func RunFile(ctx context.Context, schedulePath, outPath string, o Options) error {
-	b, err := os.ReadFile(schedulePath)
-	if err != nil {
-		return err
-	}
-	var s perftest.Schedule
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("schedule %s: %w", schedulePath, err)
-	}
-	res, runErr := Run(ctx, &s, o)
-	if res != nil {
-		if err := writeResult(outPath, res); err != nil {
-			return err
-		}
-	}
-	return runErr
-}
-
-func writeResult(path string, res *Result) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := NewResultWriter(f, *res)
+// writeResult streams res to w.
+func writeResult(w io.Writer, res *Result) error {
+	rw := NewResultWriter(w, *res)
 	for _, rec := range res.Records {
-		_ = w.Record(rec) // errors stick: Close returns them
+		_ = rw.Record(rec) // errors stick: Close returns them
 	}
 	for _, sr := range res.Servers {
-		_ = w.Server(sr)
+		_ = rw.Server(sr)
 	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("agent result %s: %w", path, err)
-	}
-	return f.Close()
+	return rw.Close()
 }

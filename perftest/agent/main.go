@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/labctl/labctl/perftest"
+)
+
+// Env is where the agent's command runs. On a real host (LocalEnv) files
+// are the host's and flows run as perftest processes; an emulated host
+// maps files into its own root and has its fabric twin run the flows. Up
+// to Execute both run the same code: Main.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// File maps a path named on the command line to the file it is.
+	File func(string) string
+	// Execute runs this host's part of s and streams its Result to w
+	// (NewResultWriter); the error is the run's.
+	Execute func(ctx context.Context, s *perftest.Schedule, o Options, w io.Writer) error
+}
+
+// LocalEnv runs flows as perftest processes on this host (Run).
+func LocalEnv(stdout, stderr io.Writer) Env {
+	return Env{Stdout: stdout, Stderr: stderr, File: func(p string) string { return p }, Execute: executeLocal}
+}
+
+func executeLocal(ctx context.Context, s *perftest.Schedule, o Options, w io.Writer) error {
+	res, runErr := Run(ctx, s, o)
+	if res != nil {
+		if err := writeResult(w, res); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// Usage is the agent's command line.
+const Usage = "run --schedule FILE --host NAME --out FILE [--max-concurrent N]"
+
+// Main runs the agent's command line (without the program name):
+//
+//	run --schedule FILE --host NAME --out FILE [--max-concurrent N]
+//
+// It reads this host's part of a point's schedule, runs it and writes the
+// result JSON to --out; it returns the exit status (2: usage).
+func Main(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprintln(env.Stderr, "usage: labctl-agent", Usage)
+		return 2
+	}
+	fs := flag.NewFlagSet("labctl-agent run", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	schedPath := fs.String("schedule", "", "this host's part of a point's schedule (JSON)")
+	self := fs.String("host", "", "this host's name in the schedule")
+	out := fs.String("out", "", "where to write the result JSON")
+	maxConc := fs.Int("max-concurrent", 0, "run at most this many perftest clients at once (0: no bound); later flows start late")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if *schedPath == "" || *out == "" || *self == "" {
+		fmt.Fprintln(env.Stderr, "labctl-agent run: --schedule, --host and --out are required")
+		return 2
+	}
+	s, err := ReadSchedule(env.File(*schedPath))
+	if err == nil && s.Host != "" && s.Host != *self {
+		err = fmt.Errorf("it is host %s's part, not %s's", s.Host, *self)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "labctl-agent: schedule %s: %v\n", *schedPath, err)
+		return 1
+	}
+	o := Options{Self: *self, MaxConcurrent: *maxConc, Logger: slog.New(slog.NewTextHandler(env.Stderr, nil))}
+	if err := executeTo(ctx, env, env.File(*out), s, o); err != nil {
+		fmt.Fprintf(env.Stderr, "labctl-agent %s: %v\n", *self, err)
+		return 1
+	}
+	return 0
+}
+
+// executeTo runs s with env and writes its result to file.
+func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, o Options) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	runErr := env.Execute(ctx, s, o, f)
+	if err := f.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("agent result %s: %w", file, err)
+	}
+	return runErr
+}
+
+// ReadSchedule reads a schedule's JSON file.
+func ReadSchedule(file string) (*perftest.Schedule, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var s perftest.Schedule
+	if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
