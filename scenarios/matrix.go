@@ -26,6 +26,10 @@ type Sweep struct {
 	Path   string      `yaml:"path" json:"path"`
 	Name   string      `yaml:"name,omitempty" json:"name,omitempty"`
 	Values []yaml.Node `yaml:"values" json:"-"`
+	// Labels, when given, name the values one for one in point names and
+	// the manifest's params: a value that is a whole section ({lb:
+	// letflow, lb_params: {timeout_us: "10"}}) then reads "letflow-10us".
+	Labels []string `yaml:"labels,omitempty" json:"labels,omitempty"`
 }
 
 // maxVariants bounds a matrix's cross product.
@@ -174,6 +178,14 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 			s.ix.Add(ps, at+".values", "a sweep needs at least one value")
 			continue
 		}
+		if len(w.Labels) > 0 && len(w.Labels) != len(w.Values) {
+			s.ix.Add(ps, at+".labels", "%d labels for %d values: give one per value", len(w.Labels), len(w.Values))
+		}
+		for j, l := range w.Labels {
+			if !safeRunName(l) {
+				s.ix.Add(ps, fmt.Sprintf("%s.labels[%d]", at, j), "%q: a label names points and files: want letters, digits, _ . - = + (no .. or /)", l)
+			}
+		}
 		if name := w.ParamName(); names[name] {
 			s.ix.Add(ps, at+".name", "two sweeps are named %q: give one a name", name)
 		} else if name == paramTraffic && len(s.Traffic) > 1 {
@@ -240,7 +252,10 @@ func (s *Scenario) variant(k int) (Variant, []int, error) {
 			return v, nil, err
 		}
 		name := w.ParamName()
-		if name == reports.ParamWorkload {
+		switch {
+		case len(w.Labels) == len(w.Values):
+			val = w.Labels[idx[i]] // the value's name, in place of the value
+		case name == reports.ParamWorkload:
 			val = labelValue(val) // a CDF file is named like a shipped one
 		}
 		v.Params[name], v.Names = val, append(v.Names, name)

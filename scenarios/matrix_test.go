@@ -250,3 +250,45 @@ func TestMatrixTrafficSweepAppliesToItsEntry(t *testing.T) {
 		keys[key] = p.Name
 	}
 }
+
+// TestSweepLabelsNameSectionValues: a sweep of a whole section names its
+// values by its labels in point names and params; labels must match the
+// values one for one and be safe names.
+func TestSweepLabelsNameSectionValues(t *testing.T) {
+	t.Parallel()
+	doc := `name: l
+traffic: [{name: w, pattern: workload, cdf: websearch, load: 0.5, duration: 1ms}]
+matrix:
+  - path: emulation
+    name: scheme
+    values: [{lb: ecmp}, {lb: letflow, lb_params: {timeout_us: "10"}}]
+    labels: [ecmp, letflow-10us]
+`
+	s, err := Parse([]byte(doc), "l.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.Variants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[1].Label != "scheme=letflow-10us" || vs[1].Params["scheme"] != "letflow-10us" {
+		t.Fatalf("variants: %+v", vs)
+	}
+	if em := vs[1].Scenario.Emulation; em.LB != "letflow" || em.LBParams["timeout_us"] != "10" {
+		t.Errorf("the value itself is not set: %+v", em)
+	}
+	for _, tc := range []struct{ labels, want string }{
+		{"[ecmp]", "l.yaml:7: matrix[0].labels: 1 labels for 2 values"},
+		{"[ecmp, ../x]", `l.yaml:7: matrix[0].labels[1]: "../x"`},
+	} {
+		bad := strings.Replace(doc, "[ecmp, letflow-10us]", tc.labels, 1)
+		s, err := Parse([]byte(bad), "l.yaml")
+		if err == nil {
+			_, err = s.Variants()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("labels %s: err = %v, want %q", tc.labels, err, tc.want)
+		}
+	}
+}
