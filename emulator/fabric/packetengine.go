@@ -100,7 +100,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
-		rng: uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1}
+		rng: seedRand(cfg.Seed)}
 	sw := map[string]int32{}
 	for i, l := range t.links {
 		pl := plink{dlink: l, atSwitch: !t.isHost[l.from]}
@@ -182,6 +182,9 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	sorted := append([]Flow(nil), flows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	e.now, e.qps, e.results = 0, nil, make([]Result, len(sorted))
+	// Every run draws from the seed's stream afresh (ECN marking ...): a
+	// point's results do not depend on the points the engine ran before.
+	e.rng = seedRand(e.cfg.Seed)
 	e.ev.reset()
 	e.waitOn, e.children, e.byID = map[int]int{}, map[int][]int{}, map[int]int{}
 	for i, f := range sorted {
@@ -484,3 +487,6 @@ func (e *PacketEngine) reserveHeadroom() {
 // SwitchConfigOf, HostDCQCN); Config.LB and LBParams name the module of
 // NewPacketEngineLB and are not read after it.
 func (e *PacketEngine) Config() Config { return e.cfg }
+
+// seedRand is the engine's random stream's start for a seed.
+func seedRand(seed int64) uint64 { return uint64(seed)*0x9e3779b97f4a7c15 + 1 }

@@ -24,7 +24,7 @@ type key struct {
 
 // New makes a DRILL module.
 func New(p lb.Params) (lb.Module, error) {
-	return &module{d: p.Int("d"), m: p.Int("m"), mem: map[key][]int{}, rng: lb.NewRand(0x2545f4914f6cdd1d)}, nil
+	return &module{d: p.Int("d"), m: p.Int("m"), mem: map[key][]int{}, rng: lb.NewRand(seed)}, nil
 }
 
 func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
@@ -50,3 +50,9 @@ func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	dr.mem[k] = mem
 	return best
 }
+
+const seed = 0x2545f4914f6cdd1d
+
+// Reset forgets the remembered ports and starts the random stream again,
+// so a run does not depend on the ones before.
+func (dr *module) Reset(lb.Switch) { clear(dr.mem); dr.rng = lb.NewRand(seed) }

@@ -27,7 +27,7 @@ type flowlet struct {
 
 // New makes a LetFlow module.
 func New(p lb.Params) (lb.Module, error) {
-	return &module{timeout: int64(p.Float("timeout_us") * 1000), table: map[key]*flowlet{}, rng: lb.NewRand(0x9e3779b97f4a7c15)}, nil
+	return &module{timeout: int64(p.Float("timeout_us") * 1000), table: map[key]*flowlet{}, rng: lb.NewRand(seed)}, nil
 }
 
 func (l *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
@@ -45,5 +45,8 @@ func (l *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	return f.choice
 }
 
-// Reset forgets the flowlets: a new run's clock starts at 0.
-func (l *module) Reset(lb.Switch) { clear(l.table) }
+const seed = 0x9e3779b97f4a7c15
+
+// Reset forgets the flowlets (a new run's clock starts at 0) and starts
+// the random stream again, so a run does not depend on the ones before.
+func (l *module) Reset(lb.Switch) { clear(l.table); l.rng = lb.NewRand(seed) }

@@ -3,6 +3,7 @@ package schemes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,44 @@ func TestBaselineOrderings(t *testing.T) {
 	for _, o := range []lbOutcome{ecmpGBN, drillGBN, letflow} {
 		if o.drops != 0 {
 			t.Error("lossless runs dropped packets")
+		}
+	}
+}
+
+// TestRunsRepeatOnOneEngine: a point's results do not depend on what the
+// engine ran before (the emulated lab runs a matrix's points one after
+// another on one engine): the same flows twice give the same FCTs, for
+// every scheme.
+func TestRunsRepeatOnOneEngine(t *testing.T) {
+	t.Parallel()
+	lab, err := inventory.Generate("leafspine:2x2:4@100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, _ := fabric.NewTopology(lab)
+	var flows []fabric.Flow
+	for i := 0; i < 12; i++ { // an incast and cross traffic: ECN marks, PFC, choices
+		flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 2+i%7), Dst: fmt.Sprintf("h%d", 1+(i%3)*4), Bytes: int64(64<<10) * int64(1+i%5), Start: int64(i) * 700})
+	}
+	for _, scheme := range MustRegistry().Names() {
+		cfg := fabric.DefaultConfig()
+		cfg.LB, cfg.Seed, cfg.Modules = scheme, 5, MustRegistry()
+		e, err := fabric.NewPacketEngineLB(topo, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fcts [2][]int64
+		for run := range fcts {
+			res, err := e.Run(context.Background(), flows, fabric.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				fcts[run] = append(fcts[run], r.End-r.Start)
+			}
+		}
+		if !slices.Equal(fcts[0], fcts[1]) {
+			t.Errorf("%s: a second run of the same flows differs:\n%v\n%v", scheme, fcts[0], fcts[1])
 		}
 	}
 }
