@@ -6,6 +6,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
+	"github.com/labctl/labctl/emulator/fabric/lb/selb"
 )
 
 // Registry is a registry of every scheme.
@@ -16,6 +17,7 @@ func Registry() (*lb.Registry, error) {
 		letflow.Register,
 		drill.Register,
 		conweave.Register,
+		selb.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err

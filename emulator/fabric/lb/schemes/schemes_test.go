@@ -19,7 +19,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 	for _, tc := range []struct {
 		scheme string
 		params []string
-	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}}} {
+	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}},
+		{"selb", []string{"k", "period_us", "theta", "inactive_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
@@ -41,6 +42,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		{"letflow", map[string]string{"timeout_us": "10"}, true},
 		{"drill", map[string]string{"d": "3", "m": "2"}, true},
 		{"drill", map[string]string{"d": "0"}, false},
+		{"selb", map[string]string{"k": "0"}, false},
+		{"selb", map[string]string{"theta": "500", "period_us": "2"}, true},
 		{"conga", nil, false},
 	} {
 		if _, err := r.New(tc.scheme, tc.params); (err == nil) != tc.ok {
