@@ -7,15 +7,15 @@ import (
 
 // Register adds SELB to r. The paper gives neither θ (nor its units), k
 // nor the clustering period: their defaults come from the sweep in
-// docs/fabric-twin.md. The reordering parameters and θ_inactive are
+// docs/fabric-twin.md (k 4, 1 us, 2000 bytes/us). The reordering parameters and θ_inactive are
 // ConWeave's, whose destination ToR SELB reuses.
 func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "selb", New: New,
 		Help: "k-means path clusters by queue length at the source ToR, reroute on queue growth within the cluster, in-network reordering at the destination ToR",
 		Params: append([]lb.Param{
-			{Name: "k", Kind: lb.Int, Default: "3", Min: 1, Max: 64,
+			{Name: "k", Kind: lb.Int, Default: "4", Min: 1, Max: 64,
 				Help: "clusters of paths (Algorithm 1's k); fewer when the uplinks' queues take fewer distinct values"},
-			{Name: "period_us", Kind: lb.Float, Default: "5", Unit: "us", Above: true,
+			{Name: "period_us", Kind: lb.Float, Default: "1", Unit: "us", Above: true,
 				Help: "how often the source ToR samples its uplinks' egress queues, computes their growth and re-clusters the paths"},
 			{Name: "theta", Kind: lb.Float, Default: "2000", Unit: "bytes/us", Min: 0,
 				Help: "θ: a path is congested when its uplink's egress queue (all priorities) grew faster than this over the last period (a 100 Gb/s link drains 12500 bytes/us)"},
