@@ -21,6 +21,8 @@ var (
 	benchParams = flag.String("selb", "", "SELB parameters of BenchmarkSELBWebSearch08, name=value,... (e.g. -selb theta=500,k=2)")
 	sweep       = flag.Bool("sweep", false, "run TestParameterSweep (minutes of CPU)")
 	sweepTopo   = flag.String("sweep.topo", "leafspine:4x4:8@100", "TestParameterSweep's fabric")
+	sweepOnly   = flag.String("sweep.only", "", "TestParameterSweep: only this SELB setting (name=value,...; \"-\": the defaults) beside ECMP and ConWeave")
+	sweepQueues = flag.Int("sweep.queues", 8, "TestParameterSweep: reorder queues a port (0: unlimited)")
 )
 
 // poisson are Poisson flows of a workload (perftest/workloads/<cdf>.cdf)
@@ -121,6 +123,7 @@ func TestParameterSweep(t *testing.T) {
 		t.Skip("-sweep not given")
 	}
 	cfg := fabric.DefaultConfig()
+	cfg.ReorderQueues = *sweepQueues
 	type input struct {
 		topo *fabric.Topology
 		fs   []fabric.Flow
@@ -170,6 +173,13 @@ func TestParameterSweep(t *testing.T) {
 		m := conweaveModule(t)
 		return m, func() int64 { return m.Stats().Reroutes }
 	})
+	if *sweepOnly != "" {
+		one("selb "+*sweepOnly, func() (lb.Module, func() int64) {
+			m := newModule(t, parseParams(*sweepOnly))
+			return m, func() int64 { s, _ := m.Stats(); return s.Reroutes }
+		})
+		return
+	}
 	for _, k := range []string{"1", "2", "3", "4"} {
 		for _, period := range []string{"1", "2", "5", "10"} {
 			for _, theta := range []string{"0", "500", "2000", "8000"} {

@@ -186,8 +186,6 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 				m.stats.ToShortest++
 			}
 		}
-	default:
-		path = f.path
 	}
 	f.active = now
 	sw.Pin(p, int(path))
