@@ -6,9 +6,9 @@ import (
 )
 
 // Register adds SELB to r. The paper gives neither θ (nor its units), k
-// nor the clustering period: their defaults come from the sweep in
-// docs/fabric-twin.md (k 4, 1 us, 2000 bytes/us). The reordering parameters and θ_inactive are
-// ConWeave's, whose destination ToR SELB reuses.
+// nor the clustering period: their defaults (k 4, 1 us, 2000 bytes/us)
+// come from the sweep in docs/fabric-twin.md. The reordering parameters
+// and θ_inactive are ConWeave's, whose destination ToR SELB reuses.
 func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "selb", New: New,
 		Help: "k-means path clusters by queue length at the source ToR, reroute on queue growth within the cluster, in-network reordering at the destination ToR",
