@@ -7,6 +7,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
+	"github.com/labctl/labctl/emulator/fabric/lb/selb"
 )
 
 // Registry is a registry of every scheme.
@@ -18,6 +19,7 @@ func Registry() (*lb.Registry, error) {
 		drill.Register,
 		conga.Register,
 		conweave.Register,
+		selb.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err

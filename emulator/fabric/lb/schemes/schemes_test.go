@@ -21,7 +21,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		scheme string
 		params []string
 	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}},
-		{"conga", []string{"flowlet_timeout_us", "dre_period_us", "dre_alpha", "quant_bits", "metric_age_us"}}} {
+		{"conga", []string{"flowlet_timeout_us", "dre_period_us", "dre_alpha", "quant_bits", "metric_age_us"}},
+		{"selb", []string{"k", "period_us", "theta", "inactive_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
@@ -47,6 +48,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		{"conga", map[string]string{"dre_alpha": "1.5"}, false},
 		{"conga", map[string]string{"quant_bits": "2.5"}, false},
 		{"congo", nil, false},
+		{"selb", map[string]string{"k": "0"}, false},
+		{"selb", map[string]string{"theta": "500", "period_us": "2"}, true},
 	} {
 		if _, err := r.New(tc.scheme, tc.params); (err == nil) != tc.ok {
 			t.Errorf("%s %v: %v", tc.scheme, tc.params, err)
