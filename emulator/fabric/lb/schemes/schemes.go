@@ -5,6 +5,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/gemma"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
 )
 
@@ -16,6 +17,7 @@ func Registry() (*lb.Registry, error) {
 		letflow.Register,
 		drill.Register,
 		conweave.Register,
+		gemma.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err

@@ -1,0 +1,243 @@
+package gemma
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/inventory"
+)
+
+// newModule is a Gemma module with some parameters changed.
+func newModule(t testing.TB, params map[string]string) *Module {
+	t.Helper()
+	r := lb.NewRegistry()
+	if err := Register(r); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.New("gemma", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*Module)
+}
+
+// topology is a generated lab's fabric and the lab.
+func topology(t testing.TB, spec string) (*fabric.Topology, *inventory.Lab) {
+	t.Helper()
+	lab, err := inventory.Generate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := fabric.NewTopology(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo, lab
+}
+
+// viaSpine1 is a plain switch program that sends everything it can through
+// spine1: the background traffic that congests spine1's downlink.
+type viaSpine1 struct{}
+
+func (viaSpine1) Select(_ lb.Switch, _ *lb.Packet, c []lb.Egress) int {
+	for i, e := range c {
+		if e.Next == "spine1" {
+			return i
+		}
+	}
+	return 0
+}
+
+// flow is one flow of bytes from host src to host dst (numbers).
+func flow(id, src, dst int, bytes int64) fabric.Flow {
+	return fabric.Flow{ID: id, Src: fmt.Sprintf("h%d", src), Dst: fmt.Sprintf("h%d", dst), Bytes: bytes}
+}
+
+// outcome is what a run left in the engine's counters.
+type outcome struct {
+	ooo, retx, drops uint64
+	rq               fabric.ReorderStats
+	ports            map[fabric.PortKey]*fabric.PortCounters
+	fcts             []int64 // ns, by flow
+}
+
+// run runs flows on a fresh engine with m on every switch but those of
+// others.
+func run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, others map[string]lb.Module, fs []fabric.Flow) outcome {
+	t.Helper()
+	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sw, o := range others {
+		if err := e.SetSwitchLB(sw, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{rq: e.ReorderStats(), ports: e.Counters().Ports}
+	for _, r := range res {
+		if r.Err != "" {
+			t.Fatalf("flow %d: %s", r.ID, r.Err)
+		}
+		o.fcts = append(o.fcts, r.End-r.Start)
+	}
+	for _, p := range o.ports {
+		o.ooo += p.OutOfSequence
+		o.retx += p.Retransmits
+		o.drops += p.Drops
+	}
+	if o.rq.InUse != 0 {
+		t.Errorf("%d reorder queues still in use after the run", o.rq.InUse)
+	}
+	return o
+}
+
+// uplinkBytes are the bytes leaf sent toward spine (its port to it).
+func uplinkBytes(t testing.TB, lab *inventory.Lab, o outcome, leaf, spine string) uint64 {
+	t.Helper()
+	for _, l := range lab.Links {
+		if l.A.Device == leaf && l.B.Device == spine {
+			return o.ports[fabric.PortKey{Device: leaf, Port: l.A.Port}].TxBytes
+		}
+		if l.B.Device == leaf && l.A.Device == spine {
+			return o.ports[fabric.PortKey{Device: leaf, Port: l.B.Port}].TxBytes
+		}
+	}
+	t.Fatalf("no link %s-%s", leaf, spine)
+	return 0
+}
+
+// congestedDownlink: 2 spines, 3 leaves of 4 hosts; leaf3's hosts send to
+// leaf2's through spine1 alone (a plain module on leaf3), congesting
+// spine1's downlink to leaf2; leaf1's hosts send to leaf2's under Gemma.
+func congestedDownlink(t *testing.T) (*fabric.Topology, *inventory.Lab, []fabric.Flow) {
+	topo, lab := topology(t, "leafspine:2x3:4@100")
+	var fs []fabric.Flow
+	for i := 0; i < 4; i++ {
+		fg := flow(i, 1+i, 5+i, 2<<20)
+		fg.Start = 20_000 // ns: once the background has built its queue
+		fs = append(fs, fg, flow(4+i, 9+i, 5+i, 4<<20))
+	}
+	return topo, lab, fs
+}
+
+// TestFlowsLeaveACongestedDownlink: spine1's queue toward leaf2 is long
+// (leaf3's background); Gemma's flows from leaf1 learn it from spine1's
+// reports and send most of their bytes through spine2, far more than
+// ECMP's hash, which puts flows on either spine regardless; the flows
+// that moved overtake their old path's packets, the destination edge
+// holds those in reorder queues, and the go-back-N receivers see nothing
+// out of sequence. With β = 0 (the reports ignored) the flows see only
+// their uplinks.
+func TestFlowsLeaveACongestedDownlink(t *testing.T) {
+	t.Parallel()
+	topo, lab, fs := congestedDownlink(t)
+	bg := map[string]lb.Module{"leaf3": viaSpine1{}}
+	share := func(o outcome) float64 {
+		s1, s2 := uplinkBytes(t, lab, o, "leaf1", "spine1"), uplinkBytes(t, lab, o, "leaf1", "spine2")
+		return float64(s1) / float64(s1+s2)
+	}
+	m := newModule(t, nil)
+	g := run(t, topo, fabric.DefaultConfig(), m, bg, fs)
+	e := run(t, topo, fabric.DefaultConfig(), ecmp.Module{}, bg, fs)
+	s := m.Stats()
+	t.Logf("spine1's share of leaf1's bytes: Gemma %.2f, ECMP %.2f; %+v; engine %+v", share(g), share(e), s, g.rq)
+	if s.Reports == 0 || s.MaxL2Bytes < 100_000 || s.Reroutes == 0 {
+		t.Fatalf("no reports of the congested downlink (at least 100 KB) or no reroutes: %+v", s)
+	}
+	if share(g) > 1.0/3 || share(g) >= share(e) {
+		t.Errorf("Gemma sent %.2f of leaf1's bytes through the congested spine, ECMP %.2f: want under a third and under ECMP's", share(g), share(e))
+	}
+	if g.rq.Allocs == 0 || s.Reordering.Held == 0 || s.Clears == 0 {
+		t.Fatalf("nothing was held for reordering: %+v, engine %+v", s, g.rq)
+	}
+	if g.ooo != 0 || g.retx != 0 || g.drops != 0 {
+		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", g.ooo, g.retx, g.drops)
+	}
+}
+
+// TestReportsAreControlPackets: one flow on an idle fabric sends the same
+// data and ACKs under Gemma as under ECMP (every path is 4 links, and an
+// idle path is smooth: no reroute, no CLEAR); Gemma adds the spines'
+// reports, each one link from a spine to a leaf, and the ports' tx bytes
+// show exactly them; every report reached a leaf's table.
+func TestReportsAreControlPackets(t *testing.T) {
+	t.Parallel()
+	topo, _ := topology(t, "leafspine:2x2:4@100")
+	fs := []fabric.Flow{flow(0, 1, 5, 1<<20)}
+	m := newModule(t, nil)
+	g := run(t, topo, fabric.DefaultConfig(), m, nil, fs)
+	e := run(t, topo, fabric.DefaultConfig(), ecmp.Module{}, nil, fs)
+	s := m.Stats()
+	if s.Reports == 0 || s.ReportsIn != s.Reports || s.Reroutes != 0 || s.CtrlPkts != 0 {
+		t.Fatalf("%+v: want reports, each taken, and no reroute", s)
+	}
+	tx := func(o outcome) (b int64) {
+		for _, p := range o.ports {
+			b += int64(p.TxBytes)
+		}
+		return b
+	}
+	if extra := tx(g) - tx(e); extra != s.Reports*64 || extra != s.CtrlBytes {
+		t.Errorf("Gemma sent %d bytes more than ECMP; its %d reports are %d bytes over one link each", extra, s.Reports, s.CtrlBytes)
+	}
+}
+
+func TestRegistryRejectsBadValues(t *testing.T) {
+	t.Parallel()
+	r := lb.NewRegistry()
+	if err := Register(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		params map[string]string
+		ok     bool
+	}{
+		{nil, true},
+		{map[string]string{"alpha": "-1"}, false},
+		{map[string]string{"beta": "0"}, true},
+		{map[string]string{"s_reroute": "0"}, false},
+		{map[string]string{"ref_kb": "x"}, false},
+		{map[string]string{"gap": "0"}, true},
+		{map[string]string{"report_min_us": "0"}, false},
+		{map[string]string{"ctrl_bytes": "32"}, false},
+		{map[string]string{"S_reroute": "0.5"}, false},
+	} {
+		if err := r.Check("gemma", tc.params); (err == nil) != tc.ok {
+			t.Errorf("%v: %v", tc.params, err)
+		}
+	}
+	if _, err := r.New("gemma", map[string]string{"report_min_us": "40", "report_max_us": "32"}); err == nil {
+		t.Error("report_max_us below report_min_us was accepted")
+	}
+	ps, _ := r.Params("gemma")
+	for _, p := range ps {
+		if p.Help == "" || p.Default == "" {
+			t.Errorf("%s lacks help or a default", p.Name)
+		}
+	}
+}
+
+// TestDeterministic: two runs of the same flows on fresh engines and
+// modules give the same results and the same counts.
+func TestDeterministic(t *testing.T) {
+	t.Parallel()
+	topo, _, fs := congestedDownlink(t)
+	bg := map[string]lb.Module{"leaf3": viaSpine1{}}
+	once := func() string {
+		m := newModule(t, nil)
+		o := run(t, topo, fabric.DefaultConfig(), m, bg, fs)
+		return fmt.Sprint(o.fcts, m.Stats())
+	}
+	if a, b := once(), once(); a != b {
+		t.Errorf("runs differ:\n%s\n%s", a, b)
+	}
+}
