@@ -19,7 +19,9 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 	for _, tc := range []struct {
 		scheme string
 		params []string
-	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}}} {
+	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}},
+		{"gemma", []string{"alpha", "beta", "ref_kb", "s_reroute", "gap", "report_min_us", "report_max_us", "report_change_kb",
+			"scan_us", "clear_timeout_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
