@@ -3,6 +3,7 @@ package gemma
 import (
 	"testing"
 
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
@@ -103,7 +104,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				m.Select(src, &pkt, nil)
 				f.at = src.now + 2_000 + 1_500*int64(f.h.Path)
 				queue = [8]int64{}
-				queue[m.sws[0].tx.Get(3).path] = 80_000 // the flow's uplink is always congested
+				queue[m.sws[0].tx.Get(3).path] = 200_000 // the flow's uplink is always congested
 				break
 			}
 		}
@@ -122,5 +123,37 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	}
 	if s := m.Stats(); s.Reroutes == 0 || s.Clears == 0 || s.Reordering.Held == 0 || s.MaxL2Bytes == 0 {
 		t.Errorf("the hooks did not exercise rerouting: %+v", s)
+	}
+}
+
+// TestNoAllocationPerPacket: the congested-downlink run with its flows 8
+// and 16 times as long (the second has over 40000 more packets, rerouting
+// all along) allocates about the same: Gemma's tables grow per flow and
+// per switch, not per packet. What does grow with a run's length is the
+// engine's event-queue buckets (8 events each; one that holds more at
+// once grows, once): Gemma's timers and control packets make such bursts,
+// so its count rises from the 1x to the 8x run (ECMP's does not) and then
+// levels off. TestHooksDoNotAllocate pins Gemma's own share at zero.
+func TestNoAllocationPerPacket(t *testing.T) {
+	topo, _, fs := congestedDownlink(t)
+	bg := map[string]lb.Module{"leaf3": viaSpine1{}}
+	var m *Module
+	allocs := func(scale int64) float64 {
+		big := append([]fabric.Flow(nil), fs...)
+		for i := range big {
+			big[i].Bytes *= scale
+		}
+		return testing.AllocsPerRun(1, func() {
+			m = newModule(t, nil)
+			run(t, topo, fabric.DefaultConfig(), m, bg, big)
+		})
+	}
+	a8, a16 := allocs(8), allocs(16)
+	if s := m.Stats(); s.Reroutes == 0 || s.Reordering.Held == 0 || s.Reports == 0 {
+		t.Fatalf("the long run rerouted, held or reported nothing: %+v", s)
+	}
+	t.Logf("allocations: %.0f with 8 times the bytes, %.0f with 16", a8, a16)
+	if a16-a8 > 150 {
+		t.Errorf("%.0f allocations with 8 times the bytes, %.0f with 16: allocation grows with packets", a8, a16)
 	}
 }

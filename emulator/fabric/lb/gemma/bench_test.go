@@ -106,7 +106,7 @@ func cpuTime(b *testing.B) time.Duration {
 // TestSweep is the sweep behind Gemma's defaults (docs/fabric-twin.md):
 // on a 4 x 4 leaf-spine of 8 hosts a leaf (2:1), WebSearch at host load
 // 0.5 (the uplinks about 0.75 loaded; -gemma.load sets it) arriving over 3 ms, lossless
-// go-back-N, seeds 1 to 4 (averaged), one parameter changed at a time from the
+// go-back-N, seeds 1 to 8 (averaged), one parameter changed at a time from the
 // defaults; it prints avg and p99 FCT, reroutes per thousand packets
 // decided, control bytes as a share of all bytes sent, and packets out of
 // sequence. Run: go test -run TestSweep -gemma.sweep -v ./emulator/fabric/lb/gemma
@@ -117,12 +117,12 @@ func TestSweep(t *testing.T) {
 	}
 	base := parseParams(*benchParams)
 	points := [][2]string{{"", ""},
-		{"s_reroute", "0.25"}, {"s_reroute", "1"}, {"s_reroute", "2"},
+		{"s_reroute", "0.25"}, {"s_reroute", "0.5"}, {"s_reroute", "1"}, {"s_reroute", "2"},
 		{"beta", "0"}, {"beta", "2"}, {"alpha", "0"},
 		{"gap", "0"}, {"gap", "0.5"}, {"gap", "1"},
-		{"report_max_us", "8"}, {"report_max_us", "128"}, {"report_min_us", "8"}, {"report_change_kb", "100"},
+		{"report_max_us", "8"}, {"report_max_us", "32"}, {"report_max_us", "128"}, {"report_min_us", "8"}, {"report_change_kb", "100"},
 	}
-	const seeds = 4
+	const seeds = 8
 	t.Logf("%-22s %9s %9s %8s %8s %7s %6s %6s %5s %5s", "point", "avg us", "p99 us", "rr/1k", "ctrl %", "ooo", "qs", "exp", "fb", "clrTO")
 	row := func(name string, mk func() lb.Module, stats func(lb.Module) Stats) {
 		var avg, p99, rr, ctrl, ooo, qs, exp, fb, cto float64

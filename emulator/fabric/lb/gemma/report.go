@@ -68,8 +68,11 @@ func (m *Module) startCore(sw lb.Switch, s *swState) {
 		s.ports[i].last = 0
 	}
 	if len(s.ports) > 0 {
+		// cores are not in step: each starts at its own offset in the
+		// first period (its hash seed), so that reports do not arrive at
+		// the edges all at once
 		s.period = m.period.MinNs
-		sw.Schedule(s.period, tickReport)
+		sw.Schedule(s.period+int64(sw.Salt()%uint64(s.period)), tickReport)
 	}
 }
 
