@@ -8,6 +8,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -142,38 +143,6 @@ func TestReroutesOnlyWhenTheReplyIsLate(t *testing.T) {
 	}
 }
 
-// pathCounter wraps ConWeave and counts each flow's packets in flight
-// between its ToRs, per path.
-type pathCounter struct {
-	*Module
-	inflight map[int32]map[int32]int
-	most     int // most paths one flow had packets on at once
-}
-
-func (c *pathCounter) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
-	if p.Kind == lb.Data && p.Hdr.Flags&lb.FlagPinned != 0 {
-		f := c.inflight[p.Flow]
-		if f == nil {
-			f = map[int32]int{}
-			c.inflight[p.Flow] = f
-		}
-		switch p.Role {
-		case lb.SrcToR:
-			f[p.Hdr.Path]++
-			n := 0
-			for _, k := range f {
-				if k > 0 {
-					n++
-				}
-			}
-			c.most = max(c.most, n)
-		case lb.DstToR:
-			f[p.Hdr.Path]--
-		}
-	}
-	return c.Module.Arrive(sw, p, out)
-}
-
 // TestAFlowIsOnAtMostTwoPaths: with a θ_reply short enough that flows
 // reroute all the time over 4 spines, no flow ever has packets in flight
 // on three paths, though many have them on two.
@@ -181,11 +150,12 @@ func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 	t.Parallel()
 	topo, _ := generate(t, "leafspine:4x2:4@100", nil)
 	for _, reply := range []string{"1", "3"} {
-		c := &pathCounter{Module: newModule(t, map[string]string{"reply_us": reply}), inflight: map[int32]map[int32]int{}}
+		m := newModule(t, map[string]string{"reply_us": reply})
+		c := lbtest.NewPathCounter(m)
 		runFlows(t, topo, fabric.DefaultConfig(), c, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
-		s := c.Stats()
-		if s.Reroutes < 10 || c.most != 2 {
-			t.Errorf("θ_reply %s us: %d reroutes, at most %d paths in flight per flow: want many reroutes, 2 paths", reply, s.Reroutes, c.most)
+		s := m.Stats()
+		if s.Reroutes < 10 || c.Most != 2 {
+			t.Errorf("θ_reply %s us: %d reroutes, at most %d paths in flight per flow: want many reroutes, 2 paths", reply, s.Reroutes, c.Most)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -249,5 +250,29 @@ func TestDeterministic(t *testing.T) {
 	}
 	if a, b := once(), once(); a != b {
 		t.Errorf("runs differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestAFlowIsOnAtMostTwoPaths: with an S_reroute so low that every queue
+// makes a path congested, flows over 4 spines are rerouted again and
+// again, yet none ever has packets in flight on three paths: a reroute
+// waits for the previous one's CLEAR (many have them on two).
+func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
+	t.Parallel()
+	topo, _ := topology(t, "leafspine:4x2:4@100")
+	var fs []fabric.Flow
+	for i := 0; i < 4; i++ {
+		fs = append(fs, flow(i, 1+i, 5+i, 2<<20))
+	}
+	for _, s := range []string{"0.01", "0.1"} {
+		m := newModule(t, map[string]string{"s_reroute": s, "gap": "0"})
+		c := lbtest.NewPathCounter(m)
+		o := run(t, topo, fabric.DefaultConfig(), c, nil, fs)
+		st := m.Stats()
+		t.Logf("S_reroute %s: %d reroutes, %d clears, at most %d paths; %d out of sequence", s, st.Reroutes, st.Clears, c.Most, o.ooo)
+		if st.Reroutes < 10 || c.Most != 2 || st.ClearTimeouts != 0 {
+			t.Errorf("S_reroute %s: %d reroutes, at most %d paths in flight per flow, %d clear timeouts: want many reroutes, 2 paths, no timeout",
+				s, st.Reroutes, c.Most, st.ClearTimeouts)
+		}
 	}
 }
