@@ -5,6 +5,7 @@ import (
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // twoEdges is a switch view for the hooks alone: edges 0 and 1 joined by
@@ -145,7 +146,7 @@ func TestNoAllocationPerPacket(t *testing.T) {
 		}
 		return testing.AllocsPerRun(1, func() {
 			m = newModule(t, nil)
-			run(t, topo, fabric.DefaultConfig(), m, bg, big)
+			lbtest.Run(t, topo, fabric.DefaultConfig(), m, bg, big)
 		})
 	}
 	a8, a16 := allocs(8), allocs(16)

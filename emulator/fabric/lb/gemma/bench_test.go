@@ -1,18 +1,15 @@
 package gemma
 
 import (
-	"context"
 	"flag"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
-	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 var (
@@ -21,86 +18,14 @@ var (
 	sweepLoad   = flag.Float64("gemma.load", 0.5, "TestSweep's host load")
 )
 
-// webSearch are WebSearch flows among a generated lab's hosts at a host
-// load, arriving over d.
-func webSearch(t testing.TB, spec string, load float64, d time.Duration, seed int64) (*fabric.Topology, []fabric.Flow) {
-	t.Helper()
-	topo, lab := topology(t, spec)
-	var eps []perftest.Endpoint
-	for _, h := range lab.Hosts {
-		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
-	}
-	cdf, err := perftest.LoadCDF("../../../../perftest/workloads/websearch.cdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: load, LinkGbps: 100, Duration: d, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := make([]fabric.Flow, len(pf))
-	for i, f := range pf {
-		fs[i] = fabric.Flow{ID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Start: int64(f.Offset), Priority: 3}
-	}
-	return topo, fs
-}
-
-// parseParams reads name=value,... into a parameter map.
-func parseParams(s string) map[string]string {
-	params := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			params[k] = v
-		}
-	}
-	return params
-}
-
-// BenchmarkGemmaWebSearch08 is BenchmarkPapersWebSearch08 (package
-// fabric) with Gemma on every switch: the 128-host papers' setting
-// (8 spines x 8 leaves x 16 hosts at 100 Gb/s, PFC, DCQCN), WebSearch
-// flows at 0.8 load arriving over 10 ms, the run stopping at 10 ms. Run
-// with -benchtime 1x -cpu 1.
+// BenchmarkGemmaWebSearch08 is lbtest.BenchWebSearch08 with Gemma on
+// every switch: the 128-host papers' setting at 0.8 load. Run with
+// -benchtime 1x -cpu 1.
 func BenchmarkGemmaWebSearch08(b *testing.B) {
-	topo, fs := webSearch(b, "leafspine:8x8:16@100", 0.8, 10*time.Millisecond, 1)
-	params := parseParams(*benchParams)
-	cfg := fabric.DefaultConfig()
-	cfg.MaxSimNs = 10_000_000
-	var events uint64
+	params := lbtest.ParseParams(*benchParams)
 	var m *Module
-	var e *fabric.PacketEngine
-	var err error
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	for i := 0; i < b.N; i++ {
-		m = newModule(b, params)
-		if e, err = fabric.NewPacketEngineLB(topo, cfg, m); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Run(context.Background(), fs, fabric.RunOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		events += e.Events()
-	}
-	used := cpuTime(b) - cpu
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
-	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
-	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
-	b.StopTimer()
-	var ooo, retx uint64
-	for _, c := range e.Counters().Ports {
-		ooo, retx = ooo+c.OutOfSequence, retx+c.Retransmits
-	}
-	b.Logf("%d flows; %+v; engine reorder queues %+v; receivers saw %d packets out of sequence, senders retransmitted %d",
-		len(fs), m.Stats(), e.ReorderStats(), ooo, retx)
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	lbtest.BenchWebSearch08(b, func() lb.Module { m = newModule(b, params); return m })
+	b.Logf("%+v", m.Stats())
 }
 
 // TestSweep is the sweep behind Gemma's defaults (docs/fabric-twin.md):
@@ -115,7 +40,7 @@ func TestSweep(t *testing.T) {
 	if !*sweep {
 		t.Skip("the defaults' sweep: -gemma.sweep")
 	}
-	base := parseParams(*benchParams)
+	base := lbtest.ParseParams(*benchParams)
 	points := [][2]string{{"", ""},
 		{"s_reroute", "0.25"}, {"s_reroute", "0.5"}, {"s_reroute", "1"}, {"s_reroute", "2"},
 		{"beta", "0"}, {"beta", "2"}, {"alpha", "0"},
@@ -127,15 +52,15 @@ func TestSweep(t *testing.T) {
 	row := func(name string, mk func() lb.Module, stats func(lb.Module) Stats) {
 		var avg, p99, rr, ctrl, ooo, qs, exp, fb, cto float64
 		for seed := int64(1); seed <= seeds; seed++ {
-			topo, fs := webSearch(t, "leafspine:4x4:8@100", *sweepLoad, 3*time.Millisecond, seed)
+			topo, fs := lbtest.WebSearch(t, "leafspine:4x4:8@100", *sweepLoad, 3*time.Millisecond, seed)
 			cfg := fabric.DefaultConfig()
 			cfg.MaxSimNs = 50_000_000
 			m := mk()
-			o := run(t, topo, cfg, m, nil, fs)
-			a, p := fctStats(o.fcts)
+			o := lbtest.Run(t, topo, cfg, m, nil, fs)
+			a, p := fctStats(o.FCTs)
 			avg, p99 = avg+a/seeds, p99+p/seeds
 			var tx uint64
-			for _, c := range o.ports {
+			for _, c := range o.Ports {
 				tx += c.TxBytes
 			}
 			if stats != nil {
@@ -145,9 +70,9 @@ func TestSweep(t *testing.T) {
 				exp += float64(s.Reordering.Expired) / seeds
 				cto += float64(s.ClearTimeouts) / seeds
 			}
-			ooo += float64(o.ooo) / seeds
-			qs += float64(o.rq.Allocs) / seeds
-			fb += float64(o.rq.Fallbacks) / seeds
+			ooo += float64(o.OOO) / seeds
+			qs += float64(o.RQ.Allocs) / seeds
+			fb += float64(o.RQ.Fallbacks) / seeds
 		}
 		t.Logf("%-22s %9.1f %9.1f %8.2f %8.3f %7.0f %6.0f %6.0f %5.0f %5.0f", name, avg/1000, p99/1000, rr, ctrl, ooo, qs, exp, fb, cto)
 	}

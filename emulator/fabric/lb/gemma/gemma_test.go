@@ -1,7 +1,6 @@
 package gemma
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -26,20 +25,6 @@ func newModule(t testing.TB, params map[string]string) *Module {
 	return m.(*Module)
 }
 
-// topology is a generated lab's fabric and the lab.
-func topology(t testing.TB, spec string) (*fabric.Topology, *inventory.Lab) {
-	t.Helper()
-	lab, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return topo, lab
-}
-
 // viaSpine1 is a plain switch program that sends everything it can through
 // spine1: the background traffic that congests spine1's downlink.
 type viaSpine1 struct{}
@@ -58,58 +43,15 @@ func flow(id, src, dst int, bytes int64) fabric.Flow {
 	return fabric.Flow{ID: id, Src: fmt.Sprintf("h%d", src), Dst: fmt.Sprintf("h%d", dst), Bytes: bytes}
 }
 
-// outcome is what a run left in the engine's counters.
-type outcome struct {
-	ooo, retx, drops uint64
-	rq               fabric.ReorderStats
-	ports            map[fabric.PortKey]*fabric.PortCounters
-	fcts             []int64 // ns, by flow
-}
-
-// run runs flows on a fresh engine with m on every switch but those of
-// others.
-func run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, others map[string]lb.Module, fs []fabric.Flow) outcome {
-	t.Helper()
-	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for sw, o := range others {
-		if err := e.SetSwitchLB(sw, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := outcome{rq: e.ReorderStats(), ports: e.Counters().Ports}
-	for _, r := range res {
-		if r.Err != "" {
-			t.Fatalf("flow %d: %s", r.ID, r.Err)
-		}
-		o.fcts = append(o.fcts, r.End-r.Start)
-	}
-	for _, p := range o.ports {
-		o.ooo += p.OutOfSequence
-		o.retx += p.Retransmits
-		o.drops += p.Drops
-	}
-	if o.rq.InUse != 0 {
-		t.Errorf("%d reorder queues still in use after the run", o.rq.InUse)
-	}
-	return o
-}
-
 // uplinkBytes are the bytes leaf sent toward spine (its port to it).
-func uplinkBytes(t testing.TB, lab *inventory.Lab, o outcome, leaf, spine string) uint64 {
+func uplinkBytes(t testing.TB, lab *inventory.Lab, o lbtest.Outcome, leaf, spine string) uint64 {
 	t.Helper()
 	for _, l := range lab.Links {
 		if l.A.Device == leaf && l.B.Device == spine {
-			return o.ports[fabric.PortKey{Device: leaf, Port: l.A.Port}].TxBytes
+			return o.Ports[fabric.PortKey{Device: leaf, Port: l.A.Port}].TxBytes
 		}
 		if l.B.Device == leaf && l.A.Device == spine {
-			return o.ports[fabric.PortKey{Device: leaf, Port: l.B.Port}].TxBytes
+			return o.Ports[fabric.PortKey{Device: leaf, Port: l.B.Port}].TxBytes
 		}
 	}
 	t.Fatalf("no link %s-%s", leaf, spine)
@@ -120,7 +62,7 @@ func uplinkBytes(t testing.TB, lab *inventory.Lab, o outcome, leaf, spine string
 // leaf2's through spine1 alone (a plain module on leaf3), congesting
 // spine1's downlink to leaf2; leaf1's hosts send to leaf2's under Gemma.
 func congestedDownlink(t *testing.T) (*fabric.Topology, *inventory.Lab, []fabric.Flow) {
-	topo, lab := topology(t, "leafspine:2x3:4@100")
+	topo, lab := lbtest.Topology(t, "leafspine:2x3:4@100", nil)
 	var fs []fabric.Flow
 	for i := 0; i < 4; i++ {
 		fg := flow(i, 1+i, 5+i, 2<<20)
@@ -142,26 +84,26 @@ func TestFlowsLeaveACongestedDownlink(t *testing.T) {
 	t.Parallel()
 	topo, lab, fs := congestedDownlink(t)
 	bg := map[string]lb.Module{"leaf3": viaSpine1{}}
-	share := func(o outcome) float64 {
+	share := func(o lbtest.Outcome) float64 {
 		s1, s2 := uplinkBytes(t, lab, o, "leaf1", "spine1"), uplinkBytes(t, lab, o, "leaf1", "spine2")
 		return float64(s1) / float64(s1+s2)
 	}
 	m := newModule(t, nil)
-	g := run(t, topo, fabric.DefaultConfig(), m, bg, fs)
-	e := run(t, topo, fabric.DefaultConfig(), ecmp.Module{}, bg, fs)
+	g := lbtest.Run(t, topo, fabric.DefaultConfig(), m, bg, fs)
+	e := lbtest.Run(t, topo, fabric.DefaultConfig(), ecmp.Module{}, bg, fs)
 	s := m.Stats()
-	t.Logf("spine1's share of leaf1's bytes: Gemma %.2f, ECMP %.2f; %+v; engine %+v", share(g), share(e), s, g.rq)
+	t.Logf("spine1's share of leaf1's bytes: Gemma %.2f, ECMP %.2f; %+v; engine %+v", share(g), share(e), s, g.RQ)
 	if s.Reports == 0 || s.MaxL2Bytes < 100_000 || s.Reroutes == 0 {
 		t.Fatalf("no reports of the congested downlink (at least 100 KB) or no reroutes: %+v", s)
 	}
 	if share(g) > 1.0/3 || share(g) >= share(e) {
 		t.Errorf("Gemma sent %.2f of leaf1's bytes through the congested spine, ECMP %.2f: want under a third and under ECMP's", share(g), share(e))
 	}
-	if g.rq.Allocs == 0 || s.Reordering.Held == 0 || s.Clears == 0 {
-		t.Fatalf("nothing was held for reordering: %+v, engine %+v", s, g.rq)
+	if g.RQ.Allocs == 0 || s.Reordering.Held == 0 || s.Clears == 0 {
+		t.Fatalf("nothing was held for reordering: %+v, engine %+v", s, g.RQ)
 	}
-	if g.ooo != 0 || g.retx != 0 || g.drops != 0 {
-		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", g.ooo, g.retx, g.drops)
+	if g.OOO != 0 || g.Retx != 0 || g.Drops != 0 {
+		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", g.OOO, g.Retx, g.Drops)
 	}
 }
 
@@ -175,21 +117,21 @@ func TestFlowsLeaveACongestedDownlink(t *testing.T) {
 // a leaf's table.
 func TestReportsAreControlPackets(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "leafspine:2x2:4@100")
+	topo, _ := lbtest.Topology(t, "leafspine:2x2:4@100", nil)
 	fs := []fabric.Flow{flow(0, 1, 5, 1<<20)}
 	cfg := fabric.DefaultConfig()
 	cfg.ECNKminBytes, cfg.ECNKmaxBytes = 1<<40, 1<<40
 	m := newModule(t, nil)
-	g := run(t, topo, cfg, m, nil, fs)
-	e := run(t, topo, cfg, ecmp.Module{}, nil, fs)
+	g := lbtest.Run(t, topo, cfg, m, nil, fs)
+	e := lbtest.Run(t, topo, cfg, ecmp.Module{}, nil, fs)
 	s := m.Stats()
 	if s.Reports == 0 || s.ReportsIn != s.Reports || s.Reroutes != 0 || s.CtrlPkts != 0 || s.CtrlBytes != 64*s.Reports {
 		t.Fatalf("%+v: want reports of 64 bytes, each taken, and no reroute", s)
 	}
 	var extra, idle int64
-	for k, p := range g.ports {
-		extra += int64(p.TxBytes) - int64(e.ports[k].TxBytes)
-		if e.ports[k].TxPkts == 0 && p.TxPkts > 0 {
+	for k, p := range g.Ports {
+		extra += int64(p.TxBytes) - int64(e.Ports[k].TxBytes)
+		if e.Ports[k].TxPkts == 0 && p.TxPkts > 0 {
 			idle += int64(p.TxPkts)
 			if p.TxBytes != 64*p.TxPkts {
 				t.Errorf("port %v, idle under ECMP, sent %d bytes in %d packets under Gemma: want 64-byte reports", k, p.TxBytes, p.TxPkts)
@@ -245,8 +187,8 @@ func TestDeterministic(t *testing.T) {
 	bg := map[string]lb.Module{"leaf3": viaSpine1{}}
 	once := func() string {
 		m := newModule(t, nil)
-		o := run(t, topo, fabric.DefaultConfig(), m, bg, fs)
-		return fmt.Sprint(o.fcts, m.Stats())
+		o := lbtest.Run(t, topo, fabric.DefaultConfig(), m, bg, fs)
+		return fmt.Sprint(o.FCTs, m.Stats())
 	}
 	if a, b := once(), once(); a != b {
 		t.Errorf("runs differ:\n%s\n%s", a, b)
@@ -259,7 +201,7 @@ func TestDeterministic(t *testing.T) {
 // waits for the previous one's CLEAR (many have them on two).
 func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "leafspine:4x2:4@100")
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:4@100", nil)
 	var fs []fabric.Flow
 	for i := 0; i < 4; i++ {
 		fs = append(fs, flow(i, 1+i, 5+i, 2<<20))
@@ -267,9 +209,9 @@ func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 	for _, s := range []string{"0.01", "0.1"} {
 		m := newModule(t, map[string]string{"s_reroute": s, "gap": "0"})
 		c := lbtest.NewPathCounter(m)
-		o := run(t, topo, fabric.DefaultConfig(), c, nil, fs)
+		o := lbtest.Run(t, topo, fabric.DefaultConfig(), c, nil, fs)
 		st := m.Stats()
-		t.Logf("S_reroute %s: %d reroutes, %d clears, at most %d paths; %d out of sequence", s, st.Reroutes, st.Clears, c.Most, o.ooo)
+		t.Logf("S_reroute %s: %d reroutes, %d clears, at most %d paths; %d out of sequence", s, st.Reroutes, st.Clears, c.Most, o.OOO)
 		if st.Reroutes < 10 || c.Most != 2 || st.ClearTimeouts != 0 {
 			t.Errorf("S_reroute %s: %d reroutes, at most %d paths in flight per flow, %d clear timeouts: want many reroutes, 2 paths, no timeout",
 				s, st.Reroutes, c.Most, st.ClearTimeouts)
