@@ -15,15 +15,7 @@ import (
 // newModule is a ConWeave module with some parameters changed.
 func newModule(t testing.TB, params map[string]string) *Module {
 	t.Helper()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.New("conweave", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*Module)
+	return lbtest.New[*Module](t, Register, "conweave", params)
 }
 
 // leafSpine is a 2-spine, 2-leaf fabric of 4 hosts per leaf (h1-h4 on

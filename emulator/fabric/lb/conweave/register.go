@@ -11,7 +11,7 @@ import (
 func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "conweave", New: New,
 		Help: "RTT-triggered rerouting at the source ToR, in-network reordering at the destination ToR",
-		Params: []lb.Param{
+		Params: append([]lb.Param{
 			{Name: "reply_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
 				Help: "θ_reply: an RTT request's reply later than this (from the request leaving the source ToR) reroutes the flow; base ToR-to-ToR RTT plus a margin (the code: base RTT + 4 us)"},
 			{Name: "path_busy_us", Kind: lb.Float, Default: "8", Unit: "us",
@@ -24,11 +24,7 @@ func Register(r *lb.Registry) error {
 				Help: "send NOTIFY for ECN-marked packets and avoid busy paths (false: reroute to any sampled path)"},
 			{Name: "ctrl_bytes", Kind: lb.Int, Default: "64", Unit: "bytes", Min: 64, Max: 1500,
 				Help: "size on the wire of RTT_REPLY, CLEAR and NOTIFY control packets"},
-			{Name: "reorder_margin_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
-				Help: "added to a reorder queue's predicted release (the tail's expected arrival) before the queue is let go without the tail"},
-			{Name: "reorder_wait_us", Kind: lb.Float, Default: "200", Unit: "us", Above: true,
-				Help: "predicted wait for the tail when no old-path packet of the epoch has been seen to time it by"},
-		}})
+		}, reorder.Params()...)})
 }
 
 // New makes a ConWeave module from validated parameters.
@@ -37,7 +33,7 @@ func New(p lb.Params) (lb.Module, error) {
 	return &Module{
 		replyNs: us("reply_us"), busyNs: us("path_busy_us"), inactiveNs: us("inactive_us"),
 		samples: p.Int("samples"), pathAware: p.Bool("path_aware"), ctrlBytes: p.Int("ctrl_bytes"),
-		dest: reorder.New(reorder.Config{MarginNs: us("reorder_margin_us"), DefaultWaitNs: us("reorder_wait_us")}),
+		dest: reorder.New(reorder.ConfigOf(p)),
 		rng:  lb.NewRand(seed),
 	}, nil
 }

@@ -14,15 +14,7 @@ import (
 // newModule is a Gemma module with some parameters changed.
 func newModule(t testing.TB, params map[string]string) *Module {
 	t.Helper()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.New("gemma", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*Module)
+	return lbtest.New[*Module](t, Register, "gemma", params)
 }
 
 // viaSpine1 is a plain switch program that sends everything it can through

@@ -14,7 +14,7 @@ import (
 func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "gemma", New: New,
 		Help: "per-packet path score from local and core-reported egress queues at the source edge, reordering with paused queues at the destination edge",
-		Params: []lb.Param{
+		Params: append([]lb.Param{
 			{Name: "alpha", Kind: lb.Float, Default: "1", Min: 0,
 				Help: "α: weight of L1, the source edge's uplink queue toward the path's core, in PathScore"},
 			{Name: "beta", Kind: lb.Float, Default: "1", Min: 0,
@@ -37,11 +37,7 @@ func Register(r *lb.Registry) error {
 				Help: "a reroute whose CLEAR (the destination saw the old path's tail) has not come within this is taken as over"},
 			{Name: "ctrl_bytes", Kind: lb.Int, Default: "64", Unit: "bytes", Min: 64, Max: 1500,
 				Help: "size on the wire of queue reports and CLEARs"},
-			{Name: "reorder_margin_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
-				Help: "added to a reorder queue's predicted release (the tail's expected arrival) before the queue is let go without the tail (ConWeave's code)"},
-			{Name: "reorder_wait_us", Kind: lb.Float, Default: "200", Unit: "us", Above: true,
-				Help: "predicted wait for the tail when no old-path packet of the reroute has been seen (ConWeave's code)"},
-		}})
+		}, reorder.Params()...)})
 }
 
 // New makes a Gemma module from validated parameters.
@@ -54,7 +50,7 @@ func New(p lb.Params) (lb.Module, error) {
 		scanNs:    us("scan_us"),
 		clearNs:   us("clear_timeout_us"),
 		ctrlBytes: p.Int("ctrl_bytes"),
-		dest:      reorder.New(reorder.Config{MarginNs: us("reorder_margin_us"), DefaultWaitNs: us("reorder_wait_us")}),
+		dest:      reorder.New(reorder.ConfigOf(p)),
 		rng:       lb.NewRand(seed),
 	}
 	if m.period.MaxNs < m.period.MinNs {

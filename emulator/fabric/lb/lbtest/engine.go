@@ -75,3 +75,18 @@ func Run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, ot
 	}
 	return o
 }
+
+// New is a module of the scheme that register adds, by name, with some
+// parameters changed, as its concrete type T.
+func New[T lb.Module](t testing.TB, register func(*lb.Registry) error, name string, params map[string]string) T {
+	t.Helper()
+	r := lb.NewRegistry()
+	if err := register(r); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.New(name, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(T)
+}
