@@ -8,21 +8,14 @@ import (
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 	"github.com/labctl/labctl/inventory"
 )
 
 // newModule is a ConWeave module with some parameters changed.
 func newModule(t testing.TB, params map[string]string) *Module {
 	t.Helper()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.New("conweave", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*Module)
+	return lbtest.New[*Module](t, Register, "conweave", params)
 }
 
 // leafSpine is a 2-spine, 2-leaf fabric of 4 hosts per leaf (h1-h4 on
@@ -30,32 +23,12 @@ func newModule(t testing.TB, params map[string]string) *Module {
 // spine1 take 5 us instead of 1.
 func leafSpine(t *testing.T, slow bool) *fabric.Topology {
 	t.Helper()
-	topo, _ := generate(t, "leafspine:2x2:4@100", func(l *inventory.Link) {
+	topo, _ := lbtest.Topology(t, "leafspine:2x2:4@100", func(l *inventory.Link) {
 		if slow && (l.A.Device == "spine1" || l.B.Device == "spine1") {
 			l.DelayNs = 5000
 		}
 	})
 	return topo
-}
-
-// generate is the topology of a generated lab, each link changed by edit
-// (nil: none).
-func generate(t testing.TB, spec string, edit func(*inventory.Link)) (*fabric.Topology, *inventory.Lab) {
-	t.Helper()
-	lab, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range lab.Links {
-		if edit != nil {
-			edit(&lab.Links[i])
-		}
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return topo, lab
 }
 
 // flows are n flows of size bytes, from h1.. to dsts (cycled).
@@ -65,42 +38,6 @@ func flows(n int, bytes int64, dsts ...string) []fabric.Flow {
 		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i), Dst: dsts[i%len(dsts)], Bytes: bytes})
 	}
 	return fs
-}
-
-// outcome is what a run left in the engine's counters.
-type outcome struct {
-	ooo, retx, drops, txBytes uint64
-	rq                        fabric.ReorderStats
-	last                      int64 // ns: the longest flow completion time
-}
-
-func runFlows(t *testing.T, topo *fabric.Topology, cfg fabric.Config, m lb.Module, fs []fabric.Flow) outcome {
-	t.Helper()
-	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := outcome{rq: e.ReorderStats()}
-	for _, r := range res {
-		if r.Err != "" {
-			t.Fatalf("flow %d: %s", r.ID, r.Err)
-		}
-		o.last = max(o.last, r.End-r.Start)
-	}
-	for _, p := range e.Counters().Ports {
-		o.ooo += p.OutOfSequence
-		o.retx += p.Retransmits
-		o.drops += p.Drops
-		o.txBytes += p.TxBytes
-	}
-	if o.rq.InUse != 0 {
-		t.Errorf("%d reorder queues still in use after the run", o.rq.InUse)
-	}
-	return o
 }
 
 // TestReroutesOnlyWhenTheReplyIsLate: an uncongested path answers every
@@ -123,7 +60,7 @@ func TestReroutesOnlyWhenTheReplyIsLate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			m := newModule(t, map[string]string{"reply_us": tc.replyUs})
-			runFlows(t, leafSpine(t, false), fabric.DefaultConfig(), m, flows(tc.n, 4<<20, "h5", "h6", "h7", "h8"))
+			lbtest.Run(t, leafSpine(t, false), fabric.DefaultConfig(), m, nil, flows(tc.n, 4<<20, "h5", "h6", "h7", "h8"))
 			s := m.Stats()
 			t.Logf("%+v", s)
 			if s.Requests == 0 || s.Replies == 0 {
@@ -142,50 +79,19 @@ func TestReroutesOnlyWhenTheReplyIsLate(t *testing.T) {
 	}
 }
 
-// pathCounter wraps ConWeave and counts each flow's packets in flight
-// between its ToRs, per path.
-type pathCounter struct {
-	*Module
-	inflight map[int32]map[int32]int
-	most     int // most paths one flow had packets on at once
-}
-
-func (c *pathCounter) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
-	if p.Kind == lb.Data && p.Hdr.Flags&lb.FlagPinned != 0 {
-		f := c.inflight[p.Flow]
-		if f == nil {
-			f = map[int32]int{}
-			c.inflight[p.Flow] = f
-		}
-		switch p.Role {
-		case lb.SrcToR:
-			f[p.Hdr.Path]++
-			n := 0
-			for _, k := range f {
-				if k > 0 {
-					n++
-				}
-			}
-			c.most = max(c.most, n)
-		case lb.DstToR:
-			f[p.Hdr.Path]--
-		}
-	}
-	return c.Module.Arrive(sw, p, out)
-}
-
 // TestAFlowIsOnAtMostTwoPaths: with a θ_reply short enough that flows
 // reroute all the time over 4 spines, no flow ever has packets in flight
 // on three paths, though many have them on two.
 func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 	t.Parallel()
-	topo, _ := generate(t, "leafspine:4x2:4@100", nil)
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:4@100", nil)
 	for _, reply := range []string{"1", "3"} {
-		c := &pathCounter{Module: newModule(t, map[string]string{"reply_us": reply}), inflight: map[int32]map[int32]int{}}
-		runFlows(t, topo, fabric.DefaultConfig(), c, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
-		s := c.Stats()
-		if s.Reroutes < 10 || c.most != 2 {
-			t.Errorf("θ_reply %s us: %d reroutes, at most %d paths in flight per flow: want many reroutes, 2 paths", reply, s.Reroutes, c.most)
+		m := newModule(t, map[string]string{"reply_us": reply})
+		c := lbtest.NewPathCounter(m)
+		lbtest.Run(t, topo, fabric.DefaultConfig(), c, nil, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
+		s := m.Stats()
+		if s.Reroutes < 10 || c.Most != 2 {
+			t.Errorf("θ_reply %s us: %d reroutes, at most %d paths in flight per flow: want many reroutes, 2 paths", reply, s.Reroutes, c.Most)
 		}
 	}
 }
@@ -199,17 +105,17 @@ func TestAFlowIsOnAtMostTwoPaths(t *testing.T) {
 func TestReorderQueueKeepsOrder(t *testing.T) {
 	t.Parallel()
 	m := newModule(t, nil)
-	o := runFlows(t, leafSpine(t, true), fabric.DefaultConfig(), m, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
+	o := lbtest.Run(t, leafSpine(t, true), fabric.DefaultConfig(), m, nil, flows(4, 2<<20, "h5", "h6", "h7", "h8"))
 	s := m.Stats()
-	t.Logf("%+v; engine %+v", s, o.rq)
-	if s.Reroutes == 0 || s.Reordering.Held == 0 || o.rq.Allocs == 0 || s.Reordering.ByTail == 0 {
-		t.Fatalf("no packet was held for reordering: %+v, engine %+v", s, o.rq)
+	t.Logf("%+v; engine %+v", s, o.RQ)
+	if s.Reroutes == 0 || s.Reordering.Held == 0 || o.RQ.Allocs == 0 || s.Reordering.ByTail == 0 {
+		t.Fatalf("no packet was held for reordering: %+v, engine %+v", s, o.RQ)
 	}
-	if o.ooo != 0 || o.retx != 0 || o.drops != 0 {
-		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", o.ooo, o.retx, o.drops)
+	if o.OOO != 0 || o.Retx != 0 || o.Drops != 0 {
+		t.Errorf("%d packets out of sequence, %d retransmitted, %d dropped: want none", o.OOO, o.Retx, o.Drops)
 	}
-	if o.rq.Fallbacks != 0 || o.rq.Timeouts != 0 {
-		t.Errorf("engine %+v: want no fallback or timeout with 8 queues a port", o.rq)
+	if o.RQ.Fallbacks != 0 || o.RQ.Timeouts != 0 {
+		t.Errorf("engine %+v: want no fallback or timeout with 8 queues a port", o.RQ)
 	}
 }
 
@@ -229,18 +135,18 @@ func TestFallsBackWhenQueuesRunOut(t *testing.T) {
 			cfg := fabric.DefaultConfig()
 			cfg.ReorderQueues = tc.queues
 			m := newModule(t, nil)
-			o := runFlows(t, leafSpine(t, true), cfg, m, flows(4, 2<<20, "h5"))
+			o := lbtest.Run(t, leafSpine(t, true), cfg, m, nil, flows(4, 2<<20, "h5"))
 			s := m.Stats()
-			t.Logf("%+v; engine %+v", s, o.rq)
-			if o.rq.MaxInUse > max(tc.queues, 0) || o.rq.Allocs == 0 {
-				t.Errorf("engine %+v: want queues used, at most %d at once", o.rq, tc.queues)
+			t.Logf("%+v; engine %+v", s, o.RQ)
+			if o.RQ.MaxInUse > max(tc.queues, 0) || o.RQ.Allocs == 0 {
+				t.Errorf("engine %+v: want queues used, at most %d at once", o.RQ, tc.queues)
 			}
-			if got := o.rq.Fallbacks > 0; got != tc.fallbacks || (o.ooo > 0) != tc.fallbacks {
-				t.Errorf("%d fallbacks, %d out of sequence; want fallbacks and reordering: %v", o.rq.Fallbacks, o.ooo, tc.fallbacks)
+			if got := o.RQ.Fallbacks > 0; got != tc.fallbacks || (o.OOO > 0) != tc.fallbacks {
+				t.Errorf("%d fallbacks, %d out of sequence; want fallbacks and reordering: %v", o.RQ.Fallbacks, o.OOO, tc.fallbacks)
 			}
-			if o.rq.Fallbacks != o.rq.Exhausted || o.rq.Fallbacks != s.Reordering.Fallbacks {
+			if o.RQ.Fallbacks != o.RQ.Exhausted || o.RQ.Fallbacks != s.Reordering.Fallbacks {
 				t.Errorf("engine counted %d refusals and %d fallbacks, the module %d: want all equal",
-					o.rq.Exhausted, o.rq.Fallbacks, s.Reordering.Fallbacks)
+					o.RQ.Exhausted, o.RQ.Fallbacks, s.Reordering.Fallbacks)
 			}
 		})
 	}
@@ -255,13 +161,13 @@ func TestControlPacketsCountInLinkBytes(t *testing.T) {
 	topo := leafSpine(t, false)
 	fs := flows(1, 1<<20, "h5")
 	m := newModule(t, nil)
-	cw := runFlows(t, topo, fabric.DefaultConfig(), m, fs)
-	base := runFlows(t, topo, fabric.DefaultConfig(), ecmp.Module{}, fs)
+	cw := lbtest.Run(t, topo, fabric.DefaultConfig(), m, nil, fs)
+	base := lbtest.Run(t, topo, fabric.DefaultConfig(), ecmp.Module{}, nil, fs)
 	s := m.Stats()
 	if s.CtrlPkts == 0 || s.CtrlPkts != s.Requests || s.Timeouts != 0 {
 		t.Fatalf("%+v: want one reply per request, no timeout", s)
 	}
-	if extra := int64(cw.txBytes) - int64(base.txBytes); extra != 2*s.CtrlBytes {
+	if extra := int64(cw.TxBytes) - int64(base.TxBytes); extra != 2*s.CtrlBytes {
 		t.Errorf("ConWeave sent %d bytes more than ECMP; its %d control packets are %d bytes over 2 links each",
 			extra, s.CtrlPkts, 2*s.CtrlBytes)
 	}
@@ -335,7 +241,7 @@ func TestDeterministic(t *testing.T) {
 // out of sequence, for every seed tried.
 func TestBeatsECMPOnCollidingElephants(t *testing.T) {
 	t.Parallel()
-	topo, _ := generate(t, "leafspine:4x2:8@100", nil)
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:8@100", nil)
 	var fs []fabric.Flow
 	for i := 0; i < 8; i++ {
 		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+i), Bytes: 8 << 20})
@@ -343,12 +249,12 @@ func TestBeatsECMPOnCollidingElephants(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
 		cfg := fabric.DefaultConfig()
 		cfg.Seed = seed
-		o := runFlows(t, topo, cfg, newModule(t, nil), fs)
-		cw, base := o.last, runFlows(t, topo, cfg, ecmp.Module{}, fs).last
-		t.Logf("seed %d: last flow done after %d us with ConWeave, %d us with ECMP; %d reorder queues", seed, cw/1000, base/1000, o.rq.Allocs)
-		if cw >= base || o.ooo != 0 || o.rq.Allocs == 0 {
+		o := lbtest.Run(t, topo, cfg, newModule(t, nil), nil, fs)
+		cw, base := o.Last, lbtest.Run(t, topo, cfg, ecmp.Module{}, nil, fs).Last
+		t.Logf("seed %d: last flow done after %d us with ConWeave, %d us with ECMP; %d reorder queues", seed, cw/1000, base/1000, o.RQ.Allocs)
+		if cw >= base || o.OOO != 0 || o.RQ.Allocs == 0 {
 			t.Errorf("seed %d: ConWeave %d us (%d out of sequence, %d queues), ECMP %d us: want ConWeave sooner, in order",
-				seed, cw/1000, o.ooo, o.rq.Allocs, base/1000)
+				seed, cw/1000, o.OOO, o.RQ.Allocs, base/1000)
 		}
 	}
 }

@@ -2,20 +2,18 @@ package reorder
 
 import "github.com/labctl/labctl/emulator/fabric/lb"
 
-// Params declare Config's fields as module parameters, with ConWeave's
-// code's defaults, for every scheme that reorders with a Dest.
+// Params are the module parameters of Config, for the schemes that
+// reorder with this package to declare; ConfigOf reads them back.
 func Params() []lb.Param {
 	return []lb.Param{
 		{Name: "reorder_margin_us", Kind: lb.Float, Default: "8", Unit: "us", Above: true,
-			Help: "added to a reorder queue's predicted release (the tail's expected arrival) before the queue is let go without the tail"},
+			Help: "added to a reorder queue's predicted release (the tail's expected arrival) before the queue is let go without the tail (ConWeave's code: 8 us)"},
 		{Name: "reorder_wait_us", Kind: lb.Float, Default: "200", Unit: "us", Above: true,
-			Help: "predicted wait for the tail when no old-path packet of the epoch has been seen to time it by"},
+			Help: "predicted wait for the tail when no old-path packet of the reroute has been seen to time it by (ConWeave's code: 200 us)"},
 	}
 }
 
-// ConfigOf is the Config that validated parameters declared by Params
-// give.
+// ConfigOf is the Config of validated parameters that include Params.
 func ConfigOf(p lb.Params) Config {
-	us := func(n string) int64 { return int64(p.Float(n) * 1000) }
-	return Config{MarginNs: us("reorder_margin_us"), DefaultWaitNs: us("reorder_wait_us")}
+	return Config{MarginNs: int64(p.Float("reorder_margin_us") * 1000), DefaultWaitNs: int64(p.Float("reorder_wait_us") * 1000)}
 }

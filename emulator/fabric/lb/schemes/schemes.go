@@ -6,6 +6,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/gemma"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
 	"github.com/labctl/labctl/emulator/fabric/lb/selb"
 )
@@ -20,6 +21,7 @@ func Registry() (*lb.Registry, error) {
 		conga.Register,
 		conweave.Register,
 		selb.Register,
+		gemma.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err

@@ -22,7 +22,9 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		params []string
 	}{{"ecmp", nil}, {"letflow", []string{"timeout_us"}}, {"drill", []string{"d", "m"}},
 		{"conga", []string{"flowlet_timeout_us", "dre_period_us", "dre_alpha", "quant_bits", "metric_age_us"}},
-		{"selb", []string{"k", "period_us", "theta", "inactive_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
+		{"selb", []string{"k", "period_us", "theta", "inactive_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}},
+		{"gemma", []string{"alpha", "beta", "ref_kb", "s_reroute", "gap", "report_min_us", "report_max_us", "report_change_kb",
+			"scan_us", "clear_timeout_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
