@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,15 +111,20 @@ type Traffic struct {
 	Start           string `yaml:"start,omitempty" json:"start,omitempty"`
 }
 
-//go:embed *.yaml
+//go:embed *.yaml papers/*.yaml
 var library embed.FS
 
-// Builtin lists the scenarios that ship with labctl.
+// Builtin lists the scenarios that ship with labctl: the library's, and
+// the papers' experiments as papers/NAME.
 func Builtin() []string {
-	ents, _ := library.ReadDir(".")
 	var out []string
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	for _, dir := range []string{".", "papers"} {
+		ents, _ := library.ReadDir(dir)
+		for _, e := range ents {
+			if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+				out = append(out, path.Join(dir, name))
+			}
+		}
 	}
 	return out
 }
@@ -128,7 +134,8 @@ func Load(nameOrPath string) (*Scenario, error) {
 	data, err := os.ReadFile(nameOrPath)
 	file := nameOrPath
 	if err != nil {
-		if !os.IsNotExist(err) || strings.ContainsAny(nameOrPath, `/\`) {
+		builtin := slices.Contains(Builtin(), strings.TrimSuffix(nameOrPath, ".yaml"))
+		if !os.IsNotExist(err) || !builtin && strings.ContainsAny(nameOrPath, `/\`) {
 			return nil, fmt.Errorf("scenario %s: %w", nameOrPath, err)
 		}
 		b, lerr := library.ReadFile(strings.TrimSuffix(nameOrPath, ".yaml") + ".yaml")
