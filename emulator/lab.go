@@ -39,7 +39,15 @@ type Options struct {
 	LB        string
 	LBParams  map[string]string
 	Transport string
-	Logger    *slog.Logger
+	// The packet engine's conventions (fabric.Config); zero values keep
+	// its defaults. NackIntervalNs < 0 NACKs each expected PSN once;
+	// ReorderQueues 0 offers as many reorder queues as schemes ask.
+	NackIntervalNs int64
+	CNPOnNack      *bool
+	PauseQuanta    uint16
+	PauseRefreshNs int64
+	ReorderQueues  *int
+	Logger         *slog.Logger
 	// InboxDriverHosts are hosts emulated with the upstream mlx5 driver
 	// (debugfs cc_params, no sysfs ecn tree); the others run MLNX_OFED.
 	InboxDriverHosts []string
@@ -115,6 +123,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		engine = fabric.NewFlowEngine(topo, cfg)
 	case "", "packet":
 		cfg.LB, cfg.LBParams, cfg.Transport, cfg.Modules = opt.LB, opt.LBParams, opt.Transport, reg
+		opt.knobs(&cfg)
 		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
@@ -250,4 +259,23 @@ func cloneLab(src *inventory.Lab) *inventory.Lab {
 	c.Hosts = append([]inventory.Host(nil), src.Hosts...)
 	c.Links = append([]inventory.Link(nil), src.Links...)
 	return &c
+}
+
+// knobs sets the packet engine's conventions the options give.
+func (opt Options) knobs(cfg *fabric.Config) {
+	if opt.NackIntervalNs != 0 {
+		cfg.NackIntervalNs = opt.NackIntervalNs
+	}
+	if opt.CNPOnNack != nil {
+		cfg.CNPOnNack = *opt.CNPOnNack
+	}
+	if opt.PauseQuanta != 0 {
+		cfg.PauseQuanta = opt.PauseQuanta
+	}
+	if opt.PauseRefreshNs != 0 {
+		cfg.PauseRefreshNs = opt.PauseRefreshNs
+	}
+	if opt.ReorderQueues != nil {
+		cfg.ReorderQueues = *opt.ReorderQueues // 0: no limit, as the engine reads it
+	}
 }

@@ -55,7 +55,35 @@ type Emulation struct {
 	LB        string            `yaml:"lb,omitempty" json:"lb,omitempty"`               // ecmp | letflow | drill
 	LBParams  map[string]string `yaml:"lb_params,omitempty" json:"lb_params,omitempty"` // e.g. timeout_us
 	Transport string            `yaml:"transport,omitempty" json:"transport,omitempty"` // gbn | irn
+	Knobs     `yaml:",inline"`
 }
+
+// Knobs are the packet engine's conventions that no device has a setting
+// for, with the papers' simulators' values as defaults (docs/fabric-twin.md,
+// "Measurement conventions"); unset, each keeps its default.
+type Knobs struct {
+	// NackIntervalUs: a go-back-N receiver NACKs the PSN it expects again
+	// this often while out-of-order packets keep coming (default 4); 0
+	// NACKs each expected PSN once and leaves the rest to the sender's
+	// timeout.
+	NackIntervalUs *float64 `yaml:"nack_interval_us,omitempty" json:"nack_interval_us,omitempty"`
+	// CNPOnNack: a NACK comes with a CNP (default true, as ns-3's does).
+	CNPOnNack *bool `yaml:"cnp_on_nack,omitempty" json:"cnp_on_nack,omitempty"`
+	// PFCPauseQuanta is the pause time PAUSE frames carry, in quanta of
+	// 512 bit times (1 to 65535; default 65535, what switches send), and
+	// PFCRefreshUs how often a switch in XOFF sends PAUSE again (default
+	// half the pause time).
+	PFCPauseQuanta int     `yaml:"pfc_pause_quanta,omitempty" json:"pfc_pause_quanta,omitempty"`
+	PFCRefreshUs   float64 `yaml:"pfc_refresh_us,omitempty" json:"pfc_refresh_us,omitempty"`
+	// ReorderQueues is how many reorder queues each switch port offers the
+	// schemes that reorder at the destination ToR (ConWeave, SELB, Gemma):
+	// default 8, 0 for as many as they ask (SELB's ConWeave-l against
+	// ConWeave-n).
+	ReorderQueues *int `yaml:"reorder_queues,omitempty" json:"reorder_queues,omitempty"`
+}
+
+// Any reports whether any knob is set.
+func (k Knobs) Any() bool { return k != Knobs{} }
 
 // Provision names the image and profile files (relative to the scenario
 // file) the lab must match before traffic.
@@ -222,9 +250,10 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	default:
 		ix.Add(&ps, "emulation.transport", "unknown transport %q (gbn or irn)", s.Emulation.Transport)
 	}
-	if (s.Emulation.LB != "" || s.Emulation.Transport != "") && s.Emulation.Engine == "flow" {
-		ix.Add(&ps, "emulation", "lb and transport need the packet engine (engine: packet, the default)")
+	if (s.Emulation.LB != "" || s.Emulation.Transport != "" || s.Emulation.Knobs.Any()) && s.Emulation.Engine == "flow" {
+		ix.Add(&ps, "emulation", "lb, transport and the packet engine's knobs need the packet engine (engine: packet, the default)")
 	}
+	s.Emulation.Knobs.check(ix, &ps)
 	names := map[string]bool{}
 	for i, t := range s.Traffic {
 		p := fmt.Sprintf("traffic[%d]", i)
@@ -258,4 +287,19 @@ func (s *Scenario) Interval(emulated bool) time.Duration {
 		return 100 * time.Microsecond
 	}
 	return time.Second
+}
+
+func (k Knobs) check(ix *yamlpos.Index, ps *yamlpos.Problems) {
+	if v := k.NackIntervalUs; v != nil && (!finite(*v) || *v < 0) {
+		ix.Add(ps, "emulation.nack_interval_us", "must be >= 0 (0: one NACK per expected PSN)")
+	}
+	if k.PFCPauseQuanta < 0 || k.PFCPauseQuanta > 0xFFFF {
+		ix.Add(ps, "emulation.pfc_pause_quanta", "must be between 1 and 65535 (quanta of 512 bit times)")
+	}
+	if !finite(k.PFCRefreshUs) || k.PFCRefreshUs < 0 {
+		ix.Add(ps, "emulation.pfc_refresh_us", "must be > 0 (or left out for half the pause time)")
+	}
+	if v := k.ReorderQueues; v != nil && *v < 0 {
+		ix.Add(ps, "emulation.reorder_queues", "must be >= 0 (0: as many as the schemes ask)")
+	}
 }

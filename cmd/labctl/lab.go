@@ -60,8 +60,9 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: em.Engine, LB: em.LB, LBParams: em.LBParams,
-		Transport: em.Transport, Logger: log})
+	opt := twinOptions(em)
+	opt.Dir, opt.Logger = dir, log
+	l, err := emulator.Start(ctx, lab, opt)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
@@ -316,4 +317,19 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%d\t%v\t%d/%d\t%s\t%s\n", ls.Name, ls.PID, ls.Alive, up, len(ls.Endpoints), ls.Started.Format(time.RFC3339), ls.LabFile)
 	}
 	return tw.Flush()
+}
+
+// twinOptions are the emulated lab's options for a scenario's emulation
+// section (the engine, its schemes and its conventions).
+func twinOptions(em scenarios.Emulation) emulator.Options {
+	opt := emulator.Options{Engine: em.Engine, LB: em.LB, LBParams: em.LBParams, Transport: em.Transport,
+		CNPOnNack: em.CNPOnNack, PauseQuanta: uint16(em.PFCPauseQuanta), ReorderQueues: em.ReorderQueues,
+		PauseRefreshNs: int64(em.PFCRefreshUs * 1000)}
+	if v := em.NackIntervalUs; v != nil {
+		opt.NackIntervalNs = int64(*v * 1000)
+		if opt.NackIntervalNs == 0 {
+			opt.NackIntervalNs = -1 // once per expected PSN
+		}
+	}
+	return opt
 }
