@@ -217,3 +217,24 @@ func TestGenerateFatTree(t *testing.T) {
 		}
 	}
 }
+
+func TestOversubscription(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want float64
+	}{
+		{"leafspine:8x8:16@100", 2},
+		{"leafspine:8x8:8@100", 1},
+		{"leafspine:2x4:8@100", 4},
+		{"leafspine:4x2:2@100", 1}, // more uplinks than hosts: not below 1
+		{"fattree:4", 1},
+	} {
+		lab, err := Generate(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lab.Oversubscription(); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.spec, got, tc.want)
+		}
+	}
+}

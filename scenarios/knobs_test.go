@@ -1,8 +1,12 @@
 package scenarios
 
 import (
+	"cmp"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/labctl/labctl/inventory"
 )
 
 // TestEmulationKnobs: the packet engine's conventions are read from the
@@ -34,5 +38,37 @@ func TestEmulationKnobs(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.em, err, tc.want)
 		}
+	}
+}
+
+// TestLoadBasisNetwork: a load stated against the network's capacity has
+// each host of a 2:1 leaf-spine offer half of it, as the papers'
+// simulators generate traffic; the host basis (the default) offers it all.
+func TestLoadBasisNetwork(t *testing.T) {
+	t.Parallel()
+	lab, err := inventory.Generate("leafspine:2x2:4@100") // 4 hosts, 2 uplinks a leaf: 2:1
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		basis string
+		want  float64
+	}{{"", 0.8}, {"host", 0.8}, {"network", 0.4}} {
+		doc := "name: n\ntraffic: [{name: w, pattern: workload, cdf: websearch, load: 0.8, duration: 2ms, seed: 1, load_basis: " + cmp.Or(tc.basis, "host") + "}]\n"
+		s, err := Parse([]byte(doc), "n.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := MakePlan(s, lab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := plan.Points[0]
+		if pt.RequestedLoad != tc.want || math.Abs(pt.OfferedLoad-tc.want)/tc.want > 0.05 {
+			t.Errorf("basis %q: requested %v offered %v, want %v of each host's link", tc.basis, pt.RequestedLoad, pt.OfferedLoad, tc.want)
+		}
+	}
+	if _, err := Parse([]byte("name: n\ntraffic: [{name: w, pattern: workload, cdf: websearch, load: 0.8, duration: 2ms, load_basis: fabric}]\n"), "n.yaml"); err == nil || !strings.Contains(err.Error(), `n.yaml:2: traffic[0].load_basis: unknown basis "fabric"`) {
+		t.Errorf("bad basis: %v", err)
 	}
 }

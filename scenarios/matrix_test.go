@@ -128,7 +128,7 @@ func TestMatrixErrorsPointAtTheMatrix(t *testing.T) {
 		want         []string
 	}{
 		{"unknown field", "  - path: emulation.lbb\n    values: [ecmp]\n",
-			[]string{`m.yaml:13: matrix[0].path: no field "lbb" at emulation (it has engine, lb, lb_params, transport)`}},
+			[]string{`m.yaml:13: matrix[0].path: no field "lbb" at emulation (it has engine, lb, lb_params, transport, nack_interval_us, cnp_on_nack, pfc_pause_quanta, pfc_refresh_us, reorder_queues)`}},
 		{"index past the traffic", "  - path: traffic[3].load\n    values: [0.5]\n",
 			[]string{"m.yaml:13: matrix[0].path: index [3] is past the 1 entries"}},
 		{"not sweepable", "  - path: name\n    values: [a]\n", []string{"m.yaml:13: matrix[0].path: name cannot be swept"}},
@@ -139,7 +139,7 @@ func TestMatrixErrorsPointAtTheMatrix(t *testing.T) {
 		{"unknown key in a struct value", "  - path: emulation\n    values: [{engine: packet, lbb: x}]\n",
 			[]string{"m.yaml:14: matrix[0].values[0]: emulation: line 14: field lbb not found"}},
 		{"combination", "  - path: emulation.engine\n    values: [packet, flow]\n  - path: emulation.lb\n    values: [ecmp]\n",
-			[]string{"m.yaml:2: emulation: lb and transport need the packet engine (engine: packet, the default) (in variant engine=flow/scheme=ecmp)"}},
+			[]string{"m.yaml:2: emulation: lb, transport and the packet engine's knobs need the packet engine (engine: packet, the default) (in variant engine=flow/scheme=ecmp)"}},
 		{"duplicate names", "  - path: traffic[0].load\n    values: [0.3]\n  - path: emulation.lb\n    name: load\n    values: [ecmp]\n",
 			[]string{`m.yaml:16: matrix[1].name: two sweeps are named "load"`}},
 		{"no values", "  - path: lab\n", []string{"m.yaml:13: matrix[0].values: a sweep needs at least one value"}},

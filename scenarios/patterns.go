@@ -40,7 +40,7 @@ func patternRegistry() []pattern {
 		{Name: PatternAllReduce, Summary: "ring all-reduce of a buffer over hosts: 2(N-1) dependent steps",
 			Fields: []string{"hosts", "buffer"}, check: checkAllReduce, plan: planAllReduce},
 		{Name: PatternWorkload, Summary: "flow sizes from a CDF, Poisson arrivals at a load of each host's link, random or permutation pairs",
-			Fields: []string{"hosts", "cdf", "load", "duration", "pairing", "intra_rack", "seed"}, check: checkWorkload, plan: planWorkload},
+			Fields: []string{"hosts", "cdf", "load", "load_basis", "duration", "pairing", "intra_rack", "seed"}, check: checkWorkload, plan: planWorkload},
 		{Name: PatternPermutation, Summary: "every host sends one flow (bytes, or a size from a CDF) to a random partner; no host to itself",
 			Fields: []string{"hosts", "bytes", "cdf", "seed"}, check: checkPermutation, plan: planPermutation},
 		{Name: PatternBurst, Summary: "long background flows, then synchronized bursts of short flows to one receiver (FLB's HoL-blocking test)",
@@ -210,6 +210,11 @@ func checkWorkload(c *checker, t Traffic) {
 		c.add("load", "must be in (0, 1]: the fraction of each host's link rate")
 	}
 	c.duration("duration", t.Duration, true, t.Pattern)
+	switch t.LoadBasis {
+	case "", LoadBasisHost, LoadBasisNetwork:
+	default:
+		c.add("load_basis", "unknown basis %q (host: of each host's link; network: of the fabric's capacity)", t.LoadBasis)
+	}
 	switch t.Pairing {
 	case "", perftest.PairRandom:
 	case perftest.PairPermutation:

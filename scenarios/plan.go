@@ -368,14 +368,15 @@ func planWorkload(pc *planCtx, t Traffic, pt *Point) error {
 	}
 	dur, _ := time.ParseDuration(t.Duration) // validated at load
 	gbps := rnicGbps(pc.lab, names[0])
-	flows, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: t.Load, LinkGbps: gbps,
+	load := hostLoad(t, pc.lab)
+	flows, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: load, LinkGbps: gbps,
 		Duration: dur, Seed: pc.seed, Pairing: t.Pairing, Racks: pc.racks, IntraRack: t.IntraRack, Tolerance: perftest.DefaultLoadTolerance,
 		MsgSize: msg, Tool: tool, Group: pt.Name})
 	if err != nil {
 		return err
 	}
 	pt.Flows, pt.Hosts, pt.LinkGbps = flows, names, gbps
-	pt.WindowNs, pt.RequestedLoad = dur.Nanoseconds(), t.Load
+	pt.WindowNs, pt.RequestedLoad = dur.Nanoseconds(), load
 	pt.OfferedLoad = perftest.OfferedLoad(flows, len(names), gbps, dur)
 	return nil
 }
@@ -451,4 +452,21 @@ func rackMap(lab *inventory.Lab) map[string]string {
 		}
 	}
 	return m
+}
+
+// Load bases of a workload's load (Traffic.LoadBasis).
+const (
+	LoadBasisHost    = "host"
+	LoadBasisNetwork = "network"
+)
+
+// hostLoad is the fraction of its link each host offers for a workload
+// entry: its load, or, stated against the network's capacity, the load
+// divided by the lab's oversubscription (a 2:1 leaf-spine at network load
+// 0.8 has its hosts offer 0.4, as the papers' simulators generate it).
+func hostLoad(t Traffic, lab *inventory.Lab) float64 {
+	if t.LoadBasis == LoadBasisNetwork {
+		return t.Load / lab.Oversubscription()
+	}
+	return t.Load
 }

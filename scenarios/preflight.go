@@ -113,10 +113,11 @@ func checkFlows(c *checker, t Traffic, lab *inventory.Lab, lim Limits) {
 	}
 	hosts := cmp.Or(t.Hosts, len(t.HostList), len(lab.Hosts))
 	gbps := rnicGbps(lab, lab.Hosts[0].Name)
-	want := float64(hosts) * t.Load * gbps / 8 * float64(d.Nanoseconds()) / cdf.Mean()
+	load := hostLoad(t, lab)
+	want := float64(hosts) * load * gbps / 8 * float64(d.Nanoseconds()) / cdf.Mean()
 	if want > float64(lim.FlowsPerPoint) {
-		c.add("duration", "about %.0f flows a point (%d hosts at load %g for %s), above the limit of %d (raise it with --max-flows)",
-			want, hosts, t.Load, t.Duration, lim.FlowsPerPoint)
+		c.add("duration", "about %.0f flows a point (%d hosts at load %g of their links for %s), above the limit of %d (raise it with --max-flows)",
+			want, hosts, load, t.Duration, lim.FlowsPerPoint)
 	}
 }
 

@@ -123,7 +123,12 @@ type Traffic struct {
 	CDF string `yaml:"cdf,omitempty" json:"cdf,omitempty"`
 	// workload: Poisson arrivals at Load (fraction of each host's link
 	// rate) within Duration, destinations by Pairing and IntraRack.
-	Load      float64  `yaml:"load,omitempty" json:"load,omitempty"`
+	Load float64 `yaml:"load,omitempty" json:"load,omitempty"`
+	// LoadBasis says what Load is a fraction of: "host" (each host's link,
+	// the default) or "network" (the fabric's capacity, as the papers'
+	// simulators state it: each host offers Load / the lab's
+	// oversubscription of its link).
+	LoadBasis string   `yaml:"load_basis,omitempty" json:"load_basis,omitempty"`
 	Duration  string   `yaml:"duration,omitempty" json:"duration,omitempty"`
 	Pairing   string   `yaml:"pairing,omitempty" json:"pairing,omitempty"`
 	IntraRack *float64 `yaml:"intra_rack,omitempty" json:"intra_rack,omitempty"`
