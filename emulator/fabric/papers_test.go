@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
 
@@ -15,19 +14,7 @@ import (
 // x 8 spines, 16 hosts per leaf at 100 Gb/s with 1 us links (2:1
 // oversubscribed at the leaves), PFC, DCQCN and ECMP.
 func papersSetting(t testing.TB) (*Topology, []perftest.Endpoint) {
-	lab, err := inventory.Generate("leafspine:8x8:16@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var eps []perftest.Endpoint
-	for _, h := range lab.Hosts {
-		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
-	}
-	return topo, eps
+	return labSetting(t, "leafspine:8x8:16@100")
 }
 
 func workload(t testing.TB, eps []perftest.Endpoint, cdf string, load float64, dur time.Duration) []Flow {
@@ -134,24 +121,7 @@ func BenchmarkPapersWebSearch08(b *testing.B) {
 	flows := workload(b, eps, "websearch", 0.8, 10*time.Millisecond)
 	cfg := DefaultConfig()
 	cfg.MaxSimNs = 10_000_000
-	var events uint64
-	var e *PacketEngine
-	var res []Result
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	for i := 0; i < b.N; i++ {
-		e = NewPacketEngine(topo, cfg)
-		var err error
-		if res, err = e.Run(context.Background(), flows, RunOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		events += e.Events()
-	}
-	reportEvents(b, events, cpuTime(b)-cpu)
-	b.ReportMetric(float64(len(flows)), "flows")
-	b.StopTimer()
-	// Equal fingerprints of two versions of the engine mean identical runs.
-	b.Logf("fingerprint of results and counters: %s", fingerprint(res, e.Counters()))
+	benchPackets(b, topo, cfg, flows)
 }
 
 var papersLong = flag.Duration("papers", 0, "run TestPapersSteadyState with arrivals over this much simulated time (e.g. 5ms)")

@@ -1,0 +1,65 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/perftest"
+)
+
+// labSetting is the topology of a generated lab and its hosts as workload
+// endpoints.
+func labSetting(t testing.TB, spec string) (*Topology, []perftest.Endpoint) {
+	topo := generated(t, spec)
+	lab, _ := inventory.Generate(spec) // generated checked the spec
+	var eps []perftest.Endpoint
+	for _, h := range lab.Hosts {
+		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
+	}
+	return topo, eps
+}
+
+// BenchmarkPacketEngineScale is the scaling issue's workload point on
+// fat-trees of 16 to 1,024 hosts: AliStorage flows arriving at 0.5 load for
+// 1 ms (seed 1), ECMP, PFC and DCQCN, every flow run to completion. The
+// per-host load is the same at every size, so events per CPU second should
+// not fall as the fabric grows. Run each k in its own process for its max
+// RSS (bench/run.sh): go test -run XXX -bench 'PacketEngineScale/k=16$'
+// -benchtime 1x -cpu 1 ./emulator/fabric/
+func BenchmarkPacketEngineScale(b *testing.B) {
+	for _, k := range []int{4, 8, 12, 16} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			topo, eps := labSetting(b, fmt.Sprintf("fattree:%d", k))
+			flows := workload(b, eps, "alistorage2019", 0.5, time.Millisecond)
+			b.Logf("k=%d: %d hosts, %d flows", k, len(eps), len(flows))
+			benchPackets(b, topo, DefaultConfig(), flows)
+		})
+	}
+}
+
+// benchPackets runs flows b.N times on fresh packet engines, reports events
+// per op and per CPU second, and logs a fingerprint of the last run's
+// results and counters: equal fingerprints of two versions of the engine
+// mean identical runs.
+func benchPackets(b *testing.B, topo *Topology, cfg Config, flows []Flow) {
+	var events uint64
+	var e *PacketEngine
+	var res []Result
+	b.ResetTimer()
+	cpu := cpuTime(b)
+	for i := 0; i < b.N; i++ {
+		e = NewPacketEngine(topo, cfg)
+		var err error
+		if res, err = e.Run(context.Background(), flows, RunOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		events += e.Events()
+	}
+	reportEvents(b, events, cpuTime(b)-cpu)
+	b.ReportMetric(float64(len(flows)), "flows")
+	b.StopTimer()
+	b.Logf("fingerprint of results and counters: %s", fingerprint(res, e.Counters()))
+}
