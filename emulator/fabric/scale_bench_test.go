@@ -61,5 +61,9 @@ func benchPackets(b *testing.B, topo *Topology, cfg Config, flows []Flow) {
 	reportEvents(b, events, cpuTime(b)-cpu)
 	b.ReportMetric(float64(len(flows)), "flows")
 	b.StopTimer()
+	st := e.ev.stats
+	st.buckets, st.events, st.moves = st.buckets+e.ev.win.buckets, st.events+e.ev.win.events, st.moves+e.ev.win.moves
+	b.Logf("simulated %d ns; event queue: %.1f events per sorted bucket, %.2f sort moves per event, %d changes of width, last width %d ps",
+		e.now/1000, float64(st.events)/float64(st.buckets), float64(st.moves)/float64(st.events), st.regrids, 1<<e.ev.shift)
 	b.Logf("fingerprint of results and counters: %s", fingerprint(res, e.Counters()))
 }
