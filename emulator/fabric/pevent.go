@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -66,17 +67,27 @@ const (
 	window       = 1 << 15 // events sorted between two looks at the density
 )
 
+// eventQueue keeps the events of the buckets ahead in one pool of nodes,
+// each bucket a list of them; a node freed when its bucket comes up is the
+// next one a push takes, so the queue's memory stays as small as the events
+// queued (a bucket array of its own per bucket would cycle through memory
+// as large as the events of a whole turn of the wheel, out of the cache on
+// large fabrics).
 type eventQueue struct {
 	seq   uint64
 	n     int
-	shift uint8     // bucket width 2^shift ps
-	mask  int64     // buckets - 1 (2^(horizonShift-shift) buckets)
-	cur   int64     // absolute bucket being consumed (time >> shift)
-	head  int       // next event of the current bucket
-	bkt   [][]event // indexed by absolute bucket & mask
-	used  []uint64  // bit per bucket: holds events
-	far   heap4     // events in buckets at or beyond cur+mask+1
-	win   density   // since the last look at the density
+	shift uint8    // bucket width 2^shift ps
+	mask  int64    // buckets - 1 (2^(horizonShift-shift) buckets)
+	cur   int64    // absolute bucket being consumed (time >> shift)
+	head  int      // next event of the current bucket
+	now   []event  // the current bucket, sorted
+	last  []int32  // per bucket (absolute bucket & mask): its last pushed node, -1: none
+	used  []uint64 // bit per bucket: holds events
+	nodes []event  // the events of the buckets ahead of the current one
+	link  []int32  // per node: the node pushed before it into its bucket, or the next free one
+	free  int32    // first free node, -1: none
+	far   heap4    // events in buckets at or beyond cur+mask+1
+	win   density  // since the last look at the density
 	stats queueStats
 	spare []event // regrid's scratch
 }
@@ -96,36 +107,40 @@ func (q *eventQueue) len() int { return q.n }
 // init makes the widest wheel; the density narrows it if need be.
 func (q *eventQueue) init() {
 	q.grid(maxShift)
-	q.cur = -1
+	q.cur, q.free = -1, -1
 }
 
-// grid makes the buckets for width 2^shift ps, carved from one array (a
-// bucket that outgrows its share moves out on its own).
+// grid makes empty buckets of width 2^shift ps.
 func (q *eventQueue) grid(shift uint8) {
 	n := 1 << (horizonShift - shift)
-	per := max(1, 8192/n)
-	all := make([]event, n*per)
 	q.shift, q.mask = shift, int64(n-1)
-	q.bkt, q.used = make([][]event, n), make([]uint64, (n+63)/64)
-	for i := range q.bkt {
-		q.bkt[i] = all[i*per : i*per : (i+1)*per]
+	q.last, q.used = make([]int32, n), make([]uint64, n/64)
+	for i := range q.last {
+		q.last[i] = -1
 	}
 }
 
 // reset empties the queue for a new run (time starting again at 0),
-// keeping the buckets' memory and width.
+// keeping its memory and width.
 func (q *eventQueue) reset() {
-	for i := range q.bkt {
-		q.bkt[i] = q.bkt[i][:0]
+	if q.last == nil {
+		q.init()
+	}
+	for i := range q.last {
+		q.last[i] = -1
 	}
 	clear(q.used)
-	q.far.h = q.far.h[:0]
+	q.free = -1
+	for i := len(q.link) - 1; i >= 0; i-- {
+		q.link[i], q.free = q.free, int32(i)
+	}
+	q.far.h, q.now = q.far.h[:0], q.now[:0]
 	q.seq, q.n, q.cur, q.head = 0, 0, -1, 0
 	q.win, q.stats = density{}, queueStats{}
 }
 
 func (q *eventQueue) push(e event) {
-	if q.bkt == nil {
+	if q.last == nil {
 		q.init()
 	}
 	q.seq++
@@ -143,44 +158,71 @@ func (q *eventQueue) push(e event) {
 
 // pop removes the earliest event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	if q.head == len(q.bkt[q.cur&q.mask]) {
+	if q.head == len(q.now) {
 		q.advance()
 	}
-	b := q.bkt[q.cur&q.mask]
-	e := b[q.head]
-	b[q.head].pkt = nil
+	e := q.now[q.head]
 	q.head++
 	q.n--
 	return e
 }
 
+// place queues e in its bucket ahead of the current one.
 func (q *eventQueue) place(e event) {
 	slot := e.t >> q.shift & q.mask
-	q.bkt[slot] = append(q.bkt[slot], e)
+	n := q.free
+	if n < 0 {
+		n = q.grow()
+	}
+	q.free = q.link[n]
+	q.nodes[n], q.link[n] = e, q.last[slot]
+	q.last[slot] = n
 	q.used[slot>>6] |= 1 << (slot & 63)
+}
+
+// grow adds free nodes (doubling): allocations follow the peak number of
+// events queued, not their count.
+func (q *eventQueue) grow() int32 {
+	old := len(q.nodes)
+	add := max(1024, old)
+	q.nodes = append(q.nodes, make([]event, add)...)
+	q.link = append(q.link, make([]int32, add)...)
+	for i := old + add - 1; i >= old; i-- {
+		q.link[i], q.free = q.free, int32(i)
+	}
+	return q.free
+}
+
+// take appends the events of bucket slot to s in the order they were
+// pushed, freeing their nodes, and empties the bucket.
+func (q *eventQueue) take(s []event, slot int64) []event {
+	from := len(s)
+	for n := q.last[slot]; n >= 0; {
+		s = append(s, q.nodes[n])
+		next := q.link[n]
+		q.link[n], q.free = q.free, n
+		n = next
+	}
+	q.last[slot] = -1
+	q.used[slot>>6] &^= 1 << (slot & 63)
+	slices.Reverse(s[from:])
+	return s
 }
 
 // insertCurrent puts e among the not yet consumed events of the current
 // bucket, after every event of the same time (it was scheduled last).
 func (q *eventQueue) insertCurrent(e event) {
-	slot := q.cur & q.mask
-	s := q.bkt[slot]
-	rest := s[q.head:]
+	rest := q.now[q.head:]
 	i := q.head + sort.Search(len(rest), func(k int) bool { return rest[k].t > e.t })
-	s = append(s, event{})
-	copy(s[i+1:], s[i:])
-	s[i] = e
-	q.bkt[slot] = s
-	q.used[slot>>6] |= 1 << (slot & 63)
+	q.now = append(q.now, event{})
+	copy(q.now[i+1:], q.now[i:])
+	q.now[i] = e
 }
 
 // advance moves to the next non-empty bucket, bringing the far events that
 // it puts within the wheel's horizon, and sorts that bucket. Between two
 // buckets (the current one consumed) is when the width may change.
 func (q *eventQueue) advance() {
-	slot := q.cur & q.mask
-	q.bkt[slot] = q.bkt[slot][:0]
-	q.used[slot>>6] &^= 1 << (slot & 63)
 	q.head = 0
 	if q.win.events >= window {
 		q.adapt()
@@ -191,10 +233,10 @@ func (q *eventQueue) advance() {
 	}
 	q.cur = next
 	q.pull()
-	b := q.bkt[next&q.mask]
+	q.now = q.take(q.now[:0], next&q.mask)
 	q.win.buckets++
-	q.win.events += uint64(len(b))
-	q.win.moves += sortEvents(b)
+	q.win.events += uint64(len(q.now))
+	q.win.moves += sortEvents(q.now)
 }
 
 // pull moves the far events within the wheel's horizon into it.
@@ -228,8 +270,7 @@ func (q *eventQueue) regrid(shift uint8) {
 	all := q.spare[:0]
 	for w, m := range q.used {
 		for ; m != 0; m &= m - 1 {
-			slot := w<<6 | bits.TrailingZeros64(m)
-			all = append(all, q.bkt[slot]...)
+			all = q.take(all, int64(w<<6|bits.TrailingZeros64(m)))
 		}
 	}
 	from := (q.cur + 1) << q.shift // no queued event is earlier

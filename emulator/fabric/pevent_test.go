@@ -31,7 +31,7 @@ func TestEventQueueAdaptsWidthToDensity(t *testing.T) {
 	var narrowest uint8 = maxShift
 	const dense = 300_000
 	checkOrder(t, &q, r, "dense then sparse", 500, 2*dense, func(id int32) int64 {
-		if q.bkt != nil {
+		if q.last != nil {
 			narrowest = min(narrowest, q.shift)
 		}
 		if id < dense {
