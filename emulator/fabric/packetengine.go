@@ -155,7 +155,7 @@ func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) { return por
 func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
 	sorted := append([]Flow(nil), flows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e.now, e.qps, e.results = 0, nil, make([]Result, len(sorted))
+	e.now, e.qps, e.results = 0, make([]*qp, 0, len(sorted)), make([]Result, len(sorted))
 	e.ev.reset()
 	e.waitOn, e.children, e.byID = map[int]int{}, map[int][]int{}, map[int]int{}
 	for i, f := range sorted {
@@ -165,9 +165,13 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		e.byID[f.ID] = i
 	}
 	e.left = len(sorted)
+	// The QPs' state is one array: flows started together sit together in
+	// memory, and the collector has one object to follow, not one per flow.
+	slab := make([]qp, len(sorted))
 	for i, f := range sorted {
 		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
-		q := &qp{idx: int32(i), flow: f}
+		q := &slab[i]
+		*q = qp{idx: int32(i), flow: f}
 		e.qps = append(e.qps, q)
 		p, err := e.topo.path(f, e.cfg.Seed)
 		if err == nil && f.Bytes <= 0 {
