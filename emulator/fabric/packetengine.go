@@ -34,8 +34,10 @@ type PacketEngine struct {
 	sws      []*swView
 	swID     map[string]int32
 	hostID   map[string]int32
-	hostDC   []DCQCN      // per host (hostID): its RNIC's DCQCN settings
-	cands    [][][]Egress // [switch][host] -> next hops, filled on demand
+	hostDC   []DCQCN          // per host (hostID): its RNIC's DCQCN settings
+	cands    [][]int32        // [switch][host] -> 1 + index in hops, 0 until needed
+	hops     [][]Egress       // the distinct lists of next hops
+	hopIDs   map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
 	pinfo    PacketInfo
 	fns      []func()
 	freeFns  []int32
@@ -92,7 +94,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
-	e.swID, e.hostID, e.cands = sw, map[string]int32{}, make([][][]Egress, len(sw))
+	e.swID, e.hostID, e.cands, e.hopIDs = sw, map[string]int32{}, make([][]int32, len(sw)), map[string]int32{}
 	e.lb = make([]LB, len(sw))
 	for i := range e.lb {
 		e.lb[i] = lb

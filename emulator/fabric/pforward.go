@@ -1,6 +1,9 @@
 package fabric
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Per-hop forwarding of the packet engine: at each switch the packet's
 // candidates are the equal-cost next hops toward its destination, and the
@@ -57,23 +60,38 @@ func (e *PacketEngine) onLB(ev event) {
 }
 
 // candidates are the links from switch sw one hop closer to host dst
-// (index dsti), computed once and kept per switch and host.
+// (index dsti), computed once per switch and host. Pairs with the same next
+// hops share one list (at an edge switch every remote host's is its
+// uplinks), and each switch keeps only a small index per host: a list per
+// pair put tens of megabytes between the packets and the cache on a fabric
+// of a thousand hosts.
 func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
 	row := e.cands[sw]
 	if row == nil {
-		row = make([][]Egress, len(e.hostID))
+		row = make([]int32, len(e.hostID))
 		e.cands[sw] = row
 	}
-	if c := row[dsti]; c != nil {
-		return c
+	if id := row[dsti]; id > 0 {
+		return e.hops[id-1]
 	}
-	c := []Egress{}
+	var key []byte
 	for _, li := range e.topo.nextHops(e.sws[sw].name, dst) {
-		l := e.topo.links[li]
-		c = append(c, Egress{Link: int32(li), Port: l.fromPort, Next: l.to})
+		key = binary.LittleEndian.AppendUint32(key, uint32(li))
 	}
-	row[dsti] = c
-	return c
+	id, ok := e.hopIDs[string(key)]
+	if !ok {
+		c := []Egress{}
+		for i := 0; i < len(key); i += 4 {
+			li := binary.LittleEndian.Uint32(key[i:])
+			l := e.topo.links[li]
+			c = append(c, Egress{Link: int32(li), Port: l.fromPort, Next: l.to})
+		}
+		e.hops = append(e.hops, c)
+		id = int32(len(e.hops))
+		e.hopIDs[string(key)] = id
+	}
+	row[dsti] = id
+	return e.hops[id-1]
 }
 
 // forward picks the next link of a packet arriving at switch sw.
