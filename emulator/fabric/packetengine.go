@@ -38,6 +38,7 @@ type PacketEngine struct {
 	cands    [][]int32        // [switch][host] -> 1 + index in hops, 0 until needed
 	hops     [][]Egress       // the distinct lists of next hops
 	hopIDs   map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
+	attach   []int32          // per host: the switch of its only link, -1: several links
 	pinfo    PacketInfo
 	fns      []func()
 	freeFns  []int32
@@ -112,6 +113,15 @@ func NewPacketEngineLB(t *Topology, cfg Config, lb LB) (*PacketEngine, error) {
 	}
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
+	}
+	e.attach = make([]int32, len(e.hostID))
+	for h, id := range e.hostID {
+		e.attach[id] = -1
+		if out := t.out[h]; len(out) == 1 {
+			if s, ok := sw[t.links[out[0]].to]; ok {
+				e.attach[id] = s
+			}
+		}
 	}
 	e.hostDC = make([]DCQCN, len(e.hostID))
 	for i := range e.hostDC {

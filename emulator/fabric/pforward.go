@@ -60,18 +60,24 @@ func (e *PacketEngine) onLB(ev event) {
 }
 
 // candidates are the links from switch sw one hop closer to host dst
-// (index dsti), computed once per switch and host. Pairs with the same next
-// hops share one list (at an edge switch every remote host's is its
-// uplinks), and each switch keeps only a small index per host: a list per
-// pair put tens of megabytes between the packets and the cache on a fabric
-// of a thousand hosts.
+// (index dsti), computed once per switch and destination. Pairs with the
+// same next hops share one list (at an edge switch every remote host's is
+// its uplinks), and each switch keeps only a small index per destination: a
+// list per pair put tens of megabytes between the packets and the cache on
+// a fabric of a thousand hosts. A host on a single link is reached through
+// its switch, so away from that switch its next hops are the switch's and
+// are computed once for all its hosts.
 func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
 	row := e.cands[sw]
 	if row == nil {
-		row = make([]int32, len(e.hostID))
+		row = make([]int32, len(e.hostID)+len(e.sws))
 		e.cands[sw] = row
 	}
-	if id := row[dsti]; id > 0 {
+	at := dsti
+	if a := e.attach[dsti]; a >= 0 && a != sw {
+		at = int32(len(e.hostID)) + a
+	}
+	if id := row[at]; id > 0 {
 		return e.hops[id-1]
 	}
 	var key []byte
@@ -90,7 +96,7 @@ func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
 		id = int32(len(e.hops))
 		e.hopIDs[string(key)] = id
 	}
-	row[dsti] = id
+	row[at] = id
 	return e.hops[id-1]
 }
 
