@@ -105,3 +105,25 @@ func TestPoolReusesPackets(t *testing.T) {
 		t.Fatal("pool must hand back the same, zeroed packet")
 	}
 }
+
+// Once the queue holds its usual number of events, pushing and popping
+// allocates nothing: nodes are reused, and memory follows the peak number
+// of events queued, not how many pass through.
+func TestEventQueueSteadyStateAllocatesNothing(t *testing.T) {
+	var q eventQueue
+	r := rand.New(rand.NewSource(1))
+	step := func() {
+		e := q.pop()
+		e.t += 1 + r.Int63n(1_000_000) // within 1 us, as link delays and packet times
+		q.push(e)
+	}
+	for i := 0; i < 1000; i++ {
+		q.push(event{t: r.Int63n(1_000_000), id: int32(i)})
+	}
+	for i := 0; i < 200_000; i++ {
+		step()
+	}
+	if n := testing.AllocsPerRun(100_000, step); n != 0 {
+		t.Errorf("%.4f allocations per push and pop in steady state, want 0", n)
+	}
+}
