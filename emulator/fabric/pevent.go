@@ -11,7 +11,7 @@ import (
 // order and a run is deterministic. Almost every event of a packet
 // simulation lands within a few microseconds of now (a packet time, a link
 // delay, a pacing gap), so the wheel covers 2^horizonShift ps (4.2 us) in
-// buckets of 2^shift ps: a push appends to its bucket, and a bucket is
+// buckets of 2^shift ps: a push puts an event in its bucket, and a bucket is
 // sorted once when the clock reaches it. Events beyond the wheel (RTOs,
 // DCQCN recovery timers, future flow starts) wait in a 4-ary heap and move
 // into the wheel as it turns. Events are values: no allocation per event.
@@ -61,10 +61,10 @@ func qpEvent(t int64, k evKind, qp int32, arg uint32) event {
 func before(a, b *event) bool { return a.t < b.t || a.t == b.t && a.key < b.key }
 
 const (
-	horizonShift = 22      // the wheel covers 2^22 ps = 4.2 us
-	maxShift     = 12      // widest bucket: 2^12 ps = 4.1 ns (1,024 buckets)
-	minShift     = 6       // narrowest: 64 ps (65,536 buckets)
-	window       = 1 << 15 // events sorted between two looks at the density
+	horizonShift  = 22      // the wheel covers 2^22 ps = 4.2 us
+	maxShift      = 12      // widest bucket: 2^12 ps = 4.1 ns (1,024 buckets)
+	minShift      = 6       // narrowest: 64 ps (65,536 buckets)
+	densityWindow = 1 << 15 // events sorted between two looks at the density
 )
 
 // eventQueue keeps the events of the buckets ahead in one pool of nodes,
@@ -224,7 +224,7 @@ func (q *eventQueue) insertCurrent(e event) {
 // buckets (the current one consumed) is when the width may change.
 func (q *eventQueue) advance() {
 	q.head = 0
-	if q.win.events >= window {
+	if q.win.events >= densityWindow {
 		q.adapt()
 	}
 	next, ok := q.nextUsed()
