@@ -37,6 +37,7 @@ type PacketEngine struct {
 	hostDC   []DCQCN          // per host (hostID): its RNIC's DCQCN settings
 	cands    [][]int32        // [switch][host] -> 1 + index in hops, 0 until needed
 	hops     [][]Egress       // the distinct lists of next hops
+	hopLinks [][]int          // the same lists as link indexes
 	hopIDs   map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
 	attach   []int32          // per host: the switch of its only link, -1: several links
 	pinfo    PacketInfo
@@ -180,12 +181,16 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	// The QPs' state is one array: flows started together sit together in
 	// memory, and the collector has one object to follow, not one per flow.
 	slab := make([]qp, len(sorted))
+	salts := make([]uint64, len(e.sws))
+	for i, v := range e.sws {
+		salts[i] = switchSalt(v.name, e.cfg.Seed)
+	}
 	for i, f := range sorted {
 		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
 		q := &slab[i]
 		*q = qp{idx: int32(i), flow: f}
 		e.qps = append(e.qps, q)
-		p, err := e.topo.path(f, e.cfg.Seed)
+		p, err := e.route(f, salts)
 		if err == nil && f.Bytes <= 0 {
 			err = fmt.Errorf("flow %d: no bytes to send", f.ID)
 		}

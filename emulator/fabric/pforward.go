@@ -60,14 +60,19 @@ func (e *PacketEngine) onLB(ev event) {
 }
 
 // candidates are the links from switch sw one hop closer to host dst
-// (index dsti), computed once per switch and destination. Pairs with the
-// same next hops share one list (at an edge switch every remote host's is
-// its uplinks), and each switch keeps only a small index per destination: a
-// list per pair put tens of megabytes between the packets and the cache on
-// a fabric of a thousand hosts. A host on a single link is reached through
-// its switch, so away from that switch its next hops are the switch's and
-// are computed once for all its hosts.
+// (index dsti), computed once per switch and destination (hopList).
 func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
+	return e.hops[e.hopList(sw, dsti, dst)]
+}
+
+// hopList is the index in hops (and hopLinks) of the next hops from switch
+// sw toward host dst. Pairs with the same next hops share one list (at an
+// edge switch every remote host's is its uplinks), and each switch keeps
+// only a small index per destination: a list per pair put tens of megabytes
+// between the packets and the cache on a fabric of a thousand hosts. A host
+// on a single link is reached through its switch, so away from that switch
+// its next hops are the switch's and are computed once for all its hosts.
+func (e *PacketEngine) hopList(sw, dsti int32, dst string) int32 {
 	row := e.cands[sw]
 	if row == nil {
 		row = make([]int32, len(e.hostID)+len(e.sws))
@@ -78,26 +83,49 @@ func (e *PacketEngine) candidates(sw, dsti int32, dst string) []Egress {
 		at = int32(len(e.hostID)) + a
 	}
 	if id := row[at]; id > 0 {
-		return e.hops[id-1]
+		return id - 1
 	}
+	links := e.topo.nextHops(e.sws[sw].name, dst)
 	var key []byte
-	for _, li := range e.topo.nextHops(e.sws[sw].name, dst) {
+	for _, li := range links {
 		key = binary.LittleEndian.AppendUint32(key, uint32(li))
 	}
 	id, ok := e.hopIDs[string(key)]
 	if !ok {
 		c := []Egress{}
-		for i := 0; i < len(key); i += 4 {
-			li := binary.LittleEndian.Uint32(key[i:])
+		for _, li := range links {
 			l := e.topo.links[li]
 			c = append(c, Egress{Link: int32(li), Port: l.fromPort, Next: l.to})
 		}
-		e.hops = append(e.hops, c)
+		e.hops, e.hopLinks = append(e.hops, c), append(e.hopLinks, links)
 		id = int32(len(e.hops))
 		e.hopIDs[string(key)] = id
 	}
 	row[at] = id
-	return e.hops[id-1]
+	return id - 1
+}
+
+// route is a flow's ECMP path, Topology.path's, with the next hops at
+// switches from the engine's cache and the switches' salts (for the
+// configured seed) from salts.
+func (e *PacketEngine) route(f Flow, salts []uint64) ([]int, error) {
+	dsti, ok := e.hostID[f.Dst]
+	if !ok {
+		return e.topo.path(f, e.cfg.Seed) // it names the error
+	}
+	hops := func(n, dst string) []int {
+		if sw, ok := e.swID[n]; ok {
+			return e.hopLinks[e.hopList(sw, dsti, dst)]
+		}
+		return e.topo.nextHops(n, dst)
+	}
+	salt := func(n string) uint64 {
+		if sw, ok := e.swID[n]; ok {
+			return salts[sw]
+		}
+		return switchSalt(n, e.cfg.Seed)
+	}
+	return e.topo.pathVia(f, hops, salt)
 }
 
 // forward picks the next link of a packet arriving at switch sw.

@@ -110,21 +110,26 @@ func (t *Topology) distances(dst string) map[string]int {
 // among the equal-cost next hops by a hash of the flow's 5-tuple, the
 // device and the seed, as switches hash with a per-switch seed.
 func (t *Topology) path(f Flow, seed int64) ([]int, error) {
+	return t.pathVia(f, t.nextHops, func(n string) uint64 { return switchSalt(n, seed) })
+}
+
+// pathVia is path with the next hops and the switches' salts from hops and
+// salt, which a caller routing many flows may memoise.
+func (t *Topology) pathVia(f Flow, hops func(n, dst string) []int, salt func(n string) uint64) ([]int, error) {
 	if f.Src == f.Dst {
 		return nil, fmt.Errorf("flow %d: source and destination are both %s", f.ID, f.Src)
 	}
 	if !t.isHost[f.Src] || !t.isHost[f.Dst] {
 		return nil, fmt.Errorf("flow %d: %s -> %s: both ends must be hosts of the lab", f.ID, f.Src, f.Dst)
 	}
-	d := t.distances(f.Dst)
-	if _, ok := d[f.Src]; !ok {
-		return nil, fmt.Errorf("flow %d: no path from %s to %s", f.ID, f.Src, f.Dst)
-	}
 	var p []int
 	key := flowKey(f.Src, f.Dst, f.ID)
 	for n := f.Src; n != f.Dst; {
-		cands := t.nextHops(n, f.Dst)
-		li := cands[ecmpPick(key, switchSalt(n, seed), len(cands))]
+		cands := hops(n, f.Dst)
+		if len(cands) == 0 { // only at the source: the others are closer
+			return nil, fmt.Errorf("flow %d: no path from %s to %s", f.ID, f.Src, f.Dst)
+		}
+		li := cands[ecmpPick(key, salt(n), len(cands))]
 		p = append(p, li)
 		n = t.links[li].to
 	}
