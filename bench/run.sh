@@ -30,7 +30,13 @@ done
 go test -c -o "$bin/fabric.test" ./emulator/fabric/
 for i in 1 2 3; do
 	(cd emulator/fabric && /usr/bin/time -f "packet engine benchmarks: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
-		"$bin/fabric.test" -test.run XXX -test.bench 'PacketEngine|Papers' -test.benchtime 1x -test.cpu 1 -test.benchmem -test.v)
+		"$bin/fabric.test" -test.run XXX -test.bench 'PacketEngineIncast|Papers' -test.benchtime 1x -test.cpu 1 -test.benchmem -test.v)
+done
+# The packet engine as the fabric grows (fat-trees k = 4..16, AliStorage at
+# 0.5 load for 1 ms): each k in its own process for its max RSS.
+for k in 4 8 12 16; do
+	(cd emulator/fabric && /usr/bin/time -f "packet engine at fattree:$k: %e s wall, %U s user, %S s sys, %M KiB max RSS (load $(cut -d' ' -f1-3 /proc/loadavg))" \
+		"$bin/fabric.test" -test.run XXX -test.bench "PacketEngineScale/k=$k\$" -test.benchtime 1x -test.cpu 1 -test.v)
 done
 # CALLGRIND=1: instructions of the papers' 10 ms run (deterministic, for
 # before/after comparisons; takes minutes). Go's preemption signals crash
@@ -39,6 +45,11 @@ if [ "${CALLGRIND:-}" = 1 ]; then
 	CGO_ENABLED=0 go test -c -o "$bin/fabric-nocgo.test" ./emulator/fabric/
 	(cd emulator/fabric && GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		"$bin/fabric-nocgo.test" -test.run XXX -test.bench PapersWebSearch08 -test.benchtime 1x -test.cpu 1 2>&1 | grep -E 'refs|Benchmark')
+	# fattree:8 with cachegrind's first-level cache set to the 2 MB L2 of a
+	# core here: its "D1 misses" are L2 misses (the scaling benchmark's
+	# figure beside instructions).
+	(cd emulator/fabric && GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=yes --D1=2097152,16,64 --cachegrind-out-file=/dev/null \
+		"$bin/fabric-nocgo.test" -test.run XXX -test.bench 'PacketEngineScale/k=8$' -test.benchtime 1x -test.cpu 1 2>&1 | grep -E 'I   refs|D1  misses|Benchmark')
 fi
 
 # Provisioning and image activation over real SSH on emulated labs.

@@ -38,16 +38,19 @@ type PacketEngine struct {
 	tier      []lb.Tier
 	swID      map[string]int32
 	hostID    map[string]int32
-	hostDC    []DCQCN         // per host (hostID): its RNIC's DCQCN settings
-	cands     [][][]lb.Egress // [switch][host] -> next hops, filled on demand
-	swCands   [][][]lb.Egress // [switch][switch] -> next hops (control packets)
-	pathSets  [][]*pathSet    // [switch][switch] -> shortest paths, on demand
-	routes    [][]int32       // every enumerated path's links (pinned packets)
-	qpToR     [][2]int32      // per QP: the ToRs of its source and destination
-	pv        lb.Packet       // the module's view of the packet in hand
-	pvPkt     *packet         // the packet pv shows
-	pvDeq     lb.Packet       // the view of a packet leaving (Dequeuer)
-	selecting bool            // a module's Select runs (it may pin)
+	hostDC    []DCQCN          // per host (hostID): its RNIC's DCQCN settings
+	cands     [][]int32        // [switch][host, then switch] -> 1 + index in hops, 0 until needed
+	hops      [][]lb.Egress    // the distinct lists of next hops
+	hopLinks  [][]int          // the same lists as link indexes
+	hopIDs    map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
+	attach    []int32          // per host: the switch of its only link, -1: several links
+	pathSets  [][]*pathSet     // [switch][switch] -> shortest paths, on demand
+	routes    [][]int32        // every enumerated path's links (pinned packets)
+	qpToR     [][2]int32       // per QP: the ToRs of its source and destination
+	pv        lb.Packet        // the module's view of the packet in hand
+	pvPkt     *packet          // the packet pv shows
+	pvDeq     lb.Packet        // the view of a packet leaving (Dequeuer)
+	selecting bool             // a module's Select runs (it may pin)
 	rqStats   ReorderStats
 	rqs       []rqueue   // reorder queues (preorder.go)
 	rqFree    []int32    // indexes of free ones
@@ -115,8 +118,8 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 		e.links[i] = pl
 		e.rev[i] = -1
 	}
-	e.swID, e.hostID, e.cands = sw, map[string]int32{}, make([][][]lb.Egress, len(sw))
-	e.swCands, e.pathSets = make([][][]lb.Egress, len(sw)), make([][]*pathSet, len(sw))
+	e.swID, e.hostID, e.cands, e.hopIDs = sw, map[string]int32{}, make([][]int32, len(sw)), map[string]int32{}
+	e.pathSets = make([][]*pathSet, len(sw))
 	e.sws = make([]*swView, len(sw))
 	for name, id := range sw {
 		e.sws[id] = &swView{e: e, id: id, name: name, salt: switchSalt(name, cfg.Seed)}
@@ -139,6 +142,15 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	}
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
+	}
+	e.attach = make([]int32, len(e.hostID))
+	for h, id := range e.hostID {
+		e.attach[id] = -1
+		if out := t.out[h]; len(out) == 1 {
+			if s, ok := sw[t.links[out[0]].to]; ok {
+				e.attach[id] = s
+			}
+		}
 	}
 	e.hostDC = make([]DCQCN, len(e.hostID))
 	for i := range e.hostDC {
@@ -181,7 +193,7 @@ func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) { return por
 func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]Result, error) {
 	sorted := append([]Flow(nil), flows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
-	e.now, e.qps, e.results = 0, nil, make([]Result, len(sorted))
+	e.now, e.qps, e.results = 0, make([]*qp, 0, len(sorted)), make([]Result, len(sorted))
 	// Every run draws from the seed's stream afresh (ECN marking ...): a
 	// point's results do not depend on the points the engine ran before.
 	e.rng = seedRand(e.cfg.Seed)
@@ -196,12 +208,16 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	e.left = len(sorted)
 	e.qpToR = e.qpToR[:0]
 	e.resetModules()
+	// The QPs' state is one array: flows started together sit together in
+	// memory, and the collector has one object to follow, not one per flow.
+	slab := make([]qp, len(sorted))
 	for i, f := range sorted {
 		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
-		q := &qp{idx: int32(i), flow: f}
+		q := &slab[i]
+		*q = qp{idx: int32(i), flow: f}
 		e.qps = append(e.qps, q)
 		e.qpToR = append(e.qpToR, [2]int32{-1, -1})
-		p, err := e.topo.path(f, e.cfg.Seed)
+		p, err := e.route(f)
 		if err == nil && f.Bytes <= 0 {
 			err = fmt.Errorf("flow %d: no bytes to send", f.ID)
 		}

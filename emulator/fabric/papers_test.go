@@ -121,24 +121,7 @@ func BenchmarkPapersWebSearch08(b *testing.B) {
 	flows := workload(b, eps, "websearch", 0.8, 10*time.Millisecond)
 	cfg := DefaultConfig()
 	cfg.MaxSimNs = 10_000_000
-	var events uint64
-	var e *PacketEngine
-	var res []Result
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	for i := 0; i < b.N; i++ {
-		e = NewPacketEngine(topo, cfg)
-		var err error
-		if res, err = e.Run(context.Background(), flows, RunOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		events += e.Events()
-	}
-	reportEvents(b, events, cpuTime(b)-cpu)
-	b.ReportMetric(float64(len(flows)), "flows")
-	b.StopTimer()
-	// Equal fingerprints of two versions of the engine mean identical runs.
-	b.Logf("fingerprint of results and counters: %s", fingerprint(res, e.Counters()))
+	benchPackets(b, topo, cfg, flows)
 }
 
 var papersLong = flag.Duration("papers", 0, "run TestPapersSteadyState with arrivals over this much simulated time (e.g. 5ms)")

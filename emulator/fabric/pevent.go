@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
@@ -11,11 +12,20 @@ import (
 // events ordered by (time, sequence), so that equal times run in scheduling
 // order and a run is deterministic. Almost every event of a packet
 // simulation lands within a few microseconds of now (a packet time, a link
-// delay, a pacing gap), so the wheel covers wheelSize buckets of
-// 2^wheelShift ps each: a push appends to its bucket, and a bucket is
+// delay, a pacing gap), so the wheel covers 2^horizonShift ps (4.2 us) in
+// buckets of 2^shift ps: a push puts an event in its bucket, and a bucket is
 // sorted once when the clock reaches it. Events beyond the wheel (RTOs,
 // DCQCN recovery timers, future flow starts) wait in a 4-ary heap and move
 // into the wheel as it turns. Events are values: no allocation per event.
+//
+// The bucket width follows the event density, as in Brown's calendar queue
+// (1988): a fabric of 1,024 hosts puts some 80 events into each 4.1 ns
+// bucket where 16 hosts put 2, and the insertion sort of a bucket costs
+// about a quarter of its length per event. Over each window of events the
+// queue counts the sort's moves; more than one per event halves the width
+// (doubling the buckets, same horizon), and fewer than two events per
+// bucket with few moves doubles it back. The order events come out in does
+// not depend on the width, so a run's results do not either.
 
 type evKind uint8
 
@@ -55,57 +65,95 @@ func qpEvent(t int64, k evKind, qp int32, arg uint32) event {
 func before(a, b *event) bool { return a.t < b.t || a.t == b.t && a.key < b.key }
 
 const (
-	wheelShift = 12 // bucket width 2^12 ps = 4.1 ns
-	wheelBits  = 10 // 1024 buckets: a horizon of 4.2 us
-	wheelSize  = 1 << wheelBits
-	wheelMask  = wheelSize - 1
+	horizonShift  = 22      // the wheel covers 2^22 ps = 4.2 us
+	maxShift      = 12      // widest bucket: 2^12 ps = 4.1 ns (1,024 buckets)
+	minShift      = 6       // narrowest: 64 ps (65,536 buckets)
+	densityWindow = 1 << 15 // events sorted between two looks at the density
 )
 
+// eventQueue keeps the events of the buckets ahead in one pool of nodes,
+// each bucket a list of them; a node freed when its bucket comes up is the
+// next one a push takes, so the queue's memory stays as small as the events
+// queued (a bucket array of its own per bucket would cycle through memory
+// as large as the events of a whole turn of the wheel, out of the cache on
+// large fabrics).
 type eventQueue struct {
-	seq  uint64
-	n    int
-	cur  int64     // absolute bucket being consumed (time >> wheelShift)
-	head int       // next event of the current bucket
-	bkt  [][]event // wheelSize buckets, indexed by absolute bucket & wheelMask
-	used [wheelSize / 64]uint64
-	far  heap4 // events in buckets at or beyond cur+wheelSize
+	seq   uint64
+	n     int
+	shift uint8    // bucket width 2^shift ps
+	mask  int64    // buckets - 1 (2^(horizonShift-shift) buckets)
+	cur   int64    // absolute bucket being consumed (time >> shift)
+	head  int      // next event of the current bucket
+	now   []event  // the current bucket, sorted
+	last  []int32  // per bucket (absolute bucket & mask): its last pushed node, -1: none
+	used  []uint64 // bit per bucket: holds events
+	nodes []event  // the events of the buckets ahead of the current one
+	link  []int32  // per node: the node pushed before it into its bucket, or the next free one
+	free  int32    // first free node, -1: none
+	far   heap4    // events in buckets at or beyond cur+mask+1
+	win   density  // since the last look at the density
+	stats queueStats
+	spare []event // regrid's scratch
+}
+
+// density is what the queue counts over a window: buckets sorted, the
+// events in them and the insertion sort's moves.
+type density struct{ buckets, events, moves uint64 }
+
+// queueStats describe a queue's work over its life (benchmarks report them).
+type queueStats struct {
+	density
+	regrids uint64
 }
 
 func (q *eventQueue) len() int { return q.n }
 
-// init makes the buckets, carved from one array (a bucket that outgrows
-// its share moves out on its own).
+// init makes the widest wheel; the density narrows it if need be.
 func (q *eventQueue) init() {
-	const per = 8
-	all := make([]event, wheelSize*per)
-	q.bkt, q.cur = make([][]event, wheelSize), -1
-	for i := range q.bkt {
-		q.bkt[i] = all[i*per : i*per : (i+1)*per]
+	q.grid(maxShift)
+	q.cur, q.free = -1, -1
+}
+
+// grid makes empty buckets of width 2^shift ps.
+func (q *eventQueue) grid(shift uint8) {
+	n := 1 << (horizonShift - shift)
+	q.shift, q.mask = shift, int64(n-1)
+	q.last, q.used = make([]int32, n), make([]uint64, n/64)
+	for i := range q.last {
+		q.last[i] = -1
 	}
 }
 
 // reset empties the queue for a new run (time starting again at 0),
-// keeping the buckets' memory.
+// keeping its memory and width.
 func (q *eventQueue) reset() {
-	for i := range q.bkt {
-		q.bkt[i] = q.bkt[i][:0]
+	if q.last == nil {
+		q.init()
 	}
-	clear(q.used[:])
-	q.far.h = q.far.h[:0]
+	for i := range q.last {
+		q.last[i] = -1
+	}
+	clear(q.used)
+	q.free = -1
+	for i := len(q.link) - 1; i >= 0; i-- {
+		q.link[i], q.free = q.free, int32(i)
+	}
+	q.far.h, q.now = q.far.h[:0], q.now[:0]
 	q.seq, q.n, q.cur, q.head = 0, 0, -1, 0
+	q.win, q.stats = density{}, queueStats{}
 }
 
 func (q *eventQueue) push(e event) {
-	if q.bkt == nil {
+	if q.last == nil {
 		q.init()
 	}
 	q.seq++
 	e.key = q.seq<<8 | e.key&0xff
 	q.n++
-	switch b := e.t >> wheelShift; {
+	switch b := e.t >> q.shift; {
 	case b <= q.cur:
 		q.insertCurrent(e)
-	case b < q.cur+wheelSize:
+	case b <= q.cur+q.mask:
 		q.place(e)
 	default:
 		q.far.push(e)
@@ -114,64 +162,146 @@ func (q *eventQueue) push(e event) {
 
 // pop removes the earliest event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	if q.head == len(q.bkt[q.cur&wheelMask]) {
+	if q.head == len(q.now) {
 		q.advance()
 	}
-	b := q.bkt[q.cur&wheelMask]
-	e := b[q.head]
-	b[q.head].pkt = nil
+	e := q.now[q.head]
 	q.head++
 	q.n--
 	return e
 }
 
+// place queues e in its bucket ahead of the current one.
 func (q *eventQueue) place(e event) {
-	slot := e.t >> wheelShift & wheelMask
-	q.bkt[slot] = append(q.bkt[slot], e)
+	slot := e.t >> q.shift & q.mask
+	n := q.free
+	if n < 0 {
+		n = q.grow()
+	}
+	q.free = q.link[n]
+	q.nodes[n], q.link[n] = e, q.last[slot]
+	q.last[slot] = n
 	q.used[slot>>6] |= 1 << (slot & 63)
+}
+
+// grow adds free nodes (doubling): allocations follow the peak number of
+// events queued, not their count.
+func (q *eventQueue) grow() int32 {
+	old := len(q.nodes)
+	add := max(1024, old)
+	q.nodes = append(q.nodes, make([]event, add)...)
+	q.link = append(q.link, make([]int32, add)...)
+	for i := old + add - 1; i >= old; i-- {
+		q.link[i], q.free = q.free, int32(i)
+	}
+	return q.free
+}
+
+// take appends the events of bucket slot to s in the order they were
+// pushed, freeing their nodes, and empties the bucket.
+func (q *eventQueue) take(s []event, slot int64) []event {
+	from := len(s)
+	for n := q.last[slot]; n >= 0; {
+		s = append(s, q.nodes[n])
+		next := q.link[n]
+		q.link[n], q.free = q.free, n
+		n = next
+	}
+	q.last[slot] = -1
+	q.used[slot>>6] &^= 1 << (slot & 63)
+	slices.Reverse(s[from:])
+	return s
 }
 
 // insertCurrent puts e among the not yet consumed events of the current
 // bucket, after every event of the same time (it was scheduled last).
 func (q *eventQueue) insertCurrent(e event) {
-	slot := q.cur & wheelMask
-	s := q.bkt[slot]
-	rest := s[q.head:]
+	rest := q.now[q.head:]
 	i := q.head + sort.Search(len(rest), func(k int) bool { return rest[k].t > e.t })
-	s = append(s, event{})
-	copy(s[i+1:], s[i:])
-	s[i] = e
-	q.bkt[slot] = s
-	q.used[slot>>6] |= 1 << (slot & 63)
+	q.now = append(q.now, event{})
+	copy(q.now[i+1:], q.now[i:])
+	q.now[i] = e
 }
 
 // advance moves to the next non-empty bucket, bringing the far events that
-// it puts within the wheel's horizon, and sorts that bucket.
+// it puts within the wheel's horizon, and sorts that bucket. Between two
+// buckets (the current one consumed) is when the width may change.
 func (q *eventQueue) advance() {
-	slot := q.cur & wheelMask
-	q.bkt[slot] = q.bkt[slot][:0]
-	q.used[slot>>6] &^= 1 << (slot & 63)
 	q.head = 0
+	if q.win.events >= densityWindow {
+		q.adapt()
+	}
 	next, ok := q.nextUsed()
 	if !ok {
-		next = q.far.h[0].t >> wheelShift
+		next = q.far.h[0].t >> q.shift
 	}
 	q.cur = next
-	for len(q.far.h) > 0 && q.far.h[0].t>>wheelShift < next+wheelSize {
+	q.pull()
+	q.now = q.take(q.now[:0], next&q.mask)
+	q.win.buckets++
+	q.win.events += uint64(len(q.now))
+	q.win.moves += sortEvents(q.now)
+}
+
+// pull moves the far events within the wheel's horizon into it.
+func (q *eventQueue) pull() {
+	for len(q.far.h) > 0 && q.far.h[0].t>>q.shift <= q.cur+q.mask {
 		q.place(q.far.pop())
 	}
-	sortEvents(q.bkt[next&wheelMask])
+}
+
+// adapt ends a window: it narrows the buckets when sorting them moved
+// events more than once per event, and widens them when they held fewer
+// than two events on average and sorting hardly moved any.
+func (q *eventQueue) adapt() {
+	w := q.win
+	q.stats.buckets += w.buckets
+	q.stats.events += w.events
+	q.stats.moves += w.moves
+	q.win = density{}
+	switch {
+	case w.moves > w.events && q.shift > minShift:
+		q.regrid(q.shift - 1)
+	case w.events < 2*w.buckets && 4*w.moves < w.events && q.shift < maxShift:
+		q.regrid(q.shift + 1)
+	}
+}
+
+// regrid changes the bucket width to 2^shift ps, keeping the horizon; the
+// current bucket must be consumed. Every queued event keeps its time and
+// sequence, so the order they come out in does not change.
+func (q *eventQueue) regrid(shift uint8) {
+	all := q.spare[:0]
+	for w, m := range q.used {
+		for ; m != 0; m &= m - 1 {
+			all = q.take(all, int64(w<<6|bits.TrailingZeros64(m)))
+		}
+	}
+	from := (q.cur + 1) << q.shift // no queued event is earlier
+	q.grid(shift)
+	q.cur = from>>shift - 1
+	for _, e := range all {
+		if e.t>>shift <= q.cur+q.mask {
+			q.place(e)
+		} else {
+			q.far.push(e)
+		}
+	}
+	clear(all)
+	q.spare = all[:0]
+	q.pull()
+	q.stats.regrids++
 }
 
 // nextUsed is the nearest non-empty bucket after the current one.
 func (q *eventQueue) nextUsed() (int64, bool) {
-	start := int((q.cur + 1) & wheelMask)
+	start := int((q.cur + 1) & q.mask)
 	w := start >> 6
 	m := q.used[w] &^ (1<<(start&63) - 1)
 	for i := 0; i <= len(q.used); i++ {
 		if m != 0 {
 			slot := w<<6 | bits.TrailingZeros64(m)
-			return q.cur + 1 + int64((slot-start)&wheelMask), true
+			return q.cur + 1 + int64((slot-start))&q.mask, true
 		}
 		w = (w + 1) % len(q.used)
 		m = q.used[w]
@@ -179,8 +309,9 @@ func (q *eventQueue) nextUsed() (int64, bool) {
 	return 0, false
 }
 
-// sortEvents is an insertion sort by (time, sequence): buckets are short.
-func sortEvents(s []event) {
+// sortEvents is an insertion sort by (time, sequence), returning how many
+// events it moved by one place: the queue keeps buckets short.
+func sortEvents(s []event) (moves uint64) {
 	for i := 1; i < len(s); i++ {
 		if !before(&s[i], &s[i-1]) {
 			continue
@@ -191,7 +322,9 @@ func sortEvents(s []event) {
 			s[j] = s[j-1]
 		}
 		s[j] = e
+		moves += uint64(i - j)
 	}
+	return moves
 }
 
 // heap4 is a 4-ary min-heap of events by (time, sequence).

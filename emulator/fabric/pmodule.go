@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
@@ -236,28 +237,79 @@ func (e *PacketEngine) resetModules() {
 }
 
 // candidates are the links from switch sw one hop closer to host dst
-// (index dsti), computed once and kept per switch and host.
+// (index dsti), computed once per switch and destination (cachedHops). A
+// host on a single link is reached through its switch, so away from that
+// switch its next hops are the switch's and are computed once for all its
+// hosts (the switch's slot, which control packets to it use too).
 func (e *PacketEngine) candidates(sw, dsti int32, dst string) []lb.Egress {
-	if row := e.cands[sw]; row != nil && row[dsti] != nil {
-		return row[dsti]
-	}
-	return e.cachedHops(e.cands, sw, dsti, len(e.hostID), dst)
+	return e.hops[e.cachedHops(sw, e.hostSlot(sw, dsti), dst)]
 }
 
-// cachedHops is table[sw][i], the next hops from switch sw toward device
-// dst, computed on first use (rows of n).
-func (e *PacketEngine) cachedHops(table [][][]lb.Egress, sw, i int32, n int, dst string) []lb.Egress {
-	row := table[sw]
+// hostSlot is host dsti's slot in switch sw's row of e.cands: its own, or
+// away from the switch of a single-homed host that switch's.
+func (e *PacketEngine) hostSlot(sw, dsti int32) int32 {
+	if a := e.attach[dsti]; a >= 0 && a != sw {
+		return int32(len(e.hostID)) + a
+	}
+	return dsti
+}
+
+// cachedHops is the index in e.hops (and e.hopLinks) of the next hops from
+// switch sw toward device dst, slot at of sw's row (a host's, then a
+// switch's), computed on first use. Slots with the same next hops share
+// one list (at an edge switch every remote host's is its uplinks), and
+// each switch keeps only a small index per destination: a list per pair
+// put tens of megabytes between the packets and the cache on a fabric of
+// a thousand hosts.
+func (e *PacketEngine) cachedHops(sw, at int32, dst string) int32 {
+	row := e.cands[sw]
 	if row == nil {
-		row = make([][]lb.Egress, n)
-		table[sw] = row
+		row = make([]int32, len(e.hostID)+len(e.sws))
+		e.cands[sw] = row
 	}
-	if c := row[i]; c != nil {
-		return c
+	if id := row[at]; id > 0 {
+		return id - 1
 	}
-	c := e.egresses(e.sws[sw].name, dst)
-	row[i] = c
-	return c
+	links := e.topo.nextHops(e.sws[sw].name, dst)
+	var key []byte
+	for _, li := range links {
+		key = binary.LittleEndian.AppendUint32(key, uint32(li))
+	}
+	id, ok := e.hopIDs[string(key)]
+	if !ok {
+		c := []lb.Egress{}
+		for _, li := range links {
+			c = append(c, e.egress(int32(li)))
+		}
+		e.hops, e.hopLinks = append(e.hops, c), append(e.hopLinks, links)
+		id = int32(len(e.hops))
+		e.hopIDs[string(key)] = id
+	}
+	row[at] = id
+	return id - 1
+}
+
+// route is a flow's ECMP path, Topology.path's, with the next hops at
+// switches from the engine's cache and the switches' salts (for the
+// configured seed) from their views.
+func (e *PacketEngine) route(f Flow) ([]int, error) {
+	dsti, ok := e.hostID[f.Dst]
+	if !ok {
+		return e.topo.path(f, e.cfg.Seed) // it names the error
+	}
+	hops := func(n, dst string) []int {
+		if sw, ok := e.swID[n]; ok {
+			return e.hopLinks[e.cachedHops(sw, e.hostSlot(sw, dsti), dst)]
+		}
+		return e.topo.nextHops(n, dst)
+	}
+	salt := func(n string) uint64 {
+		if sw, ok := e.swID[n]; ok {
+			return e.sws[sw].salt
+		}
+		return switchSalt(n, e.cfg.Seed)
+	}
+	return e.topo.pathVia(f, hops, salt)
 }
 
 // egresses lists the links from device n one hop closer to device dst.

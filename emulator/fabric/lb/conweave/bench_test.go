@@ -12,9 +12,9 @@ import (
 // TestNoAllocationPerPacket: the same four flows rerouting over a slow and
 // a fast spine, with 8 times the bytes (28672 more packets), allocate
 // about the same: ConWeave's and the reorder tables grow per flow, not per
-// packet. (The hundred or so more are the engine's event-queue buckets,
-// which grow with the timers pending at once; TestHooksDoNotAllocate
-// pins ConWeave's own share at zero.)
+// packet. (The few more are the engine's event-queue node pool, which
+// grows with the events pending at once; TestHooksDoNotAllocate pins
+// ConWeave's own share at zero.)
 func TestNoAllocationPerPacket(t *testing.T) {
 	topo := leafSpine(t, true)
 	allocs := func(bytes int64) (float64, Stats) {
