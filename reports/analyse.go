@@ -146,6 +146,7 @@ type pointAcc struct {
 	// have none): index 0 is all flows, 1+i size bucket i.
 	fct      []*FCTStats
 	slow     []*SlowdownStats
+	bins     sizeBins // slowdowns by log-spaced size bin, for the plot
 	noIdeal  int
 	idealSum float64 // ideal FCTs of the completed flows that have one
 	bytes    int64
@@ -185,6 +186,10 @@ func (pa *pointAcc) add(r FlowRow) {
 	if id, ok := pa.ideal(r.Src, r.Dst, r.Size); ok {
 		pa.slow[0].Add(fct, id)
 		pa.slow[b].Add(fct, id)
+		if pa.bins == nil {
+			pa.bins = sizeBins{}
+		}
+		pa.bins.add(r.Size, fct, id)
 		pa.idealSum += float64(id)
 	} else {
 		pa.noIdeal++
@@ -233,6 +238,7 @@ func (pa *pointAcc) summary(cdfPoints int) PointSummary {
 	ps.Load = cmp.Or(number(pm.Params[ParamLoad]), pm.RequestedLoad)
 	if pa.fct != nil {
 		ps.FCT, ps.Slowdown, ps.CDF = pa.fct[0].Summary(), pa.slow[0].Summary(), pa.fct[0].CDF(cdfPoints)
+		ps.SizeBins = pa.bins.list()
 		for i := range len(pa.edges) + 1 {
 			if f := pa.fct[i+1]; f.Count() > 0 {
 				ps.BySize = append(ps.BySize, BucketSummary{Bucket: bucketName(i, pa.edges), Flows: f.Count(), FCT: f.Summary(), Slowdown: pa.slow[i+1].Summary()})

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 )
@@ -13,6 +14,9 @@ import (
 // every metric; point-wide metrics repeat on each of the point's rows.
 // Params become param_<name> columns and PFC tiers pfc_pause_tx_per_s_<tier>
 // columns. A metric the archive cannot give (n/a) is an empty cell.
+// Every *_ns column is a whole number of nanoseconds (the FCT mean rounded
+// to the nanosecond, the resolution of the flow records); the output is
+// the same bytes for the same summary.
 func WriteCSV(w io.Writer, s *Summary) error {
 	var params, tiers []string
 	seenP, seenT := map[string]bool{}, map[string]bool{}
@@ -47,12 +51,20 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(head) // errors surface through Flush/Error
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	// Floats in plain decimal, never with an exponent (1.2e+06), so a
+	// spreadsheet or a diff sees the same digits summary.json holds.
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	opt := func(v float64, ok bool) string {
 		if !ok {
 			return ""
 		}
 		return f(v)
+	}
+	optI := func(v int64, ok bool) string {
+		if !ok {
+			return ""
+		}
+		return i(v)
 	}
 	for _, p := range s.Points {
 		lead := []string{cmp.Or(p.Run, s.RunID), p.Name, p.Pattern, p.Scheme, p.Workload, opt(p.Load, p.Load != 0), opt(p.RequestedLoad, p.RequestedLoad != 0),
@@ -93,8 +105,8 @@ func WriteCSV(w io.Writer, s *Summary) error {
 			fc, sl := b.FCT, b.Slowdown
 			has, hasS := fc.Count > 0, sl.Count > 0
 			mid := []string{b.Bucket, strconv.Itoa(b.Flows), failed,
-				opt(fc.Mean, has), opt(float64(fc.Min), has), opt(float64(fc.P50), has), opt(float64(fc.P95), has), opt(float64(fc.P99), has),
-				opt(float64(fc.P999), has), opt(float64(fc.Max), has),
+				optI(int64(math.Round(fc.Mean)), has), optI(fc.Min, has), optI(fc.P50, has), optI(fc.P95, has), optI(fc.P99, has),
+				optI(fc.P999, has), optI(fc.Max, has),
 				strconv.Itoa(sl.Count), opt(sl.Mean, hasS), opt(sl.P50, hasS), opt(sl.P95, hasS), opt(sl.P99, hasS), opt(sl.P999, hasS), opt(sl.Max, hasS)}
 			_ = cw.Write(append(append(append([]string{}, lead...), mid...), tail...))
 		}

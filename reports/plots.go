@@ -192,57 +192,74 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // slowdownBySize: per condition, avg (solid) and p99 (dashed) slowdown
-// per size bucket, a line per scheme.
-func slowdownBySize(gs []Group, edges []int64) ([]figure, error) {
+// over the flows of all repetitions, a line per scheme, in the log-spaced
+// size bins that hold flows (sizebins.go); each x label says how many
+// flows its bin holds (all schemes).
+func slowdownBySize(s *Summary) ([]figure, error) {
+	type line struct {
+		scheme string
+		bins   sizeBins
+	}
 	var conds []string
-	byCond := map[string][]Group{}
-	for _, g := range gs {
-		if g.OK == 0 || len(g.BySize) < 2 {
+	byCond := map[string][]*line{}
+	for _, p := range s.Points {
+		if p.Status == StatusFailed || len(p.SizeBins) == 0 {
 			continue
 		}
-		if _, ok := byCond[g.Condition]; !ok {
-			conds = append(conds, g.Condition)
+		_, c := GroupKeys(p)
+		ls, ok := byCond[c]
+		if !ok {
+			conds = append(conds, c)
 		}
-		byCond[g.Condition] = append(byCond[g.Condition], g)
-	}
-	var names []string
-	for i := range len(edges) + 1 {
-		names = append(names, bucketName(i, edges))
+		i := slices.IndexFunc(ls, func(l *line) bool { return l.scheme == p.Scheme })
+		if i < 0 {
+			ls = append(ls, &line{scheme: p.Scheme, bins: sizeBins{}})
+			i = len(ls) - 1
+			byCond[c] = ls
+		}
+		ls[i].bins.merge(p.SizeBins)
 	}
 	var out []figure
 	for _, c := range conds {
+		// the condition's bins: those that hold a flow of some scheme
+		all := sizeBins{}
+		for _, l := range byCond[c] {
+			all.merge(l.bins.list())
+		}
+		axis := all.list()
+		if len(axis) < 2 {
+			continue // one bin: nothing by size
+		}
+		var names []string
+		for i, b := range axis {
+			name := ">=" + sizeName(b.Lo)
+			if i+1 < len(axis) {
+				name = sizeName(b.Lo) + "-" + sizeName(axis[i+1].Lo)
+			}
+			names = append(names, fmt.Sprintf("%s\nn=%d", name, b.Flows()))
+		}
 		title := "FCT slowdown by flow size (" + c + ")"
-		p := newPlot(title, "flow size", "slowdown (ideal FCT includes the base round trip)")
+		p := newPlot(title, "flow size (n: flows in the bin)", "slowdown (ideal FCT includes the base round trip)")
 		p.NominalX(names...)
-		var all []float64
-		n := 0
-		for i, g := range byCond[c] {
+		var vals []float64
+		for i, l := range byCond[c] {
 			for _, m := range []struct {
 				name   string
 				dashed bool
-				pick   func(GroupBucket) Spread
-			}{{"avg", false, func(b GroupBucket) Spread { return b.SlowdownMean }}, {"p99", true, func(b GroupBucket) Spread { return b.SlowdownP99 }}} {
-				var l spreadLine
-				for _, b := range g.BySize {
-					x := slices.Index(names, b.Bucket)
-					if s := m.pick(b); x >= 0 && s.N > 0 {
-						l.XYs = append(l.XYs, plotter.XY{X: float64(x), Y: s.Mean})
-						all = append(all, s.Mean)
-					}
+				pick   func(SizeBin) float64
+			}{{"avg", false, SizeBin.mean}, {"p99", true, SizeBin.p99}} {
+				var sl spreadLine
+				for _, b := range l.bins.list() {
+					x := slices.IndexFunc(axis, func(a SizeBin) bool { return a.Lo == b.Lo })
+					sl.XYs = append(sl.XYs, plotter.XY{X: float64(x), Y: m.pick(b)})
+					vals = append(vals, m.pick(b))
 				}
-				if len(l.XYs) == 0 {
-					continue
-				}
-				n++
-				if err := addLine(p, i, cmp.Or(g.Scheme, "run")+" "+m.name, l, m.dashed); err != nil {
+				if err := addLine(p, i, cmp.Or(l.scheme, "run")+" "+m.name, sl, m.dashed); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if n == 0 {
-			continue // no ideal FCTs: no slowdowns
-		}
-		if err := addFigure(&out, p, title, &p.Y, all); err != nil {
+		if err := addFigure(&out, p, title, &p.Y, vals); err != nil {
 			return nil, err
 		}
 	}

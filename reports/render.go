@@ -128,7 +128,7 @@ func WriteHTML(w io.Writer, s *Summary) error {
 	var plots []figure
 	for _, f := range []func() ([]figure, error){
 		func() ([]figure, error) { return fctVsLoad(s.Groups) },
-		func() ([]figure, error) { return slowdownBySize(s.Groups, s.Buckets) },
+		func() ([]figure, error) { return slowdownBySize(s) },
 		func() ([]figure, error) { return cdfPlots(s) },
 	} {
 		fs, err := f()

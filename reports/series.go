@@ -32,7 +32,9 @@ func timeWeightedMean(s []sample) float64 {
 	return area / float64(span)
 }
 
-func sortSamples(s []sample) { sort.Slice(s, func(i, j int) bool { return s[i].ts < s[j].ts }) }
+// sortSamples orders samples by time, keeping the read order of samples
+// with one timestamp so the means over them do not vary between runs.
+func sortSamples(s []sample) { sort.SliceStable(s, func(i, j int) bool { return s[i].ts < s[j].ts }) }
 
 // finishQueues sets the per-queue peaks and time-weighted means, the
 // point's peak, its mean queue depth (the mean over the queues that were
@@ -47,17 +49,10 @@ func (a *acc) finishQueues(ps *PointSummary, w window, seriesPoints int) {
 		for _, s := range q.samples {
 			pp.Bytes = max(pp.Bytes, s.v)
 		}
-		if pp.Bytes > 0 {
-			busy++
-			busySum += pp.MeanBytes
-		}
 		ps.PeakQueues = append(ps.PeakQueues, pp)
 		ps.PeakQueueBytes = max(ps.PeakQueueBytes, pp.Bytes)
 		ps.PeakWatermarkBytes = max(ps.PeakWatermarkBytes, pp.Watermark)
 		samples[pp] = q.samples
-	}
-	if busy > 0 {
-		ps.MeanQueueBytes = busySum / float64(busy)
 	}
 	sort.Slice(ps.PeakQueues, func(i, j int) bool {
 		x, y := ps.PeakQueues[i], ps.PeakQueues[j]
@@ -72,6 +67,17 @@ func (a *acc) finishQueues(ps *PointSummary, w window, seriesPoints int) {
 		}
 		return x.Queue < y.Queue
 	})
+	// Summed in the sorted order, not the map's: float addition is not
+	// associative, and the report must be the same bytes every time.
+	for _, pp := range ps.PeakQueues {
+		if pp.Bytes > 0 {
+			busy++
+			busySum += pp.MeanBytes
+		}
+	}
+	if busy > 0 {
+		ps.MeanQueueBytes = busySum / float64(busy)
+	}
 	for i, pp := range ps.PeakQueues {
 		if i == seriesQueues || pp.Bytes == 0 {
 			break

@@ -89,6 +89,7 @@ type PointSummary struct {
 
 	// Plot data, not in summary.json.
 	CDF         []CDFPoint `json:"-"` // FCT CDF of the completed flows
+	SizeBins    []SizeBin  `json:"-"` // slowdowns by log-spaced size bin
 	QueueSeries []Series   `json:"-"` // depth of the deepest queues
 	PFCSeries   []Series   `json:"-"` // pause frames sent per second, per tier
 }

@@ -19,13 +19,12 @@ import (
 	"github.com/labctl/labctl/internal/yamlpos"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
-	"github.com/labctl/labctl/scenarios"
 )
 
 func imageCommand() *cli.Command {
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "machine-readable output"}
 	onLab := []cli.Flag{
-		&cli.StringFlag{Name: "lab", Required: true, Usage: "lab file, generated topology or running lab name"},
+		&cli.StringFlag{Name: "lab", Required: true, Usage: "running lab name ('labctl lab up'), its exported lab file, or a hardware lab file"},
 		&cli.StringSliceFlag{Name: "switch", Usage: "only these switches (repeat the flag or separate with commas)"},
 		&cli.StringFlag{Name: "sde-install", Value: "/opt/bf-sde/install", Usage: "$SDE_INSTALL on the switches"},
 		&cli.DurationFlag{Name: "health-timeout", Usage: "wait this long for a started program to load (default 2m; 3s on an emulated lab)"},
@@ -51,8 +50,8 @@ a switch where that fails goes back to the image it ran before, and the
 failure and the rollback are both reported (exit 1). rollback makes the
 previous image active again. status shows each switch's active and previous
 image, its health and its last attempt. An emulated lab keeps images only
-while it is up, so use 'labctl lab up' for a push/activate/status sequence
-on one.
+while it is up, so --lab names one started with 'labctl lab up'; one that is
+not up is refused, never started for the one command.
 
 A bf_switchd start is a cold start: it resets the traffic manager's tables
 and the program's ECN/DSCP tables, so switch QoS set through the SDE shell
@@ -154,11 +153,10 @@ type imageEnv struct {
 // withImages opens the lab and runs fn with a driver for its switches.
 func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 	logger := newLogger(false)
-	lab, closeLab, err := openLab(c.Context, c.String("lab"), scenarios.Emulation{}, logger)
+	lab, err := openUpLab(c.String("lab"))
 	if err != nil {
 		return err
 	}
-	defer closeLab()
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
 	defer pool.Close()
 	env := &imageEnv{lab: lab, drv: tofino.NewDriver(pool, lab)}

@@ -12,12 +12,11 @@ import (
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
-	"github.com/labctl/labctl/scenarios"
 )
 
 func provisionCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "lab", Required: true, Usage: "lab file, generated topology or running lab name"},
+		&cli.StringFlag{Name: "lab", Required: true, Usage: "running lab name ('labctl lab up'), its exported lab file, or a hardware lab file"},
 		&cli.StringFlag{Name: "rnic-profile", Usage: "RNIC profile YAML (trust, PFC, DSCP map, buffers, RoCE ToS/mode, CNP, ECN/DCQCN), set over SSH"},
 		&cli.StringFlag{Name: "switch-profile", Usage: "switch QoS profile YAML (PFC, thresholds or alpha, headroom, pools, ECN, DSCP map, scheduler), set over NETCONF or the SDE shell as the lab says"},
 		&cli.StringFlag{Name: "image", Usage: "switch image bundle every switch must run (see 'labctl image'); apply pushes and activates it first"},
@@ -44,8 +43,10 @@ list of what differs from the profiles, device by device, changing nothing;
 apply makes exactly those changes (devices in parallel, with a progress bar on
 a terminal), then reads every device back; verify reads back and exits 1 if
 anything differs. After apply, a second plan is empty. An emulated lab keeps
-its settings only while it is up, so use 'labctl lab up' for a plan/apply/verify
-sequence on one. docs/provisioning.md explains every field.
+its settings only while it is up, so --lab names one started with 'labctl lab
+up' (by the name it was started with, or its exported lab file); an emulated
+lab or topology that is not up is refused ("lab X is not up"), never started
+for the one command. docs/provisioning.md explains every field.
 
 Switches are set by the driver the lab names (qos_driver): netconf (default;
 candidate, validate, confirmed commit confirmed after read-back) or sde (a
@@ -147,13 +148,13 @@ func openProv(c *cli.Context) (*provEnv, error) {
 		return nil, err
 	}
 	logger := newLogger(false)
-	lab, closeLab, err := openLab(c.Context, c.String("lab"), scenarios.Emulation{}, logger)
+	lab, err := openUpLab(c.String("lab"))
 	if err != nil {
 		in.Close()
 		return nil, err
 	}
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
-	env := &provEnv{lab: lab, pool: pool, in: in, close: func() { in.Close(); pool.Close(); closeLab() }}
+	env := &provEnv{lab: lab, pool: pool, in: in, close: func() { in.Close(); pool.Close() }}
 	if isTerminal(os.Stderr) && !c.Bool("json") {
 		env.progress = newTermProgress(os.Stderr).Devices
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labctl/labctl/emulator"
 )
@@ -42,12 +43,11 @@ func writeFile(t *testing.T, name, text string) string {
 // buffer sizes) still prints its whole report with --json: what each
 // switch did, what was made on the RNICs, and the errors.
 func TestProvisionApplyJSONReportsALaterFailure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lab")
-	}
+	const lab = "testdata/lab-4hosts.yaml"
+	home := upLab(t, lab)
 	qos := writeFile(t, "qos.yaml", qosYAML)
 	rnic := writeFile(t, "rnic.yaml", "trust: dscp\nbuffer_size: [99999999, 0, 0, 0, 0, 0, 0, 0]\n")
-	out, stderr, err := labctl(t, t.TempDir(), "provision", "apply", "--lab", "testdata/lab-4hosts.yaml",
+	out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab,
 		"--switch-profile", qos, "--rnic-profile", rnic, "--json")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("want exit 1: %v %s", err, stderr)
@@ -95,11 +95,10 @@ func TestProvisionOutput(t *testing.T) {
 
 // A failing switch is reported once: in the table, not again on stderr.
 func TestProvisionApplyFailurePrintedOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lab")
-	}
+	const lab = "testdata/lab-4hosts.yaml"
+	home := upLab(t, lab)
 	bad := writeFile(t, "rnic.yaml", "buffer_size: [99999999, 0, 0, 0, 0, 0, 0, 0]\n")
-	out, stderr, err := labctl(t, t.TempDir(), "provision", "apply", "--lab", "testdata/lab-4hosts.yaml", "--rnic-profile", bad)
+	out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--rnic-profile", bad)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("want exit 1: %v", err)
 	}
@@ -141,5 +140,57 @@ func TestProvisionApplyJSONReportsAPlanFailure(t *testing.T) {
 	if len(rep.Plan.Switches) == 0 || len(rep.Switches) != 0 || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "host h1") ||
 		len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "nothing applied") {
 		t.Fatalf("report: %s", out)
+	}
+}
+
+// provision and image never start an emulated lab for one command (its
+// changes would vanish with it): a topology or emulated lab file that is
+// not up, and a name that is nothing at all, are usage errors that say
+// what to do, and no lab is left behind.
+func TestProvisionRefusesALabThatIsNotUp(t *testing.T) {
+	t.Parallel()
+	rnic := writeFile(t, "rnic.yaml", "trust: dscp\n")
+	for _, tc := range []struct{ lab, want string }{
+		{"leafspine:1x1:1@100", "lab leafspine:1x1:1@100 is not up: start it with 'labctl lab up leafspine:1x1:1@100'"},
+		{"testdata/lab-4hosts.yaml", "lab testdata/lab-4hosts.yaml is not up: start it with 'labctl lab up testdata/lab-4hosts.yaml'"},
+		{"nosuchlab", "lab nosuchlab: not a running lab (see 'labctl lab list'), a lab file or a topology"},
+	} {
+		for _, args := range [][]string{
+			{"provision", "plan", "--lab", tc.lab, "--rnic-profile", rnic},
+			{"provision", "apply", "--lab", tc.lab, "--rnic-profile", rnic},
+			{"provision", "verify", "--lab", tc.lab, "--rnic-profile", rnic},
+			{"image", "status", "--lab", tc.lab},
+		} {
+			home := t.TempDir()
+			start := time.Now()
+			_, stderr, err := labctl(t, home, args...)
+			if exitStatus(err) != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%v: exit %d, want 2 and %q:\n%s", args, exitStatus(err), tc.want, stderr)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%v took %v: it started something", args, d)
+			}
+			if sts, _ := emulator.ListStates(home); len(sts) != 0 {
+				t.Errorf("%v left a lab: %+v", args, sts)
+			}
+		}
+	}
+}
+
+// A running lab's exported lab file names that lab: provision uses it as
+// it runs.
+func TestProvisionTakesTheExportedLabFile(t *testing.T) {
+	const lab = "leafspine:1x1:1@100"
+	home := upLab(t, lab)
+	st, ok, err := emulator.LoadState(home, lab)
+	if err != nil || !ok {
+		t.Fatalf("state: %v %v", ok, err)
+	}
+	rnic := writeFile(t, "rnic.yaml", "trust: dscp\nroce_tos: 106\n")
+	if _, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--rnic-profile", rnic); err != nil {
+		t.Fatalf("apply: %v %s", err, stderr)
+	}
+	if out, stderr, err := labctl(t, home, "provision", "verify", "--lab", st.LabFile, "--rnic-profile", rnic); err != nil || !strings.Contains(out, "ok: the lab matches") {
+		t.Fatalf("verify on %s: %v\n%s%s", st.LabFile, err, out, stderr)
 	}
 }

@@ -1,11 +1,8 @@
 package regress
 
 import (
-	"bytes"
-	"encoding/xml"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labctl/labctl/reports"
 )
@@ -138,72 +135,6 @@ func TestRuleOrderFirstMatchWins(t *testing.T) {
 	}
 	if th.sigma() != DefaultNoiseSigma {
 		t.Errorf("default sigma %v", th.sigma())
-	}
-}
-
-// TestJUnitShape checks the XML against the common JUnit shape CI tools
-// read: a testsuites root whose counts add up, testsuite children with
-// name/tests/failures/errors/time, testcase children with name/classname,
-// and exactly one failure element per regression.
-func TestJUnitShape(t *testing.T) {
-	rules := &Thresholds{Rules: []Rule{{Metric: "*", Bucket: "*", Relative: f(0.1)}}}
-	base := []reports.Metric{met("load=0.3", "fct.mean", "", "ns", 100), met("load=0.3", "fct.p99", "<100KB", "ns", 100), met("load=0.5", "fct.mean", "", "ns", 100)}
-	cand := []reports.Metric{met("load=0.3", "fct.mean", "", "ns", 150), met("load=0.3", "fct.p99", "<100KB", "ns", 100)}
-	var buf bytes.Buffer
-	if err := WriteJUnit(&buf, Compare(base, cand, rules), JUnitMeta{Baseline: "b", Candidate: "c", Started: time.Unix(0, 0), Elapsed: time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	type tcase struct {
-		Name      string `xml:"name,attr"`
-		Classname string `xml:"classname,attr"`
-		Failure   []struct {
-			Message string `xml:"message,attr"`
-			Type    string `xml:"type,attr"`
-		} `xml:"failure"`
-	}
-	type suite struct {
-		Name     string  `xml:"name,attr"`
-		Tests    *int    `xml:"tests,attr"`
-		Failures *int    `xml:"failures,attr"`
-		Errors   *int    `xml:"errors,attr"`
-		Time     *string `xml:"time,attr"`
-		Cases    []tcase `xml:"testcase"`
-	}
-	var root struct {
-		XMLName  xml.Name
-		Tests    int     `xml:"tests,attr"`
-		Failures int     `xml:"failures,attr"`
-		Suites   []suite `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(buf.Bytes(), &root); err != nil {
-		t.Fatalf("not XML: %v\n%s", err, buf.String())
-	}
-	if root.XMLName.Local != "testsuites" || len(root.Suites) != 2 {
-		t.Fatalf("root %s with %d suites:\n%s", root.XMLName.Local, len(root.Suites), buf.String())
-	}
-	tests, fails := 0, 0
-	for _, s := range root.Suites {
-		if s.Name == "" || s.Tests == nil || s.Failures == nil || s.Errors == nil || s.Time == nil {
-			t.Errorf("suite lacks a required attribute: %+v", s)
-			continue
-		}
-		n := 0
-		for _, c := range s.Cases {
-			if c.Name == "" || c.Classname == "" || len(c.Failure) > 1 {
-				t.Errorf("bad testcase %+v", c)
-			}
-			n += len(c.Failure)
-		}
-		if *s.Tests != len(s.Cases) || *s.Failures != n {
-			t.Errorf("suite %s counts tests=%d failures=%d, has %d cases %d failures", s.Name, *s.Tests, *s.Failures, len(s.Cases), n)
-		}
-		tests, fails = tests+*s.Tests, fails+*s.Failures
-	}
-	if root.Tests != tests || root.Failures != fails || fails != 2 {
-		t.Errorf("root counts %d/%d, suites %d/%d, want 2 failures (fct.mean +50%%, load=0.5 missing)", root.Tests, root.Failures, tests, fails)
-	}
-	if !strings.Contains(buf.String(), `type="missing"`) {
-		t.Error("the missing point is not a failure of type missing")
 	}
 }
 
