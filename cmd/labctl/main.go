@@ -49,7 +49,7 @@ on 127.0.0.1 backed by a fabric simulator.`,
 			regressCommand(),
 			capacityCommand(),
 			inventoryCommand(),
-			provisionCommand(),
+			leased(provisionCommand(), "apply", "rollback"), // changes the lab: one at a time
 			imageCommand(),
 			labCommand(),
 		},

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/lease"
+)
+
+// holdLab takes a running lab's lease in the test process, as another
+// "provision apply" on this host would; the test's end releases it.
+func holdLab(t *testing.T, home, lab string) (lease.FileStore, *lease.Held) {
+	t.Helper()
+	store := lease.FileStore{Path: filepath.Join(emulator.StateDir(home, lab), "lease.json")}
+	h, err := lease.Acquire(context.Background(), store, lab, "provision apply", lease.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Release(context.Background()) })
+	return store, h
+}
+
+// While another process holds a running lab, provision apply fails at
+// once naming the holder and changes nothing; with --wait it waits and
+// applies once the holder lets go; lab status shows the holder; lab down
+// is refused too; a holder that died is taken over with a message.
+func TestProvisionApplyRespectsLease(t *testing.T) {
+	const lab = "leafspine:1x1:1@100"
+	home := upLab(t, lab)
+	qos := writeFile(t, "qos.yaml", qosYAML)
+	store, h := holdLab(t, home, lab)
+	ctx := context.Background()
+
+	_, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("apply on a held lab: want exit 1, got %v\n%s", err, stderr)
+	}
+	if want := "is held by " + h.Lease.Owner() + " (provision apply"; !strings.Contains(stderr, want) || !strings.Contains(stderr, "expires") {
+		t.Errorf("refusal %q does not name the holder (%q)", stderr, want)
+	}
+	if _, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--switch-profile", qos); err == nil {
+		t.Error("the refused apply changed the switches")
+	}
+	out, _, err := labctl(t, home, "lab", "status", lab, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st []struct{ Lease *lease.Lease }
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st) != 1 || st[0].Lease == nil || st[0].Lease.Token != h.Lease.Token {
+		t.Errorf("lab status does not show the holder: %v %s", err, out)
+	}
+	if _, stderr, err := labctl(t, home, "lab", "down", lab); err == nil || !strings.Contains(stderr, "is held by") {
+		t.Errorf("lab down of a held lab: %v %s", err, stderr)
+	}
+
+	go func() { time.Sleep(time.Second); h.Release(ctx) }()
+	start := time.Now()
+	_, stderr, err = labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos, "--wait", "30s")
+	if err != nil {
+		t.Fatalf("apply --wait: %v\n%s", err, stderr)
+	}
+	if w := time.Since(start); w < 900*time.Millisecond || !strings.Contains(stderr, "waiting up to") {
+		t.Errorf("apply --wait ran after %s, stderr %q: it did not wait for the holder", w, stderr)
+	}
+	if _, stderr, err := labctl(t, home, "provision", "verify", "--lab", lab, "--switch-profile", qos); err != nil {
+		t.Errorf("after apply --wait: %v %s", err, stderr)
+	}
+	if _, ok, _ := store.Read(ctx); ok {
+		t.Error("apply left its lease behind")
+	}
+
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := lease.New(lab, "run incast", time.Hour)
+	gone.PID, gone.PIDTime = dead.Process.Pid, 1
+	if _, err := store.Take(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos)
+	if err != nil || !strings.Contains(stderr, "took over the lease of "+gone.Owner()) || !strings.Contains(stderr, "is gone") {
+		t.Errorf("apply over a dead holder: %v %q", err, stderr)
+	}
+}
+
+// Two applies of different profiles started together on one lab: never
+// both succeed while overlapping. Either one is refused naming the other
+// ("provision apply"), or they ran one after the other and the lab holds
+// one of the two profiles whole.
+func TestConcurrentProvisionApply(t *testing.T) {
+	const lab = "leafspine:1x2:1@100"
+	home := upLab(t, lab)
+	profiles := []string{
+		writeFile(t, "a.yaml", qosYAML),
+		writeFile(t, "b.yaml", "pfc_priorities: [3, 4]\nxoff_bytes: 131072\nxon_bytes: 98304\n"),
+	}
+	for round := 0; round < 5; round++ {
+		type result struct {
+			err    error
+			stderr string
+		}
+		res := make(chan result, 2)
+		for _, p := range profiles {
+			go func() {
+				_, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", p)
+				res <- result{err, stderr}
+			}()
+		}
+		ok := 0
+		for i := 0; i < 2; i++ {
+			r := <-res
+			switch {
+			case r.err == nil:
+				ok++
+			case !strings.Contains(r.stderr, "is held by") || !strings.Contains(r.stderr, "(provision apply"):
+				t.Fatalf("round %d: apply failed for another reason: %v\n%s", round, r.err, r.stderr)
+			}
+		}
+		if ok == 0 {
+			t.Fatalf("round %d: both applies refused", round)
+		}
+		whole := 0
+		for _, p := range profiles {
+			if _, _, err := labctl(t, home, "provision", "verify", "--lab", lab, "--switch-profile", p); err == nil {
+				whole++
+			}
+		}
+		if whole != 1 {
+			t.Fatalf("round %d: the lab matches %d of the two profiles, want exactly one whole", round, whole)
+		}
+	}
+}
+
+// A run on a lab another process holds is refused naming the holder
+// before it creates a run directory; with --wait it runs once the lab is
+// free. Its progress records the reserve stage.
+func TestRunRespectsLease(t *testing.T) {
+	const lab = "leafspine:1x2:9@100"
+	home := upLab(t, lab)
+	store, h := holdLab(t, home, lab)
+	ctx := context.Background()
+	out := t.TempDir()
+	_, stderr, err := labctl(t, home, "run", "incast", "--lab", lab, "--out", out)
+	if err == nil || !strings.Contains(stderr, `"stage":"reserve"`) || !strings.Contains(stderr, "is held by "+h.Lease.Owner()+" (provision apply") {
+		t.Fatalf("run on a held lab: %v\n%s", err, stderr)
+	}
+	if runs, _ := filepath.Glob(filepath.Join(out, "*")); len(runs) != 0 {
+		t.Errorf("the refused run created %v", runs)
+	}
+	go func() { time.Sleep(time.Second); h.Release(ctx) }()
+	if _, stderr, err := labctl(t, home, "run", "incast", "--lab", lab, "--out", out, "--wait", "1m"); err != nil || !strings.Contains(stderr, "waiting up to") {
+		t.Fatalf("run --wait: %v\n%s", err, stderr)
+	}
+	if _, ok, _ := store.Read(ctx); ok {
+		t.Error("the run left its lease behind")
+	}
+}
