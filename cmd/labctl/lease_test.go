@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,57 @@ func TestRunRespectsLease(t *testing.T) {
 	}
 	if _, ok, _ := store.Read(ctx); ok {
 		t.Error("the run left its lease behind")
+	}
+}
+
+// A hardware lab file keeps its lease beside it (LAB.lease): a
+// reservation shows in lab status; another user's reservation refuses
+// provision apply before any device is touched and is released only with
+// --force; the reserving user's own commands pass.
+func TestReserveHardwareLab(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	src, err := os.ReadFile("../../inventory/testdata/example-lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labFile := writeFile(t, "lab.yaml", string(src))
+	if out, stderr, err := labctl(t, home, "lab", "reserve", labFile, "--for", "1h", "--note", "headroom sweep"); err != nil || !strings.Contains(out, "reserved by") {
+		t.Fatalf("reserve: %v %s %s", err, out, stderr)
+	}
+	out, _, err := labctl(t, home, "lab", "status", labFile)
+	if err != nil || !strings.Contains(out, "is held by") || !strings.Contains(out, `"headroom sweep"`) {
+		t.Fatalf("status of a reserved hardware lab: %v %q", err, out)
+	}
+	store := lease.FileStore{Path: labFile + ".lease"}
+	mine, ok, err := store.Read(context.Background())
+	if err != nil || !ok || !mine.Manual {
+		t.Fatalf("no reservation beside the lab file: %v %+v", err, mine)
+	}
+	if _, _, err := labctl(t, home, "lab", "release", labFile); err != nil {
+		t.Fatalf("release of my own reservation: %v", err)
+	}
+	alice := mine
+	alice.User, alice.Token = "alice", "alice-1"
+	if _, err := store.Take(context.Background(), alice); err != nil {
+		t.Fatal(err)
+	}
+	qos := writeFile(t, "qos.yaml", qosYAML)
+	start := time.Now()
+	_, stderr, err := labctl(t, home, "provision", "apply", "--lab", labFile, "--switch-profile", qos)
+	if err == nil || !strings.Contains(stderr, "is held by alice@") || !strings.Contains(stderr, "lab reserve") {
+		t.Errorf("apply under alice's reservation: %v %q", err, stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusal took %s: it reached for the devices", d)
+	}
+	if _, _, err := labctl(t, home, "lab", "release", labFile); err == nil {
+		t.Error("released alice's reservation without --force")
+	}
+	if out, _, err := labctl(t, home, "lab", "release", labFile, "--force"); err != nil || !strings.Contains(out, "was held by alice@") {
+		t.Errorf("release --force: %v %q", err, out)
+	}
+	if _, ok, _ := store.Read(context.Background()); ok {
+		t.Error("lease still there after release --force")
 	}
 }
