@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,5 +214,48 @@ func TestReserveHardwareLab(t *testing.T) {
 	}
 	if _, ok, _ := store.Read(context.Background()); ok {
 		t.Error("lease still there after release --force")
+	}
+}
+
+// Two runs on one running lab: while the first holds it the second is
+// refused naming it ("run incast"); with --wait the second runs after
+// the first, which ends ok.
+func TestConcurrentRuns(t *testing.T) {
+	const lab = "leafspine:1x2:9@100"
+	home := upLab(t, lab)
+	// long enough (20 points) that the second run starts while the first holds the lab
+	scen := writeFile(t, "incast.yaml", "name: incast\nrepetitions: 20\ntraffic:\n  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 512KiB}\n")
+	store := lease.FileStore{Path: filepath.Join(emulator.StateDir(home, lab), "lease.json")}
+	out := t.TempDir()
+	first := make(chan error, 1)
+	go func() {
+		_, stderr, err := labctl(t, home, "run", scen, "--lab", lab, "--out", out)
+		if err != nil {
+			err = fmt.Errorf("%w\n%s", err, stderr)
+		}
+		first <- err
+	}()
+	var held lease.Lease
+	for deadline := time.Now().Add(30 * time.Second); held.Command == ""; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never held the lab")
+		}
+		if l, ok, _ := store.Read(context.Background()); ok {
+			held = l
+		}
+	}
+	_, stderr, err := labctl(t, home, "run", "incast", "--lab", lab, "--out", out)
+	if err == nil || !strings.Contains(stderr, "is held by "+held.Owner()+" (run incast, pid "+fmt.Sprint(held.PID)) {
+		t.Errorf("second run while the first holds the lab: %v\n%s", err, stderr)
+	}
+	_, stderr, err = labctl(t, home, "run", "incast", "--lab", lab, "--out", out, "--wait", "2m")
+	if err != nil {
+		t.Errorf("second run with --wait: %v\n%s", err, stderr)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	if runs, _ := filepath.Glob(filepath.Join(out, "incast-*")); len(runs) != 2 {
+		t.Errorf("runs %v, want the first and the waiting one", runs)
 	}
 }
