@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -58,8 +59,8 @@ func labLease(name string) (store lease.FileStore, shared bool, err error) {
 // waiting up to wait; the returned func releases it.
 func takeLab(ctx context.Context, name, command string, wait time.Duration) (func(), error) {
 	store, shared, err := labLease(name)
-	if err != nil || !shared {
-		return func() {}, err
+	if err != nil || !shared { // a lab that does not load is not touched: the command reports why (after its usage checks)
+		return func() {}, nil
 	}
 	say := func(m string) { fmt.Fprintln(os.Stderr, "labctl:", m) }
 	h, err := lease.Acquire(ctx, store, name, command, lease.Options{TTL: leaseTTL, Wait: wait, Notify: say, Logger: newLogger(false)})
@@ -85,7 +86,7 @@ func leased(cmd *cli.Command, subs ...string) *cli.Command {
 			if s.Name != name {
 				continue
 			}
-			s.Flags = append(s.Flags, waitFlag)
+			s.Flags = append(slices.Clip(s.Flags), waitFlag) // Flags may share an array with a sibling's
 			act, command := s.Action, cmd.Name+" "+s.Name
 			s.Action = func(c *cli.Context) error {
 				release, err := takeLab(c.Context, c.String("lab"), command, c.Duration("wait"))

@@ -50,7 +50,7 @@ on 127.0.0.1 backed by a fabric simulator.`,
 			capacityCommand(),
 			inventoryCommand(),
 			leased(provisionCommand(), "apply", "rollback"), // changes the lab: one at a time
-			imageCommand(),
+			leased(imageCommand(), "push", "activate", "rollback"),
 			labCommand(),
 		},
 	}
