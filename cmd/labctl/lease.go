@@ -141,6 +141,11 @@ Example:
 			l := lease.New(name, "lab reserve", c.Duration("for"))
 			l.PID, l.PIDTime, l.Manual, l.Note = 0, 0, true, c.String("note")
 			replaced, err := store.Take(c.Context, l)
+			var held *lease.HeldError
+			if errors.As(err, &held) && held.Holder.Manual && held.Holder.User == l.User { // my own: move its end
+				l.Token, l.Since = held.Holder.Token, held.Holder.Since
+				err = store.Renew(c.Context, l)
+			}
 			if err != nil {
 				return err
 			}

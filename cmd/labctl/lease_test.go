@@ -189,6 +189,12 @@ func TestReserveHardwareLab(t *testing.T) {
 	if err != nil || !ok || !mine.Manual {
 		t.Fatalf("no reservation beside the lab file: %v %+v", err, mine)
 	}
+	if _, stderr, err := labctl(t, home, "lab", "reserve", labFile, "--for", "2h"); err != nil {
+		t.Fatalf("extending my own reservation: %v %s", err, stderr)
+	}
+	if again, _, _ := store.Read(context.Background()); !again.Expires.After(mine.Expires.Add(50*time.Minute)) || again.Token != mine.Token {
+		t.Errorf("reserve --for 2h did not extend my reservation: %+v then %+v", mine, again)
+	}
 	if _, _, err := labctl(t, home, "lab", "release", labFile); err != nil {
 		t.Fatalf("release of my own reservation: %v", err)
 	}
