@@ -115,7 +115,13 @@ func labCommand() *cli.Command {
 		Description: `'lab up LAB' starts an emulated lab in the background and keeps it running, so
 several commands can use it: pass its name to 'labctl run --lab'. Its state
 (keys, known_hosts, the exported lab file with the real loopback endpoints)
-lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
+lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).
+
+Commands that change a lab (run, provision apply, image push/activate/
+rollback, lab down) hold its lease while they run: a second one fails naming
+the holder, or waits with --wait 10m. 'lab reserve LAB --for 4h' holds a lab
+(also a hardware lab file) for you; 'lab status' shows who holds each lab;
+docs/reservation.md says where the lease lives.`,
 		Subcommands: []*cli.Command{
 			{
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
