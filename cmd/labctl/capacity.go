@@ -92,7 +92,7 @@ Examples:
 				return err
 			}
 			logger := newLogger(c.Bool("verbose"))
-			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Logger: logger, Version: version,
+			r := &scenarios.Runner{Labs: labOpener{log: logger}, OutDir: c.String("out"), Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: runLimits(c),
 				Schemes: schemeCheck(schemes.MustRegistry())}
 			tty := isTerminal(os.Stderr)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/lease"
 	"github.com/labctl/labctl/scenarios"
 )
 
@@ -72,11 +74,29 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 
 // labOpener opens the labs of a run's matrix variants with openLab: a
 // running or hardware lab as it is, an emulated one started with the
-// variant's emulation section (and stopped by release).
-type labOpener struct{ log *slog.Logger }
+// variant's emulation section (and stopped by release). A shared lab (up
+// or hardware) is leased first, waiting up to wait, and released with it.
+type labOpener struct {
+	log   *slog.Logger
+	wait  time.Duration
+	stage func(stage, detail string) // the run's progress, if any
+}
 
 func (o labOpener) Open(ctx context.Context, name string, em scenarios.Emulation) (*inventory.Lab, func(), error) {
-	return openLab(ctx, name, em, o.log)
+	if o.stage != nil {
+		o.stage("reserve", name)
+	}
+	// a lab the run command leased already passes (same process)
+	unlease, err := takeLab(ctx, name, "run", o.wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	lab, closeLab, err := openLab(ctx, name, em, o.log)
+	if err != nil {
+		unlease()
+		return nil, nil, err
+	}
+	return lab, func() { closeLab(); unlease() }, nil
 }
 
 // Inventory is what lab name holds, read without starting it (the
@@ -95,7 +115,13 @@ func labCommand() *cli.Command {
 		Description: `'lab up LAB' starts an emulated lab in the background and keeps it running, so
 several commands can use it: pass its name to 'labctl run --lab'. Its state
 (keys, known_hosts, the exported lab file with the real loopback endpoints)
-lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
+lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).
+
+Commands that change a lab (run, provision apply, image push/activate/
+rollback, lab down) hold its lease while they run: a second one fails naming
+the holder, or waits with --wait 10m. 'lab reserve LAB --for 4h' holds a lab
+(also a hardware lab file) for you; 'lab status' shows who holds each lab;
+docs/reservation.md says where the lease lives.`,
 		Subcommands: []*cli.Command{
 			{
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
@@ -123,20 +149,28 @@ lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
 			},
 			{
 				Name: "down", Usage: "stop an emulated lab (all of them if no LAB is given)", ArgsUsage: "[LAB]",
+				Flags: []cli.Flag{waitFlag},
 				Action: func(c *cli.Context) error {
 					sts, err := selectStates(c.Args().First())
 					if err != nil {
 						return err
 					}
+					var errs []error
 					for _, st := range sts {
+						release, err := takeLab(c.Context, st.Name, "lab down", c.Duration("wait"))
+						if err != nil { // held by another: leave it up
+							errs = append(errs, err)
+							continue
+						}
 						if st.Alive() {
 							_ = syscall.Kill(st.PID, syscall.SIGTERM)
 							waitGone(st, 10*time.Second)
 						}
 						_ = emulator.RemoveState(st.Dir)
+						release()
 						fmt.Printf("lab %s down\n", st.Name)
 					}
-					return nil
+					return errors.Join(errs...)
 				},
 			},
 			{
@@ -145,11 +179,16 @@ lives under $LABCTL_HOME/labs/<name> (default ~/.labctl).`,
 				Action: func(c *cli.Context) error {
 					sts, err := selectStates(c.Args().First())
 					if err != nil {
+						if _, shared, lerr := labLease(c.Args().First()); lerr == nil && shared { // a hardware lab: only its holder
+							return printHolder(c.Args().First(), c.Bool("json"))
+						}
 						return err
 					}
 					return printStatus(sts, c.Bool("json"))
 				},
 			},
+			reserveCommand(),
+			releaseCommand(),
 		},
 	}
 }
@@ -272,11 +311,12 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 	type labStatus struct {
 		emulator.State
 		Alive     bool             `json:"alive"`
+		Lease     *lease.Lease     `json:"lease,omitempty"` // who holds the lab, if anyone
 		Endpoints []endpointStatus `json:"endpoints,omitempty"`
 	}
 	var out []labStatus
 	for _, st := range sts {
-		ls := labStatus{State: st, Alive: st.Alive()}
+		ls := labStatus{State: st, Alive: st.Alive(), Lease: holder(st.Name)}
 		if lab, err := inventory.Load(st.LabFile); err == nil && ls.Alive {
 			check := func(dev, kind, addr string) {
 				if addr == "" {
@@ -306,7 +346,7 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAB\tPID\tALIVE\tENDPOINTS UP\tSTARTED\tLAB FILE")
+	fmt.Fprintln(tw, "LAB\tPID\tALIVE\tENDPOINTS UP\tSTARTED\tHELD BY\tLAB FILE")
 	for _, ls := range out {
 		up := 0
 		for _, e := range ls.Endpoints {
@@ -314,7 +354,11 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 				up++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%d/%d\t%s\t%s\n", ls.Name, ls.PID, ls.Alive, up, len(ls.Endpoints), ls.Started.Format(time.RFC3339), ls.LabFile)
+		held := "-"
+		if ls.Lease != nil {
+			held = fmt.Sprintf("%s (%s) until %s", ls.Lease.Owner(), ls.Lease.Command, ls.Lease.Expires.Local().Format(time.TimeOnly))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%d/%d\t%s\t%s\t%s\n", ls.Name, ls.PID, ls.Alive, up, len(ls.Endpoints), ls.Started.Format(time.RFC3339), held, ls.LabFile)
 	}
 	return tw.Flush()
 }

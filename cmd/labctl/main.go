@@ -49,8 +49,8 @@ on 127.0.0.1 backed by a fabric simulator.`,
 			regressCommand(),
 			capacityCommand(),
 			inventoryCommand(),
-			provisionCommand(),
-			imageCommand(),
+			leased(provisionCommand(), "apply", "rollback"), // changes the lab: one at a time
+			leased(imageCommand(), "push", "activate", "rollback"),
 			labCommand(),
 		},
 	}

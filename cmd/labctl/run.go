@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -73,7 +74,7 @@ Examples:
 			&cli.IntFlag{Name: "max-concurrent", Usage: "each host agent runs at most this many perftest clients at once (0: no bound); flows beyond start late and the manifest counts them"},
 			agentFlag,
 			engineFlag,
-			maxRepetitionsFlag, maxFlowsFlag,
+			maxRepetitionsFlag, maxFlowsFlag, waitFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -109,7 +110,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			r := &scenarios.Runner{Labs: labOpener{logger}, OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
+			r := &scenarios.Runner{OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), AgentPath: agentBin,
 				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry())}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
@@ -118,6 +119,15 @@ Examples:
 			} else {
 				jp := newJSONProgress(os.Stderr)
 				r.Progress, warn = jp, jp.Warning
+			}
+			r.Labs = labOpener{log: logger, wait: c.Duration("wait"), stage: r.Progress.Stage}
+			if !s.Sweeps("lab") { // lease the lab before the run directory exists (a swept lab is leased as it opens)
+				r.Progress.Stage("reserve", cmp.Or(s.Lab, scenarios.DefaultLab))
+				release, err := takeLab(c.Context, cmp.Or(s.Lab, scenarios.DefaultLab), "run "+s.Name, c.Duration("wait"))
+				if err != nil {
+					return err
+				}
+				defer release()
 			}
 			out, err := r.Run(c.Context, s)
 			if out == nil {

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/lease"
+)
+
+// leaseTTL is how long a command's lease outlives its last renewal: a
+// crashed command's lab is free again this long after it died at most
+// (at once on its own host, where its pid is seen to be gone).
+const leaseTTL = 30 * time.Second
+
+var waitFlag = &cli.DurationFlag{Name: "wait", Usage: "if another command or user holds the lab, wait up to this long for it (e.g. --wait 10m); by default fail at once naming the holder"}
+
+// labLease is where lab name's lease lives, and whether commands must
+// take it (shared): a hardware lab file keeps it beside the file
+// (LAB.lease, so every controller that reads the lab file sees it); an
+// emulated lab under $LABCTL_HOME/labs/<name>/lease.json, taken only while
+// the lab is up (otherwise each command starts a private lab of its own).
+func labLease(name string) (store lease.FileStore, shared bool, err error) {
+	st, up, err := emulator.LoadState(home(), name)
+	if err != nil {
+		return store, false, err
+	}
+	store.Path = filepath.Join(emulator.StateDir(home(), name), "lease.json")
+	if up && st.Alive() {
+		return store, true, nil
+	}
+	if inventory.IsGeneratorSpec(name) {
+		return store, false, nil
+	}
+	lab, err := inventory.Resolve(name)
+	if err != nil {
+		return store, false, err
+	}
+	if lab.Emulated {
+		return store, false, nil
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return store, false, err
+	}
+	return lease.FileStore{Path: abs + ".lease"}, true, nil
+}
+
+// takeLab takes lab name's lease for command (if the lab is shared),
+// waiting up to wait; the returned func releases it.
+func takeLab(ctx context.Context, name, command string, wait time.Duration) (func(), error) {
+	store, shared, err := labLease(name)
+	if err != nil || !shared { // a lab that does not load is not touched: the command reports why (after its usage checks)
+		return func() {}, nil
+	}
+	say := func(m string) { fmt.Fprintln(os.Stderr, "labctl:", m) }
+	h, err := lease.Acquire(ctx, store, name, command, lease.Options{TTL: leaseTTL, Wait: wait, Notify: say, Logger: newLogger(false)})
+	var held *lease.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("%w; retry with --wait DURATION, or ask %s", err, held.Holder.Owner())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if err := h.Release(context.Background()); err != nil {
+			say(fmt.Sprintf("warning: lab %s: %v (another command may have changed the lab meanwhile)", name, err))
+		}
+	}, nil
+}
+
+// leased makes the named subcommands of cmd take the lease of their
+// --lab before they act and release it after.
+func leased(cmd *cli.Command, subs ...string) *cli.Command {
+	for _, s := range cmd.Subcommands {
+		for _, name := range subs {
+			if s.Name != name {
+				continue
+			}
+			s.Flags = append(slices.Clip(s.Flags), waitFlag) // Flags may share an array with a sibling's
+			act, command := s.Action, cmd.Name+" "+s.Name
+			s.Action = func(c *cli.Context) error {
+				release, err := takeLab(c.Context, c.String("lab"), command, c.Duration("wait"))
+				if err != nil {
+					return err
+				}
+				defer release()
+				return act(c)
+			}
+		}
+	}
+	return cmd
+}
+
+// holder is the live lease of lab name, if any.
+func holder(name string) *lease.Lease {
+	store, _, err := labLease(name)
+	if err != nil {
+		return nil
+	}
+	l, ok, err := store.Read(context.Background())
+	if err != nil || !ok || l.Stale(time.Now()) != "" {
+		return nil
+	}
+	return &l
+}
+
+func reserveCommand() *cli.Command {
+	return &cli.Command{
+		Name: "reserve", Usage: "hold a lab for yourself (other users' runs, provisioning and lab down wait or fail)", ArgsUsage: "LAB",
+		Description: `Reserves LAB for you until --for has passed or 'labctl lab release LAB'. Your own
+commands (same user name) still run on it; everyone else's wait (--wait) or
+fail naming you. An emulated lab's lease is $LABCTL_HOME/labs/<name>/lease.json;
+a hardware lab file's is the file LAB.lease beside it, so keep hardware lab
+files on a directory every controller host mounts.
+
+Example:
+   labctl lab reserve lab.yaml --for 4h --note "PFC headroom sweep"`,
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "for", Value: 4 * time.Hour, Usage: "how long to hold the lab"},
+			&cli.StringFlag{Name: "note", Usage: "why, shown to whoever finds the lab held"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 || c.Duration("for") <= 0 {
+				return exitError{2, fmt.Errorf("lab reserve needs one LAB and a positive --for")}
+			}
+			name := c.Args().First()
+			store, _, err := labLease(name)
+			if err != nil {
+				return err
+			}
+			l := lease.New(name, "lab reserve", c.Duration("for"))
+			l.PID, l.PIDTime, l.Manual, l.Note = 0, 0, true, c.String("note")
+			replaced, err := store.Take(c.Context, l)
+			var held *lease.HeldError
+			if errors.As(err, &held) && held.Holder.Manual && held.Holder.User == l.User { // my own: move its end
+				l.Token, l.Since = held.Holder.Token, held.Holder.Since
+				err = store.Renew(c.Context, l)
+			}
+			if err != nil {
+				return err
+			}
+			if replaced != nil {
+				fmt.Fprintf(os.Stderr, "labctl: lab %s: took over the lease of %s: %s\n", name, replaced, replaced.Stale(time.Now()))
+			}
+			fmt.Printf("lab %s reserved by %s until %s\n", name, l.Owner(), l.Expires.Local().Format(time.RFC3339))
+			return nil
+		},
+	}
+}
+
+func releaseCommand() *cli.Command {
+	return &cli.Command{
+		Name: "release", Usage: "end a reservation of a lab (--force: whoever holds it)", ArgsUsage: "LAB",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "release another user's reservation or a running command's lease"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return exitError{2, fmt.Errorf("lab release needs one LAB")}
+			}
+			name := c.Args().First()
+			store, _, err := labLease(name)
+			if err != nil {
+				return err
+			}
+			l, ok, err := store.Read(c.Context)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				fmt.Printf("lab %s is not held\n", name)
+				return nil
+			}
+			me := lease.New(name, "", 0)
+			if !c.Bool("force") && l.Stale(time.Now()) == "" && (!l.Manual || l.User != me.User) {
+				return fmt.Errorf("lab %s is held by %s; --force releases it anyway", name, l)
+			}
+			if err := store.Release(c.Context, l); err != nil {
+				return err
+			}
+			fmt.Printf("lab %s released (was held by %s)\n", name, l.Owner())
+			return nil
+		},
+	}
+}
+
+// printHolder shows who holds a hardware lab.
+func printHolder(name string, asJSON bool) error {
+	l := holder(name)
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"name": name, "lease": l})
+	}
+	if l == nil {
+		fmt.Printf("lab %s is not held\n", name)
+		return nil
+	}
+	fmt.Printf("lab %s is held by %s\n", name, l)
+	return nil
+}
