@@ -230,16 +230,18 @@ func slowdownBySize(s *Summary) ([]figure, error) {
 		if len(axis) < 2 {
 			continue // one bin: nothing by size
 		}
+		// a bin runs from its size to the next one's: its lower end names
+		// it, short enough that a dozen bins' labels do not overlap
 		var names []string
 		for i, b := range axis {
-			name := ">=" + sizeName(b.Lo)
-			if i+1 < len(axis) {
-				name = sizeName(b.Lo) + "-" + sizeName(axis[i+1].Lo)
+			name := sizeName(b.Lo)
+			if i+1 == len(axis) {
+				name = ">=" + name
 			}
 			names = append(names, fmt.Sprintf("%s\nn=%d", name, b.Flows()))
 		}
 		title := "FCT slowdown by flow size (" + c + ")"
-		p := newPlot(title, "flow size (n: flows in the bin)", "slowdown (ideal FCT includes the base round trip)")
+		p := newPlot(title, "flow size, from each label to the next (n: flows in the bin)", "slowdown (ideal FCT includes the base round trip)")
 		p.NominalX(names...)
 		var vals []float64
 		for i, l := range byCond[c] {

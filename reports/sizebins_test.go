@@ -67,7 +67,7 @@ func TestSlowdownBySizeBinsHoldData(t *testing.T) {
 	for _, m := range regexp.MustCompile(`>([^<>]*(?:B|n=)[0-9]*)<`).FindAllStringSubmatch(svg, -1) {
 		labels = append(labels, m[1])
 	}
-	if got, want := strings.Join(labels, " "), "30KB-300KB n=20 300KB-1MB n=12 &gt;=1MB n=8"; got != want {
+	if got, want := strings.Join(labels, " "), "30KB n=20 300KB n=12 &gt;=1MB n=8"; got != want {
 		t.Errorf("x labels %q, want %q", got, want)
 	}
 }
