@@ -14,9 +14,16 @@ import (
 	"github.com/labctl/labctl/perftest"
 )
 
-// WebSearch is a generated lab's fabric with WebSearch flows among its
-// hosts at a host load over 100 Gb/s links, arriving over d.
+// WebSearch is Poisson with the WebSearch workload.
 func WebSearch(t testing.TB, spec string, load float64, d time.Duration, seed int64) (*fabric.Topology, []fabric.Flow) {
+	t.Helper()
+	return Poisson(t, spec, "websearch", load, d, seed)
+}
+
+// Poisson is a generated lab's fabric with Poisson flows of a workload
+// (perftest/workloads/<cdf>.cdf) among its hosts at a host load over
+// 100 Gb/s links, arriving over d.
+func Poisson(t testing.TB, spec, cdf string, load float64, d time.Duration, seed int64) (*fabric.Topology, []fabric.Flow) {
 	t.Helper()
 	topo, lab := Topology(t, spec, nil)
 	var eps []perftest.Endpoint
@@ -24,11 +31,11 @@ func WebSearch(t testing.TB, spec string, load float64, d time.Duration, seed in
 		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
 	}
 	_, here, _, _ := runtime.Caller(0)
-	cdf, err := perftest.LoadCDF(filepath.Join(filepath.Dir(here), "../../../../perftest/workloads/websearch.cdf"))
+	c, err := perftest.LoadCDF(filepath.Join(filepath.Dir(here), "../../../../perftest/workloads", cdf+".cdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: cdf, Load: load, LinkGbps: 100, Duration: d, Seed: seed})
+	pf, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: c, Load: load, LinkGbps: 100, Duration: d, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func BenchWebSearch08(b *testing.B, mk func() lb.Module) *fabric.PacketEngine {
 	var e *fabric.PacketEngine
 	var err error
 	b.ResetTimer()
-	cpu := cpuTime(b)
+	cpu := CPUTime(b)
 	for i := 0; i < b.N; i++ {
 		if e, err = fabric.NewPacketEngineLB(topo, cfg, mk()); err != nil {
 			b.Fatal(err)
@@ -76,7 +83,7 @@ func BenchWebSearch08(b *testing.B, mk func() lb.Module) *fabric.PacketEngine {
 		}
 		events += e.Events()
 	}
-	used := cpuTime(b) - cpu
+	used := CPUTime(b) - cpu
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
 	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
@@ -90,7 +97,9 @@ func BenchWebSearch08(b *testing.B, mk func() lb.Module) *fabric.PacketEngine {
 	return e
 }
 
-func cpuTime(b *testing.B) time.Duration {
+// CPUTime is the user and system CPU time the process has used so far:
+// a benchmark's cost on a shared machine, where wall time is not.
+func CPUTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)

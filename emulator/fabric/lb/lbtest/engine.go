@@ -34,6 +34,7 @@ type Outcome struct {
 	OOO, Retx, Drops, TxBytes uint64 // summed over every port
 	RQ                        fabric.ReorderStats
 	Ports                     map[fabric.PortKey]*fabric.PortCounters
+	Results                   []fabric.Result
 	FCTs                      []int64 // ns, by result
 	Last                      int64   // ns: the longest flow completion time
 }
@@ -56,7 +57,7 @@ func Run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, ot
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Outcome{RQ: e.ReorderStats(), Ports: e.Counters().Ports}
+	o := Outcome{RQ: e.ReorderStats(), Ports: e.Counters().Ports, Results: res}
 	for _, r := range res {
 		if r.Err != "" {
 			t.Fatalf("flow %d: %s", r.ID, r.Err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // fakeToR is a switch view for the hooks alone: a ToR (ID 0 or 1) with
@@ -136,7 +137,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 // spread over the wheel: 1 MiB flows allocate about 500 fewer than 4 MiB
 // ones, 8 and 16 MiB about the same.)
 func TestNoAllocationPerPacket(t *testing.T) {
-	topo, _ := topology(t, "leafspine:4x2:8@100")
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:8@100", nil)
 	allocs := func(bytes int64) (float64, Stats) {
 		var s Stats
 		n := testing.AllocsPerRun(1, func() {

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,7 +12,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
-	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 var (
@@ -25,86 +23,15 @@ var (
 	sweepQueues = flag.Int("sweep.queues", 8, "TestParameterSweep: reorder queues a port (0: unlimited)")
 )
 
-// poisson are Poisson flows of a workload (perftest/workloads/<cdf>.cdf)
-// between random hosts of lab at load, arriving over dur.
-func poisson(t testing.TB, spec, cdf string, load float64, dur time.Duration, seed int64) (*fabric.Topology, []fabric.Flow) {
-	t.Helper()
-	topo, lab := topology(t, spec)
-	var eps []perftest.Endpoint
-	for _, h := range lab.Hosts {
-		eps = append(eps, perftest.Endpoint{Host: h.Name, Dev: "mlx5_0", IP: h.RNICs[0].IP})
-	}
-	c, err := perftest.LoadCDF("../../../../perftest/workloads/" + cdf + ".cdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: c, Load: load, LinkGbps: 100, Duration: dur, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := make([]fabric.Flow, len(pf))
-	for i, f := range pf {
-		fs[i] = fabric.Flow{ID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Start: int64(f.Offset), Priority: 3}
-	}
-	return topo, fs
-}
-
-func parseParams(s string) map[string]string {
-	params := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			params[k] = v
-		}
-	}
-	return params
-}
-
-// BenchmarkSELBWebSearch08 is BenchmarkPapersWebSearch08 (package fabric)
-// with SELB on every switch: the 128-host papers' setting (8 spines x 8
-// leaves x 16 hosts at 100 Gb/s, PFC, DCQCN), WebSearch flows at 0.8 load
-// arriving over 10 ms, the run stopping at 10 ms. Run with -benchtime 1x
-// -cpu 1.
+// BenchmarkSELBWebSearch08 is lbtest.BenchWebSearch08 with SELB on
+// every switch: the 128-host papers' setting at 0.8 load. Run with
+// -benchtime 1x -cpu 1.
 func BenchmarkSELBWebSearch08(b *testing.B) {
-	topo, fs := poisson(b, "leafspine:8x8:16@100", "websearch", 0.8, 10*time.Millisecond, 1)
-	params := parseParams(*benchParams)
-	cfg := fabric.DefaultConfig()
-	cfg.MaxSimNs = 10_000_000
-	var events uint64
+	params := lbtest.ParseParams(*benchParams)
 	var m *Module
-	var e *fabric.PacketEngine
-	var err error
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	for i := 0; i < b.N; i++ {
-		m = newModule(b, params)
-		if e, err = fabric.NewPacketEngineLB(topo, cfg, m); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Run(context.Background(), fs, fabric.RunOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		events += e.Events()
-	}
-	used := cpuTime(b) - cpu
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
-	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
-	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
-	b.StopTimer()
-	var ooo, retx uint64
-	for _, c := range e.Counters().Ports {
-		ooo, retx = ooo+c.OutOfSequence, retx+c.Retransmits
-	}
+	lbtest.BenchWebSearch08(b, func() lb.Module { m = newModule(b, params); return m })
 	s, rs := m.Stats()
-	b.Logf("%d flows; %+v; reordering %+v; engine reorder queues %+v; receivers saw %d packets out of sequence, senders retransmitted %d",
-		len(fs), s, rs, e.ReorderStats(), ooo, retx)
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.Logf("%+v; reordering %+v", s, rs)
 }
 
 // TestParameterSweep chooses the defaults the paper leaves out (θ, k,
@@ -130,7 +57,7 @@ func TestParameterSweep(t *testing.T) {
 	}
 	var seeds []input
 	for seed := int64(1); seed <= 5; seed++ {
-		topo, fs := poisson(t, *sweepTopo, "alistorage2019", 0.6, time.Millisecond, seed)
+		topo, fs := lbtest.Poisson(t, *sweepTopo, "alistorage2019", 0.6, time.Millisecond, seed)
 		seeds = append(seeds, input{topo, fs})
 	}
 	// one runs a scheme on every seed; reroutes reads a fresh module's count.
@@ -175,7 +102,7 @@ func TestParameterSweep(t *testing.T) {
 	})
 	if *sweepOnly != "" {
 		one("selb "+*sweepOnly, func() (lb.Module, func() int64) {
-			m := newModule(t, parseParams(*sweepOnly))
+			m := newModule(t, lbtest.ParseParams(*sweepOnly))
 			return m, func() int64 { s, _ := m.Stats(); return s.Reroutes }
 		})
 		return
@@ -192,14 +119,8 @@ func TestParameterSweep(t *testing.T) {
 	}
 }
 
+// conweaveModule is ConWeave at its defaults: the sweeps' comparison.
 func conweaveModule(t testing.TB) *conweave.Module {
-	r := lb.NewRegistry()
-	if err := conweave.Register(r); err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.New("conweave", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*conweave.Module)
+	t.Helper()
+	return lbtest.New[*conweave.Module](t, conweave.Register, "conweave", nil)
 }

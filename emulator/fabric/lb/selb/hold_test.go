@@ -11,6 +11,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 var hold = flag.Bool("hold", false, "run TestReorderHold (the sweep's fabric, -sweep.topo and -sweep.queues apply)")
@@ -69,7 +70,7 @@ func TestReorderHold(t *testing.T) {
 	for _, scheme := range []string{"conweave", "selb"} {
 		h := &holdClock{}
 		for seed := int64(1); seed <= 5; seed++ {
-			topo, fs := poisson(t, *sweepTopo, "alistorage2019", 0.6, time.Millisecond, seed)
+			topo, fs := lbtest.Poisson(t, *sweepTopo, "alistorage2019", 0.6, time.Millisecond, seed)
 			h.start = map[int32]int64{}
 			var m lb.Module = holdSELB{newModule(t, nil), h}
 			if scheme == "conweave" {

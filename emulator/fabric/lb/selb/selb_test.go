@@ -1,7 +1,6 @@
 package selb
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,35 +8,13 @@ import (
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
-	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // newModule is a SELB module with some parameters changed.
 func newModule(t testing.TB, params map[string]string) *Module {
 	t.Helper()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	m, err := r.New("selb", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*Module)
-}
-
-// topology is a generated lab's fabric.
-func topology(t testing.TB, spec string) (*fabric.Topology, *inventory.Lab) {
-	t.Helper()
-	lab, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return topo, lab
+	return lbtest.New[*Module](t, Register, "selb", params)
 }
 
 // elephants are n flows of bytes from h1..hn to h(n+1)..h(2n): on
@@ -51,38 +28,10 @@ func elephants(n int, bytes int64) []fabric.Flow {
 	return fs
 }
 
-// result is what a run left in the engine's counters.
-type result struct {
-	ooo, retx, drops uint64
-	rq               fabric.ReorderStats
-	last             int64 // ns: the longest flow completion time
-	fcts             string
-}
-
-func run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, fs []fabric.Flow) result {
+// run is lbtest.Run with m on every switch.
+func run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, fs []fabric.Flow) lbtest.Outcome {
 	t.Helper()
-	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run(context.Background(), fs, fabric.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := result{rq: e.ReorderStats(), fcts: fmt.Sprint(res)}
-	for _, f := range res {
-		if f.Err != "" {
-			t.Fatalf("flow %d: %s", f.ID, f.Err)
-		}
-		r.last = max(r.last, f.End-f.Start)
-	}
-	for _, p := range e.Counters().Ports {
-		r.ooo, r.retx, r.drops = r.ooo+p.OutOfSequence, r.retx+p.Retransmits, r.drops+p.Drops
-	}
-	if r.rq.InUse != 0 {
-		t.Errorf("%d reorder queues still in use after the run", r.rq.InUse)
-	}
-	return r
+	return lbtest.Run(t, topo, cfg, m, nil, fs)
 }
 
 // watch wraps SELB and checks, at the source ToR, every packet it pins:
@@ -137,7 +86,7 @@ func (w *watch) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 // queue's growth reaches, nothing moves.
 func TestFlowsMoveOffCongestedPaths(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "leafspine:4x2:8@100")
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:8@100", nil)
 	for _, tc := range []struct {
 		name   string
 		params map[string]string
@@ -151,7 +100,7 @@ func TestFlowsMoveOffCongestedPaths(t *testing.T) {
 			w := &watch{Module: newModule(t, tc.params), t: t, inflight: map[int32]map[int32]int{}, paths: map[int32]map[int32]bool{}}
 			r := run(t, topo, fabric.DefaultConfig(), w, elephants(8, 4<<20))
 			s, rs := w.Stats()
-			t.Logf("%+v; reordering %+v; engine %+v; last flow %d us", s, rs, r.rq, r.last/1000)
+			t.Logf("%+v; reordering %+v; engine %+v; last flow %d us", s, rs, r.RQ, r.Last/1000)
 			moved := 0
 			for _, ps := range w.paths {
 				if len(ps) > 1 {
@@ -167,14 +116,14 @@ func TestFlowsMoveOffCongestedPaths(t *testing.T) {
 			if w.most > 2 {
 				t.Errorf("a flow had packets in flight on %d paths at once", w.most)
 			}
-			if r.ooo != 0 || r.retx != 0 || r.drops != 0 {
-				t.Errorf("%d out of sequence, %d retransmitted, %d dropped: want none", r.ooo, r.retx, r.drops)
+			if r.OOO != 0 || r.Retx != 0 || r.Drops != 0 {
+				t.Errorf("%d out of sequence, %d retransmitted, %d dropped: want none", r.OOO, r.Retx, r.Drops)
 			}
-			if tc.moves && (rs.Held == 0 || r.rq.Allocs == 0 || s.Clears == 0) {
-				t.Errorf("no reroute needed reordering (%+v, engine %+v): the zero above shows nothing", rs, r.rq)
+			if tc.moves && (rs.Held == 0 || r.RQ.Allocs == 0 || s.Clears == 0) {
+				t.Errorf("no reroute needed reordering (%+v, engine %+v): the zero above shows nothing", rs, r.RQ)
 			}
-			if !tc.moves && (s.Congested != 0 || r.rq.Allocs != 0) {
-				t.Errorf("%d congested marks, %d reorder queues with θ never reached", s.Congested, r.rq.Allocs)
+			if !tc.moves && (s.Congested != 0 || r.RQ.Allocs != 0) {
+				t.Errorf("%d congested marks, %d reorder queues with θ never reached", s.Congested, r.RQ.Allocs)
 			}
 		})
 	}
@@ -184,12 +133,12 @@ func TestFlowsMoveOffCongestedPaths(t *testing.T) {
 // modules give the same results.
 func TestDeterministic(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "leafspine:4x2:8@100")
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:8@100", nil)
 	fs := elephants(8, 1<<20)
 	a := run(t, topo, fabric.DefaultConfig(), newModule(t, nil), fs)
 	b := run(t, topo, fabric.DefaultConfig(), newModule(t, nil), fs)
-	if a.fcts != b.fcts || a.rq != b.rq {
-		t.Errorf("runs differ:\n%s %+v\n%s %+v", a.fcts, a.rq, b.fcts, b.rq)
+	if fmt.Sprint(a.Results) != fmt.Sprint(b.Results) || a.RQ != b.RQ {
+		t.Errorf("runs differ:\n%v %+v\n%v %+v", a.Results, a.RQ, b.Results, b.RQ)
 	}
 }
 
@@ -232,7 +181,7 @@ func TestRegistryRejectsBadValues(t *testing.T) {
 // two paths, in order.
 func TestFatTree(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "fattree:4@100")
+	topo, _ := lbtest.Topology(t, "fattree:4@100", nil)
 	var fs []fabric.Flow
 	for i := 0; i < 4; i++ { // pod 0's four hosts to pods 2 and 3
 		fs = append(fs, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", i+1), Dst: fmt.Sprintf("h%d", 9+2*i), Bytes: 4 << 20})
@@ -240,7 +189,7 @@ func TestFatTree(t *testing.T) {
 	w := &watch{Module: newModule(t, nil), t: t, inflight: map[int32]map[int32]int{}, paths: map[int32]map[int32]bool{}}
 	r := run(t, topo, fabric.DefaultConfig(), w, fs)
 	s, rs := w.Stats()
-	t.Logf("%+v; reordering %+v; engine %+v; last flow %d us", s, rs, r.rq, r.last/1000)
+	t.Logf("%+v; reordering %+v; engine %+v; last flow %d us", s, rs, r.RQ, r.Last/1000)
 	mapped := 0
 	for id, sw := range w.sws {
 		for dst, row := range sw.rows {
@@ -258,8 +207,8 @@ func TestFatTree(t *testing.T) {
 	if s.Samples == 0 || s.Reroutes == 0 || w.tails == 0 {
 		t.Fatalf("no reroute: %+v", s)
 	}
-	if w.most > 2 || r.ooo != 0 || r.retx != 0 {
-		t.Errorf("%d paths in flight at most, %d out of sequence, %d retransmitted: want 2, 0, 0", w.most, r.ooo, r.retx)
+	if w.most > 2 || r.OOO != 0 || r.Retx != 0 {
+		t.Errorf("%d paths in flight at most, %d out of sequence, %d retransmitted: want 2, 0, 0", w.most, r.OOO, r.Retx)
 	}
 }
 
@@ -271,17 +220,17 @@ func TestFatTree(t *testing.T) {
 // seed tried.
 func TestBeatsECMPOnCollidingElephants(t *testing.T) {
 	t.Parallel()
-	topo, _ := topology(t, "leafspine:4x2:8@100")
+	topo, _ := lbtest.Topology(t, "leafspine:4x2:8@100", nil)
 	fs := elephants(8, 8<<20)
 	for seed := int64(1); seed <= 3; seed++ {
 		cfg := fabric.DefaultConfig()
 		cfg.Seed = seed
 		r := run(t, topo, cfg, newModule(t, nil), fs)
 		base := run(t, topo, cfg, ecmp.Module{}, fs)
-		t.Logf("seed %d: last flow done after %d us with SELB, %d us with ECMP; %d reorder queues", seed, r.last/1000, base.last/1000, r.rq.Allocs)
-		if r.last >= base.last || r.ooo != 0 || r.rq.Allocs == 0 {
+		t.Logf("seed %d: last flow done after %d us with SELB, %d us with ECMP; %d reorder queues", seed, r.Last/1000, base.Last/1000, r.RQ.Allocs)
+		if r.Last >= base.Last || r.OOO != 0 || r.RQ.Allocs == 0 {
 			t.Errorf("seed %d: SELB %d us (%d out of sequence, %d queues), ECMP %d us: want SELB sooner, in order",
-				seed, r.last/1000, r.ooo, r.rq.Allocs, base.last/1000)
+				seed, r.Last/1000, r.OOO, r.RQ.Allocs, base.Last/1000)
 		}
 	}
 }
