@@ -7,7 +7,7 @@ import (
 
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
-	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // watched is CONGA with a look at every packet at every hop, before and
@@ -32,7 +32,7 @@ func (w *watched) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 // run m (one instance: CONGA keys its tables by switch).
 func engine(t testing.TB, spec string, m lb.Module) *fabric.PacketEngine {
 	t.Helper()
-	_, topo := topology(t, spec)
+	topo, _ := lbtest.Topology(t, spec, nil)
 	cfg := fabric.DefaultConfig()
 	cfg.Seed = 1
 	e, err := fabric.NewPacketEngineLB(topo, cfg, m)
@@ -40,20 +40,6 @@ func engine(t testing.TB, spec string, m lb.Module) *fabric.PacketEngine {
 		t.Fatal(err)
 	}
 	return e
-}
-
-// topology is a generated lab and its fabric.
-func topology(t testing.TB, spec string) (*inventory.Lab, *fabric.Topology) {
-	t.Helper()
-	lab, err := inventory.Generate(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lab, topo
 }
 
 func runAll(t testing.TB, e *fabric.PacketEngine, flows []fabric.Flow) {
@@ -282,7 +268,7 @@ func TestDeterministicForASeed(t *testing.T) {
 	for _, spec := range []string{"leafspine:2x4:4@100", "fattree:4@100"} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
-			_, topo := topology(t, spec)
+			topo, _ := lbtest.Topology(t, spec, nil)
 			var flows []fabric.Flow
 			for i := 0; i < 60; i++ { // all-to-all-ish, sizes 16 KiB to 1 MiB, staggered
 				flows = append(flows, fabric.Flow{ID: i, Src: fmt.Sprintf("h%d", 1+i%16), Dst: fmt.Sprintf("h%d", 1+(i*7+5)%16),

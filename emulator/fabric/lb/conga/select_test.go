@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // leafPair is a switch (leaf 0) with n paths to leaf 1, path i leaving on
@@ -31,15 +32,7 @@ func (s *leafPair) Pin(p *lb.Packet, id int) bool {
 
 func newModule(t *testing.T, params map[string]string) *module {
 	t.Helper()
-	reg := lb.NewRegistry()
-	if err := Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	m, err := reg.New("conga", params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.(*module)
+	return lbtest.New[*module](t, Register, "conga", params)
 }
 
 // send is one data packet of flow 0 from leaf 0 to leaf 1 at time now:

@@ -83,10 +83,7 @@ func BenchWebSearch08(b *testing.B, mk func() lb.Module) *fabric.PacketEngine {
 		}
 		events += e.Events()
 	}
-	used := CPUTime(b) - cpu
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
-	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
-	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
+	ReportEvents(b, events, CPUTime(b)-cpu)
 	b.StopTimer()
 	var ooo, retx uint64
 	for _, c := range e.Counters().Ports {
@@ -95,6 +92,15 @@ func BenchWebSearch08(b *testing.B, mk func() lb.Module) *fabric.PacketEngine {
 	b.Logf("%d flows; engine reorder queues %+v; receivers saw %d packets out of sequence, senders retransmitted %d",
 		len(fs), e.ReorderStats(), ooo, retx)
 	return e
+}
+
+// ReportEvents reports a benchmark's events per run and per CPU second
+// and its CPU seconds per run, from the events of all b.N runs and the
+// CPU time they used.
+func ReportEvents(b *testing.B, events uint64, used time.Duration) {
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(events)/used.Seconds(), "events/cpu-s")
+	b.ReportMetric(used.Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // CPUTime is the user and system CPU time the process has used so far:
