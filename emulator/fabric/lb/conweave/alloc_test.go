@@ -4,42 +4,19 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // twoToRs is a switch view for the hooks alone: ToR 0 and ToR 1 joined by
-// 4 paths; control packets sent are counted, reorder queues always given.
-type twoToRs struct {
-	lb.Switch
-	id    int
-	now   int64
-	sent  int
-	pins  int
-	queue lb.Queue
-}
-
-func (s *twoToRs) ID() int            { return s.id }
-func (s *twoToRs) Now() int64         { return s.now }
-func (s *twoToRs) Salt() uint64       { return 11 }
-func (s *twoToRs) Paths(int, int) int { return 4 }
-func (s *twoToRs) Pin(p *lb.Packet, id int) bool {
-	p.Hdr.Path, s.pins = int32(id), s.pins+1
-	p.Hdr.Flags |= lb.FlagPinned
-	return true
-}
-func (s *twoToRs) Send(int, int, *lb.Header) bool         { s.sent++; return true }
-func (s *twoToRs) AllocQueue(int32, int) (lb.Queue, bool) { s.queue++; return s.queue, true }
-func (s *twoToRs) Pause(lb.Queue, int64)                  {}
-func (s *twoToRs) Resume(lb.Queue)                        {}
-func (s *twoToRs) FreeQueue(lb.Queue)                     {}
-func (s *twoToRs) Schedule(int64, int64)                  {}
-func (s *twoToRs) Fallback()                              {}
+// 4 paths.
+type twoToRs struct{ lbtest.FakeSwitch }
 
 // TestHooksDoNotAllocate: once a flow's tables exist, Select at the source
 // ToR, Arrive at the destination ToR (with replies, tails, NOTIFYs and
 // held packets) and Receive allocate nothing.
 func TestHooksDoNotAllocate(t *testing.T) {
 	m := newModule(t, map[string]string{"reply_us": "1"})
-	src, dst := &twoToRs{id: 0}, &twoToRs{id: 1}
+	src, dst := &twoToRs{lbtest.FakeSwitch{Self: 0}}, &twoToRs{lbtest.FakeSwitch{Self: 1}}
 	cands := make([]lb.Egress, 4)
 	// packets in flight between the ToRs; path i takes 2+1.5i us, so a
 	// rerouted packet may overtake its tail
@@ -52,11 +29,11 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
-		src.now += 700
+		src.Clock += 700
 		for { // deliver, earliest first, what has arrived
 			k := -1
 			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.now && (k < 0 || air[i].at < air[k].at) {
+				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
 					k = i
 				}
 			}
@@ -64,7 +41,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				break
 			}
 			f := &air[k]
-			dst.now = f.at
+			dst.Clock = f.at
 			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h, ECN: true}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
 			f.at = 0
@@ -79,7 +56,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				f.h = lb.Header{}
 				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
 				m.Select(src, &pkt, cands)
-				f.at = src.now + 2_000 + 1_500*int64(f.h.Path)
+				f.at = src.Clock + 2_000 + 1_500*int64(f.h.Path)
 				break
 			}
 		}
@@ -90,7 +67,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, step); n != 0 {
 		t.Errorf("%.2f allocations per packet", n)
 	}
-	if s := m.Stats(); s.Reroutes == 0 || s.Clears == 0 || s.Notifies == 0 || s.Reordering.Held == 0 || src.pins == 0 {
+	if s := m.Stats(); s.Reroutes == 0 || s.Clears == 0 || s.Notifies == 0 || s.Reordering.Held == 0 || src.Pins == 0 {
 		t.Errorf("the hooks did not exercise rerouting: %+v", s)
 	}
 }

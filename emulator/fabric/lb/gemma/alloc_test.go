@@ -10,44 +10,23 @@ import (
 
 // twoEdges is a switch view for the hooks alone: edges 0 and 1 joined by
 // 4 paths, path i through core 2+i (uplink link i, downlink link 4+i);
-// queue is every link's depth; control packets sent are counted, reorder
-// queues always given.
+// queue is every link's depth.
 type twoEdges struct {
-	lb.Switch
-	id    int
-	now   int64
+	lbtest.FakeSwitch
 	queue *[8]int64
 	paths [][]lb.Egress
-	sent  int
-	q     lb.Queue
 }
 
-func (s *twoEdges) ID() int                       { return s.id }
-func (s *twoEdges) Now() int64                    { return s.now }
-func (s *twoEdges) Salt() uint64                  { return 11 }
 func (s *twoEdges) Tier() lb.Tier                 { return lb.TierToR }
 func (s *twoEdges) NumSwitches() int              { return 6 }
-func (s *twoEdges) Paths(int, int) int            { return 4 }
 func (s *twoEdges) Path(_, _, id int) []lb.Egress { return s.paths[id] }
-func (s *twoEdges) LinkEnds(l int32) (int, int)   { return s.id, 2 + int(l)%4 }
+func (s *twoEdges) LinkEnds(l int32) (int, int)   { return s.Self, 2 + int(l)%4 }
 func (s *twoEdges) QueueBytes(l int32, prio int) int64 {
 	if prio == 3 {
 		return s.queue[l]
 	}
 	return 0
 }
-func (s *twoEdges) Pin(p *lb.Packet, id int) bool {
-	p.Hdr.Path = int32(id)
-	p.Hdr.Flags |= lb.FlagPinned
-	return true
-}
-func (s *twoEdges) Send(int, int, *lb.Header) bool         { s.sent++; return true }
-func (s *twoEdges) AllocQueue(int32, int) (lb.Queue, bool) { s.q++; return s.q, true }
-func (s *twoEdges) Pause(lb.Queue, int64)                  {}
-func (s *twoEdges) Resume(lb.Queue)                        {}
-func (s *twoEdges) FreeQueue(lb.Queue)                     {}
-func (s *twoEdges) Schedule(int64, int64)                  {}
-func (s *twoEdges) Fallback()                              {}
 
 // TestHooksDoNotAllocate: once a flow's tables exist, Select at the
 // source edge (scoring every path, rerouting), Arrive at the destination
@@ -60,8 +39,8 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	for i := range paths {
 		paths[i] = []lb.Egress{{Link: int32(i)}, {Link: int32(4 + i)}}
 	}
-	src := &twoEdges{id: 0, queue: &queue, paths: paths}
-	dst := &twoEdges{id: 1, queue: &queue, paths: paths}
+	src := &twoEdges{FakeSwitch: lbtest.FakeSwitch{Self: 0}, queue: &queue, paths: paths}
+	dst := &twoEdges{FakeSwitch: lbtest.FakeSwitch{Self: 1}, queue: &queue, paths: paths}
 	core := &star{edges: 2, queue: make([]int64, 2)} // shares switch 0's tables with src: its own fields
 	m.Reset(core)
 	m.Reset(src)
@@ -76,11 +55,11 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	rep := lb.Packet{Kind: lb.Control, SrcToR: 2, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
-		src.now += 700
+		src.Clock += 700
 		for { // deliver, earliest first, what has arrived
 			k := -1
 			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.now && (k < 0 || air[i].at < air[k].at) {
+				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
 					k = i
 				}
 			}
@@ -88,7 +67,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				break
 			}
 			f := &air[k]
-			dst.now = f.at
+			dst.Clock = f.at
 			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
 			f.at = 0
@@ -103,13 +82,13 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				f.h = lb.Header{}
 				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
 				m.Select(src, &pkt, nil)
-				f.at = src.now + 2_000 + 1_500*int64(f.h.Path)
+				f.at = src.Clock + 2_000 + 1_500*int64(f.h.Path)
 				queue = [8]int64{}
 				queue[m.sws[0].tx.Get(3).path] = 200_000 // the flow's uplink is always congested
 				break
 			}
 		}
-		core.now, core.queue[0] = src.now, src.now%100_000
+		core.now, core.queue[0] = src.Clock, src.Clock%100_000
 		m.Tick(core, tickReport)
 		ctl = core.sent[len(core.sent)-1].h
 		core.sent = core.sent[:0]

@@ -10,21 +10,16 @@ import (
 
 // fakeToR is a switch view for the hooks alone: a ToR (ID 0 or 1) with
 // four uplinks (links 0-3, one per path to the other ToR) whose queue
-// lengths the test sets; control packets are counted, reorder queues
-// always given.
+// lengths the test sets.
 type fakeToR struct {
-	lb.Switch
-	id    int
-	now   int64
+	lbtest.FakeSwitch
 	q     [4]int64 // bytes queued at priority 3 of each uplink
 	ports []lb.Egress
 	paths [4][]lb.Egress
-	sent  int
-	queue lb.Queue
 }
 
 func newFakeToR(id int) *fakeToR {
-	s := &fakeToR{id: id}
+	s := &fakeToR{FakeSwitch: lbtest.FakeSwitch{Self: id}}
 	for i := range s.paths {
 		s.ports = append(s.ports, lb.Egress{Link: int32(i)})
 		s.paths[i] = s.ports[i : i+1]
@@ -32,15 +27,11 @@ func newFakeToR(id int) *fakeToR {
 	return s
 }
 
-func (s *fakeToR) ID() int                       { return s.id }
-func (s *fakeToR) Now() int64                    { return s.now }
-func (s *fakeToR) Salt() uint64                  { return 11 }
 func (s *fakeToR) Tier() lb.Tier                 { return lb.TierToR }
 func (s *fakeToR) SwitchTier(int) lb.Tier        { return lb.TierCore }
 func (s *fakeToR) NumLinks() int                 { return 4 }
 func (s *fakeToR) Ports() []lb.Egress            { return s.ports }
-func (s *fakeToR) LinkEnds(l int32) (int, int)   { return s.id, 10 + int(l) }
-func (s *fakeToR) Paths(int, int) int            { return 4 }
+func (s *fakeToR) LinkEnds(l int32) (int, int)   { return s.Self, 10 + int(l) }
 func (s *fakeToR) Path(_, _, id int) []lb.Egress { return s.paths[id] }
 func (s *fakeToR) QueueBytes(l int32, prio int) int64 {
 	if prio == 3 {
@@ -48,18 +39,6 @@ func (s *fakeToR) QueueBytes(l int32, prio int) int64 {
 	}
 	return 0
 }
-func (s *fakeToR) Pin(p *lb.Packet, id int) bool {
-	p.Hdr.Path = int32(id)
-	p.Hdr.Flags |= lb.FlagPinned
-	return true
-}
-func (s *fakeToR) Send(int, int, *lb.Header) bool         { s.sent++; return true }
-func (s *fakeToR) AllocQueue(int32, int) (lb.Queue, bool) { s.queue++; return s.queue, true }
-func (s *fakeToR) Pause(lb.Queue, int64)                  {}
-func (s *fakeToR) Resume(lb.Queue)                        {}
-func (s *fakeToR) FreeQueue(lb.Queue)                     {}
-func (s *fakeToR) Schedule(int64, int64)                  {}
-func (s *fakeToR) Fallback()                              {}
 
 // TestHooksDoNotAllocate: once a flow's and the switch's tables exist,
 // the sampling timer (queue reads, growth, k-means), Select at the source
@@ -80,7 +59,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	round := 0
 	step := func() {
 		round++
-		src.now += 700
+		src.Clock += 700
 		if round%8 == 0 { // a period: one uplink's queue grows fast, by turns
 			for i := range src.q {
 				src.q[i] = int64(i) * 1000
@@ -91,7 +70,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 		for {
 			k := -1
 			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.now && (k < 0 || air[i].at < air[k].at) {
+				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
 					k = i
 				}
 			}
@@ -99,7 +78,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				break
 			}
 			f := &air[k]
-			dst.now, f.at = f.at, 0
+			dst.Clock, f.at = f.at, 0
 			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 2})
 			if f.h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
@@ -113,7 +92,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 				f.h = lb.Header{}
 				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
 				m.Select(src, &pkt, cands)
-				f.at = src.now + 2_000 + int64(src.q[f.h.Path])/12
+				f.at = src.Clock + 2_000 + int64(src.q[f.h.Path])/12
 				break
 			}
 		}

@@ -1,0 +1,39 @@
+package lbtest
+
+import "github.com/labctl/labctl/emulator/fabric/lb"
+
+// FakeSwitch is a switch view for testing a module's hooks without an
+// engine: switch Self at time Clock, with 4 paths to every other switch
+// and salt 11. Pin marks the packet pinned to the path asked for; control
+// packets sent and packets pinned are counted; reorder queues are always
+// given (numbered from 1); pauses, resumes, frees, timers and fallbacks
+// are ignored. A test embeds it and adds what its module reads besides;
+// any other method of lb.Switch panics (the embedded interface is nil).
+type FakeSwitch struct {
+	lb.Switch
+	Self   int      // ID
+	Clock  int64    // Now, ns
+	Sent   int      // control packets sent
+	Pins   int      // packets pinned
+	Queues lb.Queue // the last reorder queue given
+}
+
+func (s *FakeSwitch) ID() int            { return s.Self }
+func (s *FakeSwitch) Now() int64         { return s.Clock }
+func (s *FakeSwitch) Salt() uint64       { return 11 }
+func (s *FakeSwitch) Paths(int, int) int { return 4 }
+
+// Pin pins p to path id.
+func (s *FakeSwitch) Pin(p *lb.Packet, id int) bool {
+	p.Hdr.Path, s.Pins = int32(id), s.Pins+1
+	p.Hdr.Flags |= lb.FlagPinned
+	return true
+}
+
+func (s *FakeSwitch) Send(int, int, *lb.Header) bool         { s.Sent++; return true }
+func (s *FakeSwitch) AllocQueue(int32, int) (lb.Queue, bool) { s.Queues++; return s.Queues, true }
+func (s *FakeSwitch) Pause(lb.Queue, int64)                  {}
+func (s *FakeSwitch) Resume(lb.Queue)                        {}
+func (s *FakeSwitch) FreeQueue(lb.Queue)                     {}
+func (s *FakeSwitch) Schedule(int64, int64)                  {}
+func (s *FakeSwitch) Fallback()                              {}
