@@ -43,27 +43,7 @@ func BenchmarkFlowEngine(b *testing.B) {
 // 128-host leaf-spine (8x8:16 at 100 Gb/s) with PFC and DCQCN; reports
 // simulated events per second of wall time.
 func BenchmarkPacketEngineIncast(b *testing.B) {
-	lab, err := inventory.Generate("leafspine:8x8:16@100")
-	if err != nil {
-		b.Fatal(err)
-	}
-	topo, _ := NewTopology(lab)
-	var flows []Flow
-	for i := 0; i < 16; i++ {
-		flows = append(flows, Flow{ID: i, Src: fmt.Sprintf("h%d", 17+i*6), Dst: "h1", Bytes: 4 << 20})
-	}
-	var events uint64
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := cpuTime(b)
-	for i := 0; i < b.N; i++ {
-		e := NewPacketEngine(topo, DefaultConfig())
-		if _, err := e.Run(context.Background(), flows, RunOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		events += e.Events()
-	}
-	reportEvents(b, events, cpuTime(b)-cpu)
+	benchIncast(b, func(topo *Topology) *PacketEngine { return NewPacketEngine(topo, DefaultConfig()) })
 }
 
 // BenchmarkPacketEngineIncastHooks is BenchmarkPacketEngineIncast with a
@@ -71,6 +51,15 @@ func BenchmarkPacketEngineIncast(b *testing.B) {
 // packet at every hop, Dequeue on every departure) and does nearly
 // nothing: what the module interface itself costs a scheme.
 func BenchmarkPacketEngineIncastHooks(b *testing.B) {
+	benchIncast(b, func(topo *Topology) *PacketEngine {
+		e, _ := NewPacketEngineLB(topo, DefaultConfig(), &hooks{})
+		return e
+	})
+}
+
+// benchIncast runs BenchmarkPacketEngineIncast's flows b.N times, each on
+// a fresh engine from mk, and reports events per CPU second.
+func benchIncast(b *testing.B, mk func(*Topology) *PacketEngine) {
 	lab, err := inventory.Generate("leafspine:8x8:16@100")
 	if err != nil {
 		b.Fatal(err)
@@ -85,7 +74,7 @@ func BenchmarkPacketEngineIncastHooks(b *testing.B) {
 	b.ResetTimer()
 	cpu := cpuTime(b)
 	for i := 0; i < b.N; i++ {
-		e, _ := NewPacketEngineLB(topo, DefaultConfig(), &hooks{})
+		e := mk(topo)
 		if _, err := e.Run(context.Background(), flows, RunOptions{}); err != nil {
 			b.Fatal(err)
 		}
