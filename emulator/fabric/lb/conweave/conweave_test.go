@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/emulator/fabric"
-	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
 	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 	"github.com/labctl/labctl/inventory"
@@ -175,36 +174,9 @@ func TestControlPacketsCountInLinkBytes(t *testing.T) {
 
 func TestRegistryRejectsBadValues(t *testing.T) {
 	t.Parallel()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		params map[string]string
-		ok     bool
-	}{
-		{nil, true},
-		{map[string]string{"reply_us": "0"}, false},
-		{map[string]string{"path_busy_us": "-1"}, false},
-		{map[string]string{"path_busy_us": "0"}, true},
-		{map[string]string{"inactive_us": "x"}, false},
-		{map[string]string{"samples": "1.5"}, false},
-		{map[string]string{"samples": "4"}, true},
-		{map[string]string{"ctrl_bytes": "32"}, false},
-		{map[string]string{"path_aware": "maybe"}, false},
-		{map[string]string{"reorder_wait_us": "50", "reorder_margin_us": "4"}, true},
-		{map[string]string{"theta_reply": "8"}, false},
-	} {
-		if err := r.Check("conweave", tc.params); (err == nil) != tc.ok {
-			t.Errorf("%v: %v", tc.params, err)
-		}
-	}
-	ps, _ := r.Params("conweave")
-	for _, p := range ps {
-		if p.Help == "" || p.Default == "" {
-			t.Errorf("%s lacks help or a default", p.Name)
-		}
-	}
+	good := []string{"", "path_busy_us=0", "samples=4", "reorder_wait_us=50,reorder_margin_us=4"}
+	bad := []string{"reply_us=0", "path_busy_us=-1", "inactive_us=x", "samples=1.5", "ctrl_bytes=32", "path_aware=maybe", "theta_reply=8"}
+	lbtest.CheckParams(t, Register, "conweave", good, bad)
 }
 
 // TestDeterministic: two runs of the same flows on fresh engines and

@@ -141,36 +141,11 @@ func TestReportsAreControlPackets(t *testing.T) {
 
 func TestRegistryRejectsBadValues(t *testing.T) {
 	t.Parallel()
-	r := lb.NewRegistry()
-	if err := Register(r); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		params map[string]string
-		ok     bool
-	}{
-		{nil, true},
-		{map[string]string{"alpha": "-1"}, false},
-		{map[string]string{"beta": "0"}, true},
-		{map[string]string{"s_reroute": "0"}, false},
-		{map[string]string{"ref_kb": "x"}, false},
-		{map[string]string{"gap": "0"}, true},
-		{map[string]string{"report_min_us": "0"}, false},
-		{map[string]string{"ctrl_bytes": "32"}, false},
-		{map[string]string{"S_reroute": "0.5"}, false},
-	} {
-		if err := r.Check("gemma", tc.params); (err == nil) != tc.ok {
-			t.Errorf("%v: %v", tc.params, err)
-		}
-	}
+	good := []string{"", "beta=0", "gap=0"}
+	bad := []string{"alpha=-1", "s_reroute=0", "ref_kb=x", "report_min_us=0", "ctrl_bytes=32", "S_reroute=0.5"}
+	r := lbtest.CheckParams(t, Register, "gemma", good, bad)
 	if _, err := r.New("gemma", map[string]string{"report_min_us": "40", "report_max_us": "32"}); err == nil {
 		t.Error("report_max_us below report_min_us was accepted")
-	}
-	ps, _ := r.Params("gemma")
-	for _, p := range ps {
-		if p.Help == "" || p.Default == "" {
-			t.Errorf("%s lacks help or a default", p.Name)
-		}
 	}
 }
 

@@ -91,3 +91,32 @@ func New[T lb.Module](t testing.TB, register func(*lb.Registry) error, name stri
 	}
 	return m.(T)
 }
+
+// CheckParams checks the parameters of the scheme that register adds, by
+// name: each of good, "name=value,..." ("": the defaults), passes the
+// registry's Check and each of bad fails it; every parameter has help and
+// a default. It returns the registry for a test's further checks.
+func CheckParams(t testing.TB, register func(*lb.Registry) error, name string, good, bad []string) *lb.Registry {
+	t.Helper()
+	r := lb.NewRegistry()
+	if err := register(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []struct {
+		kvs []string
+		ok  bool
+	}{{good, true}, {bad, false}} {
+		for _, kvs := range set.kvs {
+			if err := r.Check(name, ParseParams(kvs)); (err == nil) != set.ok {
+				t.Errorf("%q: %v", kvs, err)
+			}
+		}
+	}
+	ps, _ := r.Params(name)
+	for _, p := range ps {
+		if p.Help == "" || p.Default == "" {
+			t.Errorf("%s lacks help or a default", p.Name)
+		}
+	}
+	return r
+}
