@@ -20,46 +20,26 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	cands := make([]lb.Egress, 4)
 	// packets in flight between the ToRs; path i takes 2+1.5i us, so a
 	// rerouted packet may overtake its tail
-	type flying struct {
-		h  lb.Header
-		at int64 // arrival at the destination ToR; 0: slot free
-	}
-	var air [32]flying
+	var air lbtest.Flight
 	var pkt lb.Packet // one view, as the engine's
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
 		src.Clock += 700
-		for { // deliver, earliest first, what has arrived
-			k := -1
-			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
-					k = i
-				}
-			}
-			if k < 0 {
-				break
-			}
-			f := &air[k]
-			dst.Clock = f.at
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h, ECN: true}
+		air.Land(src.Clock, func(at int64, h *lb.Header) {
+			dst.Clock = at
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h, ECN: true}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
-			f.at = 0
-			if f.h.Flags&(lb.FlagRequest|lb.FlagTail) != 0 { // the answer comes back
+			if h.Flags&(lb.FlagRequest|lb.FlagTail) != 0 { // the answer comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
-		}
-		for i := range air {
-			if air[i].at == 0 {
-				f := &air[i]
-				f.h = lb.Header{}
-				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
-				m.Select(src, &pkt, cands)
-				f.at = src.Clock + 2_000 + 1_500*int64(f.h.Path)
-				break
-			}
-		}
+		})
+		air.Launch(func(h *lb.Header) int64 {
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
+			m.Select(src, &pkt, cands)
+			return src.Clock + 2_000 + 1_500*int64(h.Path)
+		})
 	}
 	for i := 0; i < 100; i++ {
 		step()

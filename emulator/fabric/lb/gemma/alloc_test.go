@@ -45,49 +45,29 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	m.Reset(core)
 	m.Reset(src)
 	m.Reset(dst)
-	type flying struct {
-		h  lb.Header
-		at int64 // arrival at the destination edge; 0: slot free
-	}
-	var air [32]flying
-	var pkt lb.Packet // one view, as the engine's
+	var air lbtest.Flight // from the source edge to the destination edge
+	var pkt lb.Packet     // one view, as the engine's
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	rep := lb.Packet{Kind: lb.Control, SrcToR: 2, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
 		src.Clock += 700
-		for { // deliver, earliest first, what has arrived
-			k := -1
-			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
-					k = i
-				}
-			}
-			if k < 0 {
-				break
-			}
-			f := &air[k]
-			dst.Clock = f.at
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
+		air.Land(src.Clock, func(at int64, h *lb.Header) {
+			dst.Clock = at
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
-			f.at = 0
-			if f.h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
+			if h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
-		}
-		for i := range air {
-			if air[i].at == 0 {
-				f := &air[i]
-				f.h = lb.Header{}
-				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
-				m.Select(src, &pkt, nil)
-				f.at = src.Clock + 2_000 + 1_500*int64(f.h.Path)
-				queue = [8]int64{}
-				queue[m.sws[0].tx.Get(3).path] = 200_000 // the flow's uplink is always congested
-				break
-			}
-		}
+		})
+		air.Launch(func(h *lb.Header) int64 {
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
+			m.Select(src, &pkt, nil)
+			queue = [8]int64{}
+			queue[m.sws[0].tx.Get(3).path] = 200_000 // the flow's uplink is always congested
+			return src.Clock + 2_000 + 1_500*int64(h.Path)
+		})
 		core.now, core.queue[0] = src.Clock, src.Clock%100_000
 		m.Tick(core, tickReport)
 		ctl = core.sent[len(core.sent)-1].h

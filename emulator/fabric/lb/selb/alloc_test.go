@@ -48,11 +48,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	m := newModule(t, nil)
 	src, dst := newFakeToR(0), newFakeToR(1)
 	cands := make([]lb.Egress, 4)
-	type flying struct {
-		h  lb.Header
-		at int64 // arrival at the destination ToR; 0: slot free
-	}
-	var air [32]flying
+	var air lbtest.Flight
 	var pkt lb.Packet
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
@@ -67,35 +63,20 @@ func TestHooksDoNotAllocate(t *testing.T) {
 			src.q[round/8%4] += 50_000 * int64(round%16/8+1)
 			m.Tick(src, tickSample)
 		}
-		for {
-			k := -1
-			for i := range air {
-				if air[i].at != 0 && air[i].at <= src.Clock && (k < 0 || air[i].at < air[k].at) {
-					k = i
-				}
-			}
-			if k < 0 {
-				break
-			}
-			f := &air[k]
-			dst.Clock, f.at = f.at, 0
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
+		air.Land(src.Clock, func(at int64, h *lb.Header) {
+			dst.Clock = at
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
 			m.Arrive(dst, &pkt, lb.Egress{Link: 2})
-			if f.h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
+			if h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
-		}
-		for i := range air {
-			if air[i].at == 0 {
-				f := &air[i]
-				f.h = lb.Header{}
-				pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: &f.h}
-				m.Select(src, &pkt, cands)
-				f.at = src.Clock + 2_000 + int64(src.q[f.h.Path])/12
-				break
-			}
-		}
+		})
+		air.Launch(func(h *lb.Header) int64 {
+			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
+			m.Select(src, &pkt, cands)
+			return src.Clock + 2_000 + int64(src.q[h.Path])/12
+		})
 	}
 	for range 200 {
 		step()
