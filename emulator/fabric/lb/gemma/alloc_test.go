@@ -9,24 +9,11 @@ import (
 )
 
 // twoEdges is a switch view for the hooks alone: edges 0 and 1 joined by
-// 4 paths, path i through core 2+i (uplink link i, downlink link 4+i);
-// queue is every link's depth.
-type twoEdges struct {
-	lbtest.FakeSwitch
-	queue *[8]int64
-	paths [][]lb.Egress
-}
+// 4 paths, path i through core 2+i (uplink link i, downlink link 4+i).
+type twoEdges struct{ lbtest.FakeSwitch }
 
-func (s *twoEdges) Tier() lb.Tier                 { return lb.TierToR }
-func (s *twoEdges) NumSwitches() int              { return 6 }
-func (s *twoEdges) Path(_, _, id int) []lb.Egress { return s.paths[id] }
-func (s *twoEdges) LinkEnds(l int32) (int, int)   { return s.Self, 2 + int(l)%4 }
-func (s *twoEdges) QueueBytes(l int32, prio int) int64 {
-	if prio == 3 {
-		return s.queue[l]
-	}
-	return 0
-}
+func (s *twoEdges) NumSwitches() int            { return 6 }
+func (s *twoEdges) LinkEnds(l int32) (int, int) { return s.Self, 2 + int(l)%4 }
 
 // TestHooksDoNotAllocate: once a flow's tables exist, Select at the
 // source edge (scoring every path, rerouting), Arrive at the destination
@@ -39,8 +26,8 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	for i := range paths {
 		paths[i] = []lb.Egress{{Link: int32(i)}, {Link: int32(4 + i)}}
 	}
-	src := &twoEdges{FakeSwitch: lbtest.FakeSwitch{Self: 0}, queue: &queue, paths: paths}
-	dst := &twoEdges{FakeSwitch: lbtest.FakeSwitch{Self: 1}, queue: &queue, paths: paths}
+	src := &twoEdges{lbtest.FakeSwitch{Self: 0, Depth: queue[:], Routes: paths}} // one depth for all links
+	dst := &twoEdges{lbtest.FakeSwitch{Self: 1, Depth: queue[:], Routes: paths}}
 	core := &star{edges: 2, queue: make([]int64, 2)} // shares switch 0's tables with src: its own fields
 	m.Reset(core)
 	m.Reset(src)

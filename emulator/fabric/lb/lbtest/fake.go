@@ -3,8 +3,9 @@ package lbtest
 import "github.com/labctl/labctl/emulator/fabric/lb"
 
 // FakeSwitch is a switch view for testing a module's hooks without an
-// engine: switch Self at time Clock, with 4 paths to every other switch
-// and salt 11. Pin marks the packet pinned to the path asked for; control
+// engine: ToR Self at time Clock, with 4 paths to every other switch, path
+// i being Routes[i], link l's priority-3 queue Depth[l] bytes deep (other
+// priorities empty) and salt 11. Pin marks the packet pinned to the path asked for; control
 // packets sent and packets pinned are counted; reorder queues are always
 // given (numbered from 1); pauses, resumes, frees, timers and fallbacks
 // are ignored. A test embeds it and adds what its module reads besides;
@@ -16,12 +17,27 @@ type FakeSwitch struct {
 	Sent   int      // control packets sent
 	Pins   int      // packets pinned
 	Queues lb.Queue // the last reorder queue given
+
+	Routes [][]lb.Egress // the hops of each path, by path ID
+	Depth  []int64       // bytes queued at priority 3, by link
 }
 
 func (s *FakeSwitch) ID() int            { return s.Self }
 func (s *FakeSwitch) Now() int64         { return s.Clock }
 func (s *FakeSwitch) Salt() uint64       { return 11 }
 func (s *FakeSwitch) Paths(int, int) int { return 4 }
+func (s *FakeSwitch) Tier() lb.Tier      { return lb.TierToR }
+
+// Path is Routes[id], whatever the ToRs.
+func (s *FakeSwitch) Path(_, _, id int) []lb.Egress { return s.Routes[id] }
+
+// QueueBytes is Depth[l] at priority 3, 0 at the others.
+func (s *FakeSwitch) QueueBytes(l int32, prio int) int64 {
+	if prio == 3 {
+		return s.Depth[l]
+	}
+	return 0
+}
 
 // Pin pins p to path id.
 func (s *FakeSwitch) Pin(p *lb.Packet, id int) bool {

@@ -13,32 +13,22 @@ import (
 // lengths the test sets.
 type fakeToR struct {
 	lbtest.FakeSwitch
-	q     [4]int64 // bytes queued at priority 3 of each uplink
 	ports []lb.Egress
-	paths [4][]lb.Egress
 }
 
 func newFakeToR(id int) *fakeToR {
-	s := &fakeToR{FakeSwitch: lbtest.FakeSwitch{Self: id}}
-	for i := range s.paths {
+	s := &fakeToR{FakeSwitch: lbtest.FakeSwitch{Self: id, Depth: make([]int64, 4)}}
+	for i := range 4 {
 		s.ports = append(s.ports, lb.Egress{Link: int32(i)})
-		s.paths[i] = s.ports[i : i+1]
+		s.Routes = append(s.Routes, s.ports[i:i+1])
 	}
 	return s
 }
 
-func (s *fakeToR) Tier() lb.Tier                 { return lb.TierToR }
-func (s *fakeToR) SwitchTier(int) lb.Tier        { return lb.TierCore }
-func (s *fakeToR) NumLinks() int                 { return 4 }
-func (s *fakeToR) Ports() []lb.Egress            { return s.ports }
-func (s *fakeToR) LinkEnds(l int32) (int, int)   { return s.Self, 10 + int(l) }
-func (s *fakeToR) Path(_, _, id int) []lb.Egress { return s.paths[id] }
-func (s *fakeToR) QueueBytes(l int32, prio int) int64 {
-	if prio == 3 {
-		return s.q[l]
-	}
-	return 0
-}
+func (s *fakeToR) SwitchTier(int) lb.Tier      { return lb.TierCore }
+func (s *fakeToR) NumLinks() int               { return 4 }
+func (s *fakeToR) Ports() []lb.Egress          { return s.ports }
+func (s *fakeToR) LinkEnds(l int32) (int, int) { return s.Self, 10 + int(l) }
 
 // TestHooksDoNotAllocate: once a flow's and the switch's tables exist,
 // the sampling timer (queue reads, growth, k-means), Select at the source
@@ -57,10 +47,10 @@ func TestHooksDoNotAllocate(t *testing.T) {
 		round++
 		src.Clock += 700
 		if round%8 == 0 { // a period: one uplink's queue grows fast, by turns
-			for i := range src.q {
-				src.q[i] = int64(i) * 1000
+			for i := range src.Depth {
+				src.Depth[i] = int64(i) * 1000
 			}
-			src.q[round/8%4] += 50_000 * int64(round%16/8+1)
+			src.Depth[round/8%4] += 50_000 * int64(round%16/8+1)
 			m.Tick(src, tickSample)
 		}
 		air.Land(src.Clock, func(at int64, h *lb.Header) {
@@ -75,7 +65,7 @@ func TestHooksDoNotAllocate(t *testing.T) {
 		air.Launch(func(h *lb.Header) int64 {
 			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
 			m.Select(src, &pkt, cands)
-			return src.Clock + 2_000 + int64(src.q[h.Path])/12
+			return src.Clock + 2_000 + int64(src.Depth[h.Path])/12
 		})
 	}
 	for range 200 {
