@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
-	"github.com/labctl/labctl/inventory"
-	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // reducedScale is the papers' AliStorage experiment at a size CI can run:
@@ -20,31 +19,7 @@ import (
 // go-back-N and DCQCN.
 func reducedScale(t *testing.T, seed int64) (*fabric.Topology, []fabric.Flow) {
 	t.Helper()
-	lab, err := inventory.Generate("leafspine:4x4:8@100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := fabric.NewTopology(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps := make([]perftest.Endpoint, len(lab.Hosts))
-	for i, h := range lab.Hosts {
-		eps[i] = perftest.Endpoint{Host: h.Name}
-	}
-	c, err := perftest.LoadCDF("../../../../perftest/workloads/alistorage2019.cdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := perftest.Poisson(perftest.PoissonParams{Hosts: eps, CDF: c, Load: 0.4, LinkGbps: 100, Duration: 2 * time.Millisecond, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	flows := make([]fabric.Flow, len(pf))
-	for i, f := range pf {
-		flows[i] = fabric.Flow{ID: f.ID, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, Start: int64(f.Offset), Priority: 3}
-	}
-	return topo, flows
+	return lbtest.Poisson(t, "leafspine:4x4:8@100", "alistorage2019", 0.4, 2*time.Millisecond, seed)
 }
 
 // avgFCT runs flows with scheme under go-back-N and returns the mean FCT
