@@ -282,19 +282,8 @@ func TestDeterministicForASeed(t *testing.T) {
 				mods := &made{reg: reg}
 				cfg := fabric.DefaultConfig()
 				cfg.Seed, cfg.LB, cfg.Modules = 5, "conga", mods
-				e, err := fabric.NewPacketEngineLB(topo, cfg, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := e.Run(context.Background(), flows, fabric.RunOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
 				s := ""
-				for _, r := range res {
-					if r.Err != "" {
-						t.Fatalf("flow %d: %s", r.ID, r.Err)
-					}
+				for _, r := range lbtest.Run(t, topo, cfg, nil, nil, flows).Results {
 					s += fmt.Sprintf("%d:%d ", r.ID, r.End-r.Start)
 				}
 				return s, mods
