@@ -21,24 +21,22 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	// packets in flight between the ToRs; path i takes 2+1.5i us, so a
 	// rerouted packet may overtake its tail
 	var air lbtest.Flight
-	var pkt lb.Packet // one view, as the engine's
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
 		src.Clock += 700
-		air.Land(src.Clock, func(at int64, h *lb.Header) {
+		air.Land(src.Clock, func(at int64, p *lb.Packet) {
 			dst.Clock = at
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h, ECN: true}
-			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
-			if h.Flags&(lb.FlagRequest|lb.FlagTail) != 0 { // the answer comes back
+			p.ECN = true
+			m.Arrive(dst, p, lb.Egress{Link: 9})
+			if p.Hdr.Flags&(lb.FlagRequest|lb.FlagTail) != 0 { // the answer comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
 		})
-		air.Launch(func(h *lb.Header) int64 {
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
-			m.Select(src, &pkt, cands)
-			return src.Clock + 2_000 + 1_500*int64(h.Path)
+		air.Launch(func(p *lb.Packet) int64 {
+			m.Select(src, p, cands)
+			return src.Clock + 2_000 + 1_500*int64(p.Hdr.Path)
 		})
 	}
 	for i := 0; i < 100; i++ {

@@ -33,27 +33,24 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	m.Reset(src)
 	m.Reset(dst)
 	var air lbtest.Flight // from the source edge to the destination edge
-	var pkt lb.Packet     // one view, as the engine's
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	rep := lb.Packet{Kind: lb.Control, SrcToR: 2, DstToR: 0, Flow: -1, Hdr: &ctl}
 	step := func() {
 		src.Clock += 700
-		air.Land(src.Clock, func(at int64, h *lb.Header) {
+		air.Land(src.Clock, func(at int64, p *lb.Packet) {
 			dst.Clock = at
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
-			m.Arrive(dst, &pkt, lb.Egress{Link: 9})
-			if h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
+			m.Arrive(dst, p, lb.Egress{Link: 9})
+			if p.Hdr.Flags&lb.FlagTail != 0 { // the CLEAR comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
 		})
-		air.Launch(func(h *lb.Header) int64 {
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
-			m.Select(src, &pkt, nil)
+		air.Launch(func(p *lb.Packet) int64 {
+			m.Select(src, p, nil)
 			queue = [8]int64{}
 			queue[m.sws[0].tx.Get(3).path] = 200_000 // the flow's uplink is always congested
-			return src.Clock + 2_000 + 1_500*int64(h.Path)
+			return src.Clock + 2_000 + 1_500*int64(p.Hdr.Path)
 		})
 		core.now, core.queue[0] = src.Clock, src.Clock%100_000
 		m.Tick(core, tickReport)

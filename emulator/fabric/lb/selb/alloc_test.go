@@ -39,7 +39,6 @@ func TestHooksDoNotAllocate(t *testing.T) {
 	src, dst := newFakeToR(0), newFakeToR(1)
 	cands := make([]lb.Egress, 4)
 	var air lbtest.Flight
-	var pkt lb.Packet
 	var ctl lb.Header
 	c := lb.Packet{Kind: lb.Control, SrcToR: 1, DstToR: 0, Flow: -1, Hdr: &ctl}
 	round := 0
@@ -53,19 +52,17 @@ func TestHooksDoNotAllocate(t *testing.T) {
 			src.Depth[round/8%4] += 50_000 * int64(round%16/8+1)
 			m.Tick(src, tickSample)
 		}
-		air.Land(src.Clock, func(at int64, h *lb.Header) {
+		air.Land(src.Clock, func(at int64, p *lb.Packet) {
 			dst.Clock = at
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.DstToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
-			m.Arrive(dst, &pkt, lb.Egress{Link: 2})
-			if h.Flags&lb.FlagTail != 0 { // the CLEAR comes back
+			m.Arrive(dst, p, lb.Egress{Link: 2})
+			if p.Hdr.Flags&lb.FlagTail != 0 { // the CLEAR comes back
 				ctl = m.ctl
 				m.Receive(src, &c)
 			}
 		})
-		air.Launch(func(h *lb.Header) int64 {
-			pkt = lb.Packet{Kind: lb.Data, Role: lb.SrcToR, SrcToR: 0, DstToR: 1, Flow: 3, Hdr: h}
-			m.Select(src, &pkt, cands)
-			return src.Clock + 2_000 + int64(src.Depth[h.Path])/12
+		air.Launch(func(p *lb.Packet) int64 {
+			m.Select(src, p, cands)
+			return src.Clock + 2_000 + int64(src.Depth[p.Hdr.Path])/12
 		})
 	}
 	for range 200 {
