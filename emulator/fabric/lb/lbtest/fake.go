@@ -3,13 +3,14 @@ package lbtest
 import "github.com/labctl/labctl/emulator/fabric/lb"
 
 // FakeSwitch is a switch view for testing a module's hooks without an
-// engine: ToR Self at time Clock, with 4 paths to every other switch, path
-// i being Routes[i], link l's priority-3 queue Depth[l] bytes deep (other
-// priorities empty) and salt 11. Pin marks the packet pinned to the path asked for; control
-// packets sent and packets pinned are counted; reorder queues are always
-// given (numbered from 1); pauses, resumes, frees, timers and fallbacks
-// are ignored. A test embeds it and adds what its module reads besides;
-// any other method of lb.Switch panics (the embedded interface is nil).
+// engine: ToR Self at time Clock, with 4 paths to every other switch,
+// path i being Routes[i], link l's priority-3 queue Depth[l] bytes deep
+// (other priorities empty), and salt 11. Pin marks the packet pinned to
+// the path asked for; control packets sent and packets pinned are
+// counted; reorder queues are always given (numbered from 1); pauses,
+// resumes, frees, timers and fallbacks are ignored. A test embeds it and
+// adds what its module reads besides; any other method of lb.Switch
+// panics (the embedded interface is nil).
 type FakeSwitch struct {
 	lb.Switch
 	Self   int      // ID
