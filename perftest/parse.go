@@ -42,9 +42,15 @@ const (
 type ToolError struct {
 	Kind ErrorKind
 	Text string // the tool's own lines
+	Line int    // 1-based line of Text in the output, 0 when not from one line
 }
 
-func (e *ToolError) Error() string { return fmt.Sprintf("perftest %s: %s", e.Kind, e.Text) }
+func (e *ToolError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("perftest %s: line %d: %s", e.Kind, e.Line, e.Text)
+	}
+	return fmt.Sprintf("perftest %s: %s", e.Kind, e.Text)
+}
 
 var errorSigns = []struct {
 	sign string
@@ -153,6 +159,11 @@ func ParseBW(out string) (*BWReport, error) {
 				r.GIDIndex, _ = strconv.Atoi(v)
 			}
 		}
+	}
+	// A table does not make a run good: with -a the sizes before a failing
+	// one are printed, and stderr (unbuffered) can land before stdout's table.
+	if e := failureLine(out); e != nil && len(r.Rows) > 0 {
+		return nil, e
 	}
 	if len(r.Rows) == 0 {
 		if e := ClassifyError(out); e != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -230,7 +231,8 @@ func TestRingAllReduce(t *testing.T) {
 }
 
 func FuzzParseBW(f *testing.F) {
-	for _, p := range []string{"testdata/write_bw_client_v4.5.txt", "testdata/issue132_rows.txt", "testdata/issue240_header.txt"} {
+	samples, _ := filepath.Glob("testdata/*.txt")
+	for _, p := range samples {
 		b, _ := os.ReadFile(p)
 		f.Add(string(b))
 	}
@@ -238,6 +240,9 @@ func FuzzParseBW(f *testing.F) {
 		r, err := ParseBW(s)
 		if err == nil && len(r.Rows) == 0 {
 			t.Fatal("success without rows")
+		}
+		if err == nil && failureLine(s) != nil {
+			t.Fatalf("success despite %v", failureLine(s))
 		}
 		if err != nil && err.Error() == "" {
 			t.Fatal("empty error")

@@ -334,7 +334,9 @@ func runClient(ctx context.Context, o Options, ps *procs, slots chan struct{}, e
 			rec.LagNs = max(start.UnixNano()-planned.UnixNano(), 0) // on the records' (wall) clock
 		}
 		if err == nil {
-			rep, perr := perftest.ParseBW(stdout.String())
+			// stderr too: perftest's error lines go there, and exit 0 with
+			// a "Did not get Message" line is still a failed run.
+			rep, perr := perftest.ParseBW(stdout.String() + stderr.String())
 			if perr != nil {
 				rec.Status, rec.Error = perftest.StatusFailed, perr.Error()
 				return rec
