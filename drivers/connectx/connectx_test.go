@@ -116,9 +116,25 @@ func FuzzParseMlnxQoS(f *testing.F) {
 }
 
 func FuzzParseShowGIDs(f *testing.F) {
-	b, _ := os.ReadFile("testdata/show_gids.txt")
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseShowGIDs(s) })
+	for _, p := range []string{"testdata/show_gids.txt", "testdata/show_gids_ib_port.txt"} {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		gids, err := ParseShowGIDs(s)
+		if err != nil {
+			return
+		}
+		// what was read prints back (as the emulator would) to the same rows
+		var b bytes.Buffer
+		if err := FormatShowGIDs(&b, gids); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseShowGIDs(b.String())
+		if err != nil || !reflect.DeepEqual(again, gids) {
+			t.Fatalf("format/parse round trip: %v\n got %+v\nwant %+v", err, again, gids)
+		}
+	})
 }
 
 func FuzzParseDevInfo(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -36,7 +37,16 @@ func FormatShowGIDs(w io.Writer, gids []GID) error {
 	return b.Flush()
 }
 
-// ParseShowGIDs reads show_gids output.
+// ParseShowGIDs reads show_gids output. A row is DEV PORT INDEX GID, then
+// the IPv4 address (IPv4-mapped GIDs only), VER and the netdev. InfiniBand
+// ports have no netdev: mlnx-tools prints the row with the DEV column empty
+// (a trailing tab), so the row is split on whitespace and the optional
+// columns are told apart by what they hold, which also reads output whose
+// tabs became spaces.
+//
+// UNCERTAIN: on IB ports the kernel's gid_attrs/types file reads
+// "IB/RoCE v1" and show_gids prints v1; an empty VER (types unreadable on
+// an old kernel) is accepted too.
 func ParseShowGIDs(out string) ([]GID, error) {
 	var gids []GID
 	found := -1
@@ -49,18 +59,9 @@ func ParseShowGIDs(out string) ([]GID, error) {
 		if len(f) == 0 || f[0] == "DEV" || f[0] == "---" {
 			continue
 		}
-		if len(f) != 6 && len(f) != 7 {
-			return nil, fmt.Errorf("show_gids: line %d: %q: want DEV PORT INDEX GID [IPv4] VER DEV", n+1, line)
-		}
-		g := GID{Dev: f[0], GID: f[3], Ver: f[len(f)-2], Netdev: f[len(f)-1]}
-		var e1, e2 error
-		g.Port, e1 = strconv.Atoi(f[1])
-		g.Index, e2 = strconv.Atoi(f[2])
-		if e1 != nil || e2 != nil {
-			return nil, fmt.Errorf("show_gids: line %d: bad port or index in %q", n+1, line)
-		}
-		if len(f) == 7 {
-			g.IPv4 = f[4]
+		g, ok := parseGIDRow(f)
+		if !ok {
+			return nil, fmt.Errorf("show_gids: line %d: %q: want DEV PORT INDEX GID [IPv4] [VER] [DEV]", n+1, line)
 		}
 		gids = append(gids, g)
 	}
@@ -68,6 +69,35 @@ func ParseShowGIDs(out string) ([]GID, error) {
 		return nil, fmt.Errorf("show_gids: n_gids_found=%d but %d rows", found, len(gids))
 	}
 	return gids, nil
+}
+
+func parseGIDRow(f []string) (GID, bool) {
+	if len(f) < 4 || len(f) > 7 {
+		return GID{}, false
+	}
+	g := GID{Dev: f[0], GID: f[3]}
+	var e1, e2 error
+	g.Port, e1 = strconv.Atoi(f[1])
+	g.Index, e2 = strconv.Atoi(f[2])
+	if e1 != nil || e2 != nil {
+		return GID{}, false
+	}
+	rest := f[4:]
+	if len(rest) > 0 && isIPv4(rest[0]) {
+		g.IPv4, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 && (rest[0] == "v1" || rest[0] == "v2") {
+		g.Ver, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		g.Netdev, rest = rest[0], rest[1:]
+	}
+	return g, len(rest) == 0
+}
+
+func isIPv4(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is4()
 }
 
 // gidString prints an IPv6 address as show_gids does: 8 groups of %04x.
