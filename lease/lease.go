@@ -52,14 +52,29 @@ func (l Lease) Stale(now time.Time) string {
 	if !now.Before(l.Expires) {
 		return "expired " + l.Expires.Format(time.RFC3339)
 	}
-	if l.PID <= 0 || l.Host != hostname() {
+	return ProcessGone(l.Host, l.PID, l.PIDTime)
+}
+
+// Self is this process as ProcessGone judges it: host, pid and start time.
+func Self() (host string, pid int, start uint64) {
+	pid = os.Getpid()
+	start, _ = procStart(pid)
+	return hostname(), pid, start
+}
+
+// ProcessGone says why the process pid of host, started at start (field
+// 22 of /proc/PID/stat; 0: unknown), no longer runs ("" if it still runs,
+// or cannot be judged: no pid, or another host). A recycled pid runs
+// another process, with another start time.
+func ProcessGone(host string, pid int, start uint64) string {
+	if pid <= 0 || host != hostname() {
 		return ""
 	}
-	if syscall.Kill(l.PID, 0) == syscall.ESRCH {
-		return fmt.Sprintf("pid %d is gone", l.PID)
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return fmt.Sprintf("pid %d is gone", pid)
 	}
-	if st, err := procStart(l.PID); err == nil && l.PIDTime != 0 && st != l.PIDTime {
-		return fmt.Sprintf("pid %d is another process now", l.PID)
+	if st, err := procStart(pid); err == nil && start != 0 && st != start {
+		return fmt.Sprintf("pid %d is another process now", pid)
 	}
 	return ""
 }
@@ -94,9 +109,8 @@ type Store interface {
 // New is a lease of lab for command by this process, valid for ttl.
 func New(lab, command string, ttl time.Duration) Lease {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	pid := os.Getpid()
-	st, _ := procStart(pid)
-	return Lease{Lab: lab, User: username(), Host: hostname(), Command: command, PID: pid, PIDTime: st,
+	host, pid, st := Self()
+	return Lease{Lab: lab, User: username(), Host: host, Command: command, PID: pid, PIDTime: st,
 		Since: now, Expires: now.Add(ttl), Token: token()}
 }
 

@@ -129,6 +129,7 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
 	}
+	sum.Warnings = run.Warnings
 	return sum, nil
 }
 

@@ -20,15 +20,22 @@ type Manifest struct {
 	Lab          *inventory.Lab `json:"lab"` // credential references only
 	// Labs holds every lab the run's points ran on, by name, when a
 	// matrix sweeps labs (PointMeta.Lab names one); Lab is the first.
-	Labs      map[string]*inventory.Lab `json:"labs,omitempty"`
-	Version   string                    `json:"labctl_version"`
-	Started   time.Time                 `json:"started"`
-	Ended     time.Time                 `json:"ended,omitempty"`
-	Outcome   string                    `json:"outcome"` // running | ok | failed
-	Stage     string                    `json:"stage"`   // where the run is or stopped
-	Error     string                    `json:"error,omitempty"`
-	Points    []PointMeta               `json:"points"`
-	Telemetry *TelemetryMeta            `json:"telemetry,omitempty"`
+	Labs    map[string]*inventory.Lab `json:"labs,omitempty"`
+	Version string                    `json:"labctl_version"`
+	Started time.Time                 `json:"started"`
+	Ended   time.Time                 `json:"ended,omitempty"`
+	Outcome string                    `json:"outcome"` // running | ok | failed
+	// Host, PID and PIDStart name the controller process of the run (its
+	// start time, field 22 of /proc/PID/stat, tells a recycled pid
+	// apart), so a run still "running" whose process is gone is known
+	// to have crashed.
+	Host      string         `json:"host,omitempty"`
+	PID       int            `json:"pid,omitempty"`
+	PIDStart  uint64         `json:"pid_start,omitempty"`
+	Stage     string         `json:"stage"` // where the run is or stopped
+	Error     string         `json:"error,omitempty"`
+	Points    []PointMeta    `json:"points"`
+	Telemetry *TelemetryMeta `json:"telemetry,omitempty"`
 }
 
 // labOf is the snapshot of the lab a point ran on: Labs[pm.Lab], else Lab

@@ -38,6 +38,7 @@ func (a Analyser) Compare(runs []*Run) (*Summary, error) {
 			sum.Points = append(sum.Points, p)
 		}
 		sum.Runs, sum.Buckets = append(sum.Runs, s.RunID), s.Buckets
+		sum.Warnings = append(sum.Warnings, s.Warnings...)
 		labs, scens, outcomes = appendNew(labs, s.Lab), appendNew(scens, s.Scenario), appendNew(outcomes, s.Outcome)
 	}
 	sum.Lab, sum.Scenario, sum.Outcome = strings.Join(labs, ", "), strings.Join(scens, ", "), strings.Join(outcomes, ", ")

@@ -127,7 +127,9 @@ type flowReader struct {
 var flowsColumns = [...]int{0, 1, 3, 5, 6, 11, 12}
 
 // readLine returns the next line with its line ending (nil at EOF). The
-// slice is valid until the next call.
+// slice is valid until the next call. A last line without a newline is
+// *TornLineError: a crash cut the append short, and the record it holds
+// may be cut inside a field yet still parse.
 func (fr *flowReader) readLine() ([]byte, error) {
 	line, err := fr.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
@@ -141,7 +143,7 @@ func (fr *flowReader) readLine() ([]byte, error) {
 	if len(line) > 0 {
 		fr.line++
 		if errors.Is(err, io.EOF) {
-			err = nil
+			return nil, &TornLineError{Line: fr.line, Bytes: len(line)}
 		}
 	}
 	return line, err
@@ -159,8 +161,7 @@ func (fr *flowReader) record() ([][]byte, error) {
 		if bytes.IndexByte(line, '"') >= 0 {
 			return fr.quoted(line)
 		}
-		// encoding/csv: a trailing "\r\n" counts as "\n", and a "\r" right
-		// before the end of the input is dropped.
+		// encoding/csv: a trailing "\r\n" counts as "\n".
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if len(line) == 0 {

@@ -58,6 +58,9 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n",
 		cell.Replace(title(s)), cell.Replace(s.Scenario), cell.Replace(s.Lab), cell.Replace(s.Outcome))
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "\n**Warning:** %s\n", cell.Replace(w))
+	}
 	if h := headlines(s); len(h) > 0 {
 		fmt.Fprintf(&b, "\n## Against %s\n\n", cell.Replace(s.Baseline))
 		for _, l := range h {
@@ -99,7 +102,8 @@ summary{cursor:pointer;font-weight:bold;margin:0.5em 0}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p>Scenario <b>{{.S.Scenario}}</b> on lab <b>{{.S.Lab}}</b>, outcome <b>{{.S.Outcome}}</b>.</p>
-{{if .Headlines}}<h2>Against {{.S.Baseline}}</h2>
+{{range .S.Warnings}}<p><b>Warning:</b> {{.}}</p>
+{{end}}{{if .Headlines}}<h2>Against {{.S.Baseline}}</h2>
 <ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
 {{with .HeadlineNote}}<p>{{.}}</p>
 {{end}}{{end}}{{if .Plots}}<h2>Plots</h2>

@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/collectors"
 )
 
 // PointReader calls fn for every telemetry point of one line-protocol
-// file. collectors.ReadLPFile is the default; tests or other archive
+// file. readLPFile is the default; tests or other archive
 // formats may pass their own.
 type PointReader func(path string, fn func(collectors.Point) error) error
 
@@ -33,15 +34,26 @@ type Run struct {
 	Manifest  Manifest
 	Flows     FlowSource      // nil: the run has no flows
 	Telemetry TelemetrySource // nil: the run has no telemetry
+	// Warnings are what reading the archive tolerated (a torn last line);
+	// the sources add them as they stream, and the summary shows them.
+	Warnings []string
+}
+
+// warn records a warning once (a source may be streamed more than once).
+func (r *Run) warn(w string) {
+	if !slices.Contains(r.Warnings, w) {
+		r.Warnings = append(r.Warnings, w)
+	}
 }
 
 // LoadRun reads the archive in dir: manifest.json now; flows.csv (absent
 // on a run interrupted before traffic: no flows) and telemetry/*.lp,
-// streamed through readLP (nil: collectors.ReadLPFile), when Analyse asks
-// for them.
+// streamed through readLP (nil: readLPFile), when Analyse asks for them.
+// A last line cut short by a crash (no newline) is skipped with a warning
+// in Warnings; a bad line elsewhere is an error naming file:line.
 func LoadRun(dir string, readLP PointReader) (*Run, error) {
 	if readLP == nil {
-		readLP = collectors.ReadLPFile
+		readLP = readLPFile
 	}
 	run := &Run{Dir: dir}
 	mpath := filepath.Join(dir, "manifest.json")
@@ -64,7 +76,12 @@ func LoadRun(dir string, readLP PointReader) (*Run, error) {
 				return fmt.Errorf("run archive: %w", err)
 			}
 			defer f.Close()
-			if err := ReadFlowsCSV(f, fn); err != nil {
+			err = ReadFlowsCSV(f, fn)
+			if w, torn := tornWarning(fpath, err); torn {
+				run.warn(w)
+				return nil
+			}
+			if err != nil {
 				return fmt.Errorf("run archive %s: %w", fpath, err)
 			}
 			return nil
@@ -77,7 +94,12 @@ func LoadRun(dir string, readLP PointReader) (*Run, error) {
 	sort.Strings(files)
 	run.Telemetry = func(fn func(collectors.Point) error) error {
 		for _, path := range files {
-			if err := readLP(path, fn); err != nil {
+			err := readLP(path, fn)
+			if w, torn := tornWarning(path, err); torn {
+				run.warn(w)
+				continue
+			}
+			if err != nil {
 				return fmt.Errorf("telemetry %s: %w", path, err)
 			}
 		}

@@ -143,6 +143,18 @@ func FuzzReadFlowsCSVMatchesEncodingCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		var got []FlowRow
 		err := ReadFlowsCSV(strings.NewReader(s), func(r FlowRow) error { got = append(got, r); return nil })
+		var te *TornLineError
+		if errors.As(err, &te) {
+			// a last line without a newline is skipped: the rows read
+			// are encoding/csv's of the input up to the last newline,
+			// unless the cut record began before it (in quotes, or the
+			// header), which encoding/csv then refuses
+			want, werr := readFlowsStd(strings.NewReader(s[:strings.LastIndexByte(s, '\n')+1]))
+			if werr == nil && !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+				t.Fatalf("rows before the torn line differ:\n%+v\n%+v\n%q", got, want, s)
+			}
+			return
+		}
 		want, werr := readFlowsStd(strings.NewReader(s))
 		if (err == nil) != (werr == nil) {
 			t.Fatalf("fast reader err %v, encoding/csv err %v\n%q", err, werr, s)

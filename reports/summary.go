@@ -4,10 +4,13 @@ package reports
 // of several runs), their groups of repetitions and the comparisons of
 // schemes.
 type Summary struct {
-	RunID    string   `json:"run_id"`
-	Scenario string   `json:"scenario"`
-	Lab      string   `json:"lab"`
-	Outcome  string   `json:"outcome"`
+	RunID    string `json:"run_id"`
+	Scenario string `json:"scenario"`
+	Lab      string `json:"lab"`
+	Outcome  string `json:"outcome"`
+	// Warnings name what reading the archive tolerated, e.g. a file whose
+	// last line a crash left incomplete.
+	Warnings []string `json:"warnings,omitempty"`
 	Runs     []string `json:"runs,omitempty"` // Compare: the run ids compared
 	Buckets  []int64  `json:"size_buckets"`   // upper edges (bytes) of the size buckets
 	// Baseline is the scheme the comparisons measure against.

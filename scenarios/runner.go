@@ -20,6 +20,7 @@ import (
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/lease"
 	"github.com/labctl/labctl/reports"
 )
 
@@ -143,6 +144,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		plan: &Plan{Scenario: s.Name}, started: time.Now(),
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
+	st.m.Host, st.m.PID, st.m.PIDStart = lease.Self() // labctl runs tells a crashed run by them
 	for _, v := range variants {
 		st.total += max(s.Repetitions, 1) * len(v.Entries)
 	}

@@ -45,6 +45,7 @@ on 127.0.0.1 backed by a fabric simulator.`,
 		Commands: []*cli.Command{
 			runCommand(),
 			reportCommand(),
+			runsCommand(),
 			compareCommand(),
 			regressCommand(),
 			capacityCommand(),

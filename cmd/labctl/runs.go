@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/labctl/labctl/lease"
+	"github.com/labctl/labctl/reports"
+)
+
+// outcomeCrashed is what labctl runs says of a run whose manifest says
+// "running" but whose controller process is gone.
+const outcomeCrashed = "crashed"
+
+func runsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "runs",
+		Usage: "list the run archives under an output directory, with crashed runs marked",
+		Description: `Lists every run archive (a directory with a manifest.json) under --out: run
+id, scenario, outcome, the stage it reached and its start time, oldest first.
+A run whose manifest still says "running" but whose labctl process is gone
+(the pid in the manifest no longer runs, or now runs another process: its
+start time differs) is listed as "crashed", with the stage it reached; its
+archive holds whole records up to the crash and labctl report renders it.
+
+Examples:
+   labctl runs
+   labctl runs --out /data/runs --format json | jq '.[] | select(.outcome == "crashed")'`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of the run archives"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "table" && format != "json" {
+				return exitError{2, fmt.Errorf("runs --format %q: want table or json", format)}
+			}
+			list, err := listRuns(c.String("out"))
+			if err != nil {
+				return err
+			}
+			return writeRuns(c.App.Writer, list, format)
+		},
+	}
+}
+
+// runEntry is one line of labctl runs.
+type runEntry struct {
+	RunID    string    `json:"run_id"`
+	Scenario string    `json:"scenario"`
+	Outcome  string    `json:"outcome"`
+	Stage    string    `json:"stage"`
+	Started  time.Time `json:"started"`
+	Dir      string    `json:"dir"`
+	Note     string    `json:"note,omitempty"` // why a run is crashed
+}
+
+// listRuns reads the manifests of the archives under out.
+func listRuns(out string) ([]runEntry, error) {
+	paths, err := filepath.Glob(filepath.Join(out, "*", "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("runs %s: %w", out, err)
+	}
+	list := []runEntry{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
+		var m reports.Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("runs %s: %w", p, err)
+		}
+		e := runEntry{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Stage: m.Stage, Started: m.Started, Dir: filepath.Dir(p)}
+		if m.Outcome == "running" {
+			if why := lease.ProcessGone(m.Host, m.PID, m.PIDStart); why != "" {
+				e.Outcome, e.Note = outcomeCrashed, why
+			}
+		}
+		list = append(list, e)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Started.Before(list[j].Started) })
+	return list, nil
+}
+
+func writeRuns(w io.Writer, list []runEntry, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN ID\tSCENARIO\tOUTCOME\tSTAGE\tSTARTED\tNOTE")
+	for _, e := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.RunID, e.Scenario, e.Outcome, e.Stage, e.Started.Format(time.RFC3339), e.Note)
+	}
+	return tw.Flush()
+}
