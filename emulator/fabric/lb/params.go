@@ -92,6 +92,10 @@ func (p Params) Float(name string) float64 {
 	return f
 }
 
+// Nanos is a parameter given in microseconds (unit "us"), in ns: the
+// engine's and the modules' clock.
+func (p Params) Nanos(name string) int64 { return int64(p.Float(name) * 1000) }
+
 // Int is an integer parameter (0 if undeclared).
 func (p Params) Int(name string) int { return int(p.Float(name)) }
 

@@ -53,8 +53,8 @@ const seed = 0x4f1bbcdcbfa53e0b
 func New(p lb.Params) (lb.Module, error) {
 	period := max(int64(p.Float("dre_period_us")*1000), 1)
 	return &module{
-		timeout: int64(p.Float("flowlet_timeout_us") * 1000),
-		age:     int64(p.Float("metric_age_us") * 1000),
+		timeout: p.Nanos("flowlet_timeout_us"),
+		age:     p.Nanos("metric_age_us"),
 		dc:      dreConfig{period: period, keep: 1 - p.Float("dre_alpha"), levels: float64(int(1) << p.Int("quant_bits"))},
 		rng:     lb.NewRand(seed),
 	}, nil

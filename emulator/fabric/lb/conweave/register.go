@@ -29,9 +29,8 @@ func Register(r *lb.Registry) error {
 
 // New makes a ConWeave module from validated parameters.
 func New(p lb.Params) (lb.Module, error) {
-	us := func(n string) int64 { return int64(p.Float(n) * 1000) }
 	return &Module{
-		replyNs: us("reply_us"), busyNs: us("path_busy_us"), inactiveNs: us("inactive_us"),
+		replyNs: p.Nanos("reply_us"), busyNs: p.Nanos("path_busy_us"), inactiveNs: p.Nanos("inactive_us"),
 		samples: p.Int("samples"), pathAware: p.Bool("path_aware"), ctrlBytes: p.Int("ctrl_bytes"),
 		dest: reorder.New(reorder.ConfigOf(p)),
 		rng:  lb.NewRand(seed),

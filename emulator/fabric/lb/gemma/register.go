@@ -42,13 +42,12 @@ func Register(r *lb.Registry) error {
 
 // New makes a Gemma module from validated parameters.
 func New(p lb.Params) (lb.Module, error) {
-	us := func(n string) int64 { return int64(p.Float(n) * 1000) }
 	m := &Module{
 		score: Scorer{Alpha: p.Float("alpha"), Beta: p.Float("beta"), RefBytes: p.Float("ref_kb") * 1000,
 			SReroute: p.Float("s_reroute"), Gap: p.Float("gap")},
-		period:    Period{MinNs: us("report_min_us"), MaxNs: us("report_max_us"), ChangeBytes: int64(p.Float("report_change_kb") * 1000)},
-		scanNs:    us("scan_us"),
-		clearNs:   us("clear_timeout_us"),
+		period:    Period{MinNs: p.Nanos("report_min_us"), MaxNs: p.Nanos("report_max_us"), ChangeBytes: int64(p.Float("report_change_kb") * 1000)},
+		scanNs:    p.Nanos("scan_us"),
+		clearNs:   p.Nanos("clear_timeout_us"),
 		ctrlBytes: p.Int("ctrl_bytes"),
 		dest:      reorder.New(reorder.ConfigOf(p)),
 		rng:       lb.NewRand(seed),

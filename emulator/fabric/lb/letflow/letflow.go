@@ -27,7 +27,7 @@ type flowlet struct {
 
 // New makes a LetFlow module.
 func New(p lb.Params) (lb.Module, error) {
-	return &module{timeout: int64(p.Float("timeout_us") * 1000), table: map[key]*flowlet{}, rng: lb.NewRand(seed)}, nil
+	return &module{timeout: p.Nanos("timeout_us"), table: map[key]*flowlet{}, rng: lb.NewRand(seed)}, nil
 }
 
 func (l *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {

@@ -15,5 +15,5 @@ func Params() []lb.Param {
 
 // ConfigOf is the Config of validated parameters that include Params.
 func ConfigOf(p lb.Params) Config {
-	return Config{MarginNs: int64(p.Float("reorder_margin_us") * 1000), DefaultWaitNs: int64(p.Float("reorder_wait_us") * 1000)}
+	return Config{MarginNs: p.Nanos("reorder_margin_us"), DefaultWaitNs: p.Nanos("reorder_wait_us")}
 }

@@ -31,7 +31,7 @@ func New(p lb.Params) (lb.Module, error) {
 	return &Module{
 		k: p.Int("k"), theta: p.Float("theta"), ctrlBytes: p.Int("ctrl_bytes"),
 		periodNs:   max(int64(p.Float("period_us")*1000), 1),
-		inactiveNs: int64(p.Float("inactive_us") * 1000),
+		inactiveNs: p.Nanos("inactive_us"),
 		dest:       reorder.New(reorder.ConfigOf(p)),
 		rng:        lb.NewRand(seed),
 	}, nil
