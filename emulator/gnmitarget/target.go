@@ -46,7 +46,8 @@ type Target struct {
 	flows   map[*flow]bool
 	drained chan struct{}
 	maxWait time.Duration
-	// coalesced counts samples lost to coalescing (Coalesced).
+	// coalesced counts samples lost to coalescing or refused by the cache
+	// (Coalesced).
 	coalesced atomic.Uint64
 }
 
@@ -193,17 +194,23 @@ func (t *Target) publish(ts time.Time, ports map[string]*fabric.PortCounters, id
 		names = append(names, p)
 	}
 	sort.Strings(names)
+	var lost uint64
+	var lastErr error
 	for _, p := range names {
 		for _, n := range notifications(t.name, ts.UnixNano(), p, ports[p]) {
 			if idle {
 				n.Update = append(n.Update, idleMark())
 			}
-			// A rejected update (stale: the twin's clock went back) is a
-			// lost sample: say so.
 			if err := t.cache.GnmiUpdate(n); err != nil {
-				t.log.Warn("gnmi cache update rejected; sample lost", "device", t.name, "port", p, "err", err)
+				lost, lastErr = lost+1, err
 			}
 		}
+	}
+	// A rejected update (stale: the twin's clock went back) is a lost
+	// sample: counted with the coalesced ones (Coalesced), said once.
+	if lost > 0 {
+		t.coalesced.Add(lost)
+		t.log.Warn("gnmi cache updates rejected; samples lost", "device", t.name, "samples", lost, "err", lastErr)
 	}
 }
 
