@@ -6,8 +6,8 @@ import "github.com/labctl/labctl/emulator/fabric/lb"
 func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "drill", Help: "per packet, the shortest of d random egress queues and m remembered", New: New,
 		Params: []lb.Param{
-			{Name: "d", Kind: lb.Int, Default: "2", Min: 1, Help: "random candidates sampled per packet"},
-			{Name: "m", Kind: lb.Int, Default: "1", Min: 1, Help: "best candidates remembered for the next packet"},
+			{Name: "d", Kind: lb.Int, Default: "2", Min: 1, Help: "random candidates sampled per packet (the DRILL paper's DRILL(2,1): d = 2)"},
+			{Name: "m", Kind: lb.Int, Default: "1", Min: 1, Max: 8, Help: "best candidates remembered for the next packet (the DRILL paper's DRILL(2,1): m = 1)"},
 		}})
 }
 
@@ -29,13 +29,32 @@ func New(p lb.Params) (lb.Module, error) {
 
 func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	k := key{sw.ID(), c[0].Link}
-	best, bestLoad := -1, int64(0)
+	// the candidates: the m remembered, then d sampled; the m least loaded
+	// of them are remembered for the next packet (the first is chosen)
+	mem := dr.mem[k]
+	var top [8]choice // m is at most len(top); a fixed array: no allocation
+	n := 0
 	consider := func(i int) {
-		if q := sw.QueueBytes(c[i].Link, int(p.Priority)); best < 0 || q < bestLoad {
-			best, bestLoad = i, q
+		for j := 0; j < n; j++ {
+			if top[j].i == i {
+				return
+			}
 		}
+		q := sw.QueueBytes(c[i].Link, int(p.Priority))
+		j := n
+		for j > 0 && q < top[j-1].q { // stable: an earlier candidate wins a tie
+			j--
+		}
+		if j >= dr.m {
+			return
+		}
+		if n < dr.m {
+			n++
+		}
+		copy(top[j+1:n], top[j:n-1])
+		top[j] = choice{i, q}
 	}
-	for _, i := range dr.mem[k] {
+	for _, i := range mem {
 		if i < len(c) {
 			consider(i)
 		}
@@ -43,12 +62,17 @@ func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	for j := 0; j < dr.d; j++ {
 		consider(int(dr.rng.Next(sw.Salt()) % uint64(len(c))))
 	}
-	mem := append(dr.mem[k][:0], best)
-	if len(mem) > dr.m {
-		mem = mem[:dr.m]
+	mem = mem[:0]
+	for _, t := range top[:n] {
+		mem = append(mem, t.i)
 	}
 	dr.mem[k] = mem
-	return best
+	return top[0].i
+}
+
+type choice struct {
+	i int
+	q int64
 }
 
 const seed = 0x2545f4914f6cdd1d
