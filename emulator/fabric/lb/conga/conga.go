@@ -72,9 +72,12 @@ func (m *module) Reset(lb.Switch) {
 // Select runs at a packet's source ToR, and elsewhere only where a path
 // was not pinned (then it hashes, as ECMP does).
 func (m *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
+	if p.Role != lb.SrcToR || p.Flow < 0 { // checked first: every hop of every packet asks
+		return lb.ECMP(p.Hash, sw.Salt(), len(c))
+	}
 	src, dst := sw.ID(), p.DstToR
 	n := sw.Paths(src, dst)
-	if p.Role != lb.SrcToR || p.Flow < 0 || n == 0 {
+	if n == 0 {
 		return lb.ECMP(p.Hash, sw.Salt(), len(c))
 	}
 	now := sw.Now()

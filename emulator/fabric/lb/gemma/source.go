@@ -131,7 +131,8 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 // decide is Gemma's per-packet rule for a flow on path cur: the path to
 // move it to, or -1 to stay (smooth, or no candidate).
 func (m *Module) decide(sw lb.Switch, s *swState, dst, n, cur int) int {
-	if !m.score.Congested(m.pathScore(sw, s, dst, cur)) {
+	own := m.pathScore(sw, s, dst, cur)
+	if !m.score.Congested(own) {
 		m.stats.Smooth++
 		return -1
 	}
@@ -141,6 +142,10 @@ func (m *Module) decide(sw lb.Switch, s *swState, dst, n, cur int) int {
 	}
 	scores := s.scores[:n]
 	for i := range scores {
+		if i == cur {
+			scores[i] = own // scored above, at the same instant
+			continue
+		}
 		scores[i] = m.pathScore(sw, s, dst, i)
 	}
 	s.cands = m.score.Candidates(scores, cur, int(m.rng.Next(sw.Salt())%uint64(n)), s.cands[:0])

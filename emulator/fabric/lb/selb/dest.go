@@ -48,7 +48,6 @@ func (m *Module) Reset(sw lb.Switch) {
 	clear(s.prev)
 	clear(s.congested)
 	clear(s.assign)
-	s.backup = 0
 	m.dest.Reset()
 	m.rng = lb.NewRand(seed)
 	if sw.Tier() == lb.TierToR && len(s.up) > 1 {

@@ -57,7 +57,6 @@ type swState struct {
 	congested []bool  // by uplink: grew faster than θ over the last period
 	assign    []int8  // by uplink: its cluster
 	cent      []float64
-	backup    int       // the cluster of the lowest mean
 	rows      [][]int16 // by destination ToR: path ID -> uplink index (nil: not a leaf-spine-like path set)
 	tx        reorder.FlowTable[txFlow]
 }
@@ -134,7 +133,7 @@ func (m *Module) sample(sw lb.Switch, s *swState) {
 			m.stats.Congested++
 		}
 	}
-	_, s.backup = kmeans(s.q, m.k, s.assign, s.cent, &m.rng, sw.Salt())
+	kmeans(s.q, m.k, s.assign, s.cent, &m.rng, sw.Salt())
 	m.stats.Samples++
 }
 
