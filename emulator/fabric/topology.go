@@ -166,7 +166,7 @@ func (t *Topology) nextHops(n, dst string) []int {
 }
 
 // ecmpPick is ECMP's choice among n equal-cost links.
-func ecmpPick(key, salt uint64, n int) int { return int(mix(key^salt) % uint64(n)) }
+func ecmpPick(key, salt uint64, n int) int { return lb.ECMP(key, salt, n) }
 
 // mix is a 64-bit finaliser so nearby inputs spread evenly: the modules'
 // (lb.Mix), so that they hash as the engine does.
