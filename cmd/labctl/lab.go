@@ -37,11 +37,11 @@ func home() string {
 // openLab resolves a lab for a command: a lab already up, a hardware lab
 // file, or an emulated lab that is started now and stopped by the closer.
 func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog.Logger) (*inventory.Lab, func(), error) {
-	st, ok, err := emulator.LoadState(home(), name)
+	st, up, err := runningLab(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ok && st.Alive() {
+	if up {
 		lab, err := inventory.Load(st.LabFile)
 		if err != nil {
 			return nil, nil, err
@@ -93,16 +93,21 @@ func (o labOpener) Open(ctx context.Context, name string, em scenarios.Emulation
 	}
 	lab, closeLab, err := openLab(ctx, name, em, o.log)
 	if err != nil {
-		unlease()
+		_ = unlease() // nothing was done on the lab
 		return nil, nil, err
 	}
-	return lab, func() { closeLab(); unlease() }, nil
+	return lab, func() {
+		closeLab()
+		if err := unlease(); err != nil { // a swept lab's lease: the opener returns no error, so say it
+			fmt.Fprintln(os.Stderr, "labctl: warning:", err)
+		}
+	}, nil
 }
 
 // Inventory is what lab name holds, read without starting it (the
 // runner checks a scenario against it before creating anything).
 func (o labOpener) Inventory(name string) (*inventory.Lab, error) {
-	if st, ok, err := emulator.LoadState(home(), name); err == nil && ok && st.Alive() {
+	if st, up, err := runningLab(name); err == nil && up {
 		return inventory.Load(st.LabFile)
 	}
 	return inventory.Resolve(name)
@@ -167,7 +172,9 @@ docs/reservation.md says where the lease lives.`,
 							waitGone(st, 10*time.Second)
 						}
 						_ = emulator.RemoveState(st.Dir)
-						release()
+						if err := release(); err != nil {
+							errs = append(errs, err)
+						}
 						fmt.Printf("lab %s down\n", st.Name)
 					}
 					return errors.Join(errs...)

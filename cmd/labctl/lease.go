@@ -30,13 +30,12 @@ var waitFlag = &cli.DurationFlag{Name: "wait", Usage: "if another command or use
 // emulated lab under $LABCTL_HOME/labs/<name>/lease.json, taken only while
 // the lab is up (otherwise each command starts a private lab of its own).
 func labLease(name string) (store lease.FileStore, shared bool, err error) {
-	st, up, err := emulator.LoadState(home(), name)
+	st, up, err := runningLab(name)
 	if err != nil {
 		return store, false, err
 	}
-	store.Path = filepath.Join(emulator.StateDir(home(), name), "lease.json")
-	if up && st.Alive() {
-		return store, true, nil
+	if up { // by the name it was started with, whatever name reached it
+		return lease.FileStore{Path: filepath.Join(emulator.StateDir(home(), st.Name), "lease.json")}, true, nil
 	}
 	if inventory.IsGeneratorSpec(name) {
 		return store, false, nil
@@ -56,11 +55,13 @@ func labLease(name string) (store lease.FileStore, shared bool, err error) {
 }
 
 // takeLab takes lab name's lease for command (if the lab is shared),
-// waiting up to wait; the returned func releases it.
-func takeLab(ctx context.Context, name, command string, wait time.Duration) (func(), error) {
+// waiting up to wait; the returned func releases it, and says (and
+// returns) whether the lease was lost meanwhile: another command may then
+// have changed the lab under this one, whose results must not pass as ok.
+func takeLab(ctx context.Context, name, command string, wait time.Duration) (func() error, error) {
 	store, shared, err := labLease(name)
 	if err != nil || !shared { // a lab that does not load is not touched: the command reports why (after its usage checks)
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
 	say := func(m string) { fmt.Fprintln(os.Stderr, "labctl:", m) }
 	h, err := lease.Acquire(ctx, store, name, command, lease.Options{TTL: leaseTTL, Wait: wait, Notify: say, Logger: newLogger(false)})
@@ -71,10 +72,11 @@ func takeLab(ctx context.Context, name, command string, wait time.Duration) (fun
 	if err != nil {
 		return nil, err
 	}
-	return func() {
+	return func() error {
 		if err := h.Release(context.Background()); err != nil {
-			say(fmt.Sprintf("warning: lab %s: %v (another command may have changed the lab meanwhile)", name, err))
+			return fmt.Errorf("lab %s: %w (another command may have changed the lab meanwhile)", name, err)
 		}
+		return nil
 	}, nil
 }
 
@@ -93,8 +95,7 @@ func leased(cmd *cli.Command, subs ...string) *cli.Command {
 				if err != nil {
 					return err
 				}
-				defer release()
-				return act(c)
+				return errors.Join(act(c), release())
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -77,7 +78,7 @@ Examples:
 			maxRepetitionsFlag, maxFlowsFlag, waitFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("run needs exactly one SCENARIO (a file or one of: %s)", strings.Join(scenarios.Builtin(), ", "))}
 			}
@@ -127,7 +128,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				defer release()
+				defer func() { err = errors.Join(err, release()) }() // a lost lease fails the run
 			}
 			out, err := r.Run(c.Context, s)
 			if out == nil {

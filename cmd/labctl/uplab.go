@@ -16,14 +16,11 @@ import (
 // starts an emulated lab: one started for a single command would take the
 // settings it was given down with it when the command exits.
 func openUpLab(name string) (*inventory.Lab, error) {
-	st, ok, err := emulator.LoadState(home(), name)
+	st, up, err := runningLab(name)
 	if err != nil {
 		return nil, err
 	}
-	if ok && st.Alive() {
-		return inventory.Load(st.LabFile)
-	}
-	if st, ok := exportedBy(name); ok {
+	if up {
 		return inventory.Load(st.LabFile)
 	}
 	lab, err := inventory.Resolve(name)
@@ -37,6 +34,22 @@ func openUpLab(name string) (*inventory.Lab, error) {
 		return nil, exitError{2, fmt.Errorf("lab %s is not up: start it with 'labctl lab up %s' (an emulated lab keeps settings only while it is up)", name, name)}
 	}
 	return lab, nil
+}
+
+// runningLab is the running emulated lab that name means: the name it was
+// started with, or the lab file it exported. Every command that looks a
+// lab up (to use it, to lease it, to check a scenario against it) asks
+// here, so that all of them mean the same lab by the same name.
+func runningLab(name string) (emulator.State, bool, error) {
+	st, ok, err := emulator.LoadState(home(), name)
+	if err != nil {
+		return st, false, err
+	}
+	if ok && st.Alive() {
+		return st, true, nil
+	}
+	st, ok = exportedBy(name)
+	return st, ok, nil
 }
 
 // exportedBy finds the running lab whose exported lab file path is.
