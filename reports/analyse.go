@@ -12,6 +12,9 @@ import (
 
 // Analyser holds the analysis settings; the zero value uses the defaults.
 type Analyser struct {
+	// Warn, when set, hears each thing reading the archives tolerated (a
+	// torn last line): formats such as CSV have no place to print it.
+	Warn func(string)
 	// Buckets are ascending upper edges in bytes; n edges make n+1
 	// buckets. Nil: DefaultBuckets.
 	Buckets []int64

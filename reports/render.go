@@ -217,7 +217,15 @@ func (a Analyser) Render(dirs []string, format string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return Write(w, s, format)
+	if err := Write(w, s, format); err != nil {
+		return err
+	}
+	for _, msg := range s.Warnings {
+		if a.Warn != nil {
+			a.Warn(msg)
+		}
+	}
+	return nil
 }
 
 // WriteRunReports analyses the archive in dir (telemetry read with
