@@ -68,7 +68,13 @@ func agentBinary(ctx context.Context, explicit string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", fmt.Errorf("agent binary: %w", err)
 	}
-	tmp := out + ".building"
+	// a name of its own: two commands building at once must not share one
+	tmpf, err := os.CreateTemp(filepath.Dir(out), agent.BinaryName+".building-*")
+	if err != nil {
+		return "", fmt.Errorf("agent binary: %w", err)
+	}
+	tmp := tmpf.Name()
+	tmpf.Close()
 	// Without symbol table and DWARF (2.7 MB instead of 4 MB): what goes
 	// to every host; panics still name their functions.
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", tmp, "./cmd/"+agent.BinaryName)
@@ -76,6 +82,10 @@ func agentBinary(ctx context.Context, explicit string) (string, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("agent binary: go build ./cmd/%s in %s: %w\n%s", agent.BinaryName, src, err, b)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // CreateTemp made it 0600
+		os.Remove(tmp)
+		return "", fmt.Errorf("agent binary: %w", err)
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return "", fmt.Errorf("agent binary: %w", err)
