@@ -182,8 +182,8 @@ func (s *Scenario) checkSweeps(ps *yamlpos.Problems) {
 			s.ix.Add(ps, at+".labels", "%d labels for %d values: give one per value", len(w.Labels), len(w.Values))
 		}
 		for j, l := range w.Labels {
-			if !safeRunName(l) {
-				s.ix.Add(ps, fmt.Sprintf("%s.labels[%d]", at, j), "%q: a label names points and files: want letters, digits, _ . - = + (no .. or /)", l)
+			if bad := runNameProblem("a label names points and files", l); bad != "" {
+				s.ix.Add(ps, fmt.Sprintf("%s.labels[%d]", at, j), "%s", bad)
 			}
 		}
 		if name := w.ParamName(); names[name] {

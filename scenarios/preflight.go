@@ -143,4 +143,11 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // or a shell reads specially.
 var runName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.=+-]{0,99}$`)
 
-func safeRunName(s string) bool { return runName.MatchString(s) && !strings.Contains(s, "..") }
+// runNameProblem says what is wrong with s as such a name (what names,
+// the reason it matters), or "".
+func runNameProblem(what, s string) string {
+	if runName.MatchString(s) && !strings.Contains(s, "..") {
+		return ""
+	}
+	return fmt.Sprintf("%q: %s: want letters, digits, _ . - = + (no .. or /)", s, what)
+}

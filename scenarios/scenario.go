@@ -231,8 +231,8 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	var ps yamlpos.Problems
 	if s.Name == "" {
 		ix.Add(&ps, "name", "a scenario needs a name")
-	} else if !safeRunName(s.Name) {
-		ix.Add(&ps, "name", "%q: a scenario name names the run's directory: want letters, digits, _ . - = + (no .. or /)", s.Name)
+	} else if bad := runNameProblem("a scenario name names the run's directory", s.Name); bad != "" {
+		ix.Add(&ps, "name", "%s", bad)
 	}
 	if s.Repetitions < 0 {
 		ix.Add(&ps, "repetitions", "must be >= 1 (or left out for 1)")
@@ -264,8 +264,8 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 		p := fmt.Sprintf("traffic[%d]", i)
 		if n := t.PointName(i); names[n] {
 			ix.Add(&ps, p+".name", "duplicate traffic name %q", n)
-		} else if !safeRunName(n) {
-			ix.Add(&ps, p+".name", "%q: a traffic name names files of the run and of hosts: want letters, digits, _ . - = + (no .. or /)", n)
+		} else if bad := runNameProblem("a traffic name names files of the run and of hosts", n); bad != "" {
+			ix.Add(&ps, p+".name", "%s", bad)
 		} else {
 			names[n] = true
 		}
