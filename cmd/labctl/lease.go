@@ -95,7 +95,11 @@ func leased(cmd *cli.Command, subs ...string) *cli.Command {
 				if err != nil {
 					return err
 				}
-				return errors.Join(act(c), release())
+				err = act(c)
+				if lerr := release(); lerr != nil {
+					return errors.Join(err, lerr)
+				}
+				return err // as it is: its exit status rides on its type
 			}
 		}
 	}

@@ -128,7 +128,11 @@ Examples:
 				if err != nil {
 					return err
 				}
-				defer func() { err = errors.Join(err, release()) }() // a lost lease fails the run
+				defer func() { // a lost lease fails the run
+					if lerr := release(); lerr != nil {
+						err = errors.Join(err, lerr)
+					}
+				}()
 			}
 			out, err := r.Run(c.Context, s)
 			if out == nil {

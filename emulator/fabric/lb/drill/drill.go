@@ -7,13 +7,14 @@ func Register(r *lb.Registry) error {
 	return r.Register(lb.Scheme{Name: "drill", Help: "per packet, the shortest of d random egress queues and m remembered", New: New,
 		Params: []lb.Param{
 			{Name: "d", Kind: lb.Int, Default: "2", Min: 1, Help: "random candidates sampled per packet (the DRILL paper's DRILL(2,1): d = 2)"},
-			{Name: "m", Kind: lb.Int, Default: "1", Min: 1, Max: 8, Help: "best candidates remembered for the next packet (the DRILL paper's DRILL(2,1): m = 1)"},
+			{Name: "m", Kind: lb.Int, Default: "1", Min: 1, Help: "best candidates remembered for the next packet (the DRILL paper's DRILL(2,1): m = 1)"},
 		}})
 }
 
 type module struct {
 	d, m int
 	mem  map[key][]int // switch and candidate set -> remembered best
+	top  []choice      // Select's scratch: the m best so far
 	rng  lb.Rand
 }
 
@@ -24,7 +25,7 @@ type key struct {
 
 // New makes a DRILL module.
 func New(p lb.Params) (lb.Module, error) {
-	return &module{d: p.Int("d"), m: p.Int("m"), mem: map[key][]int{}, rng: lb.NewRand(seed)}, nil
+	return &module{d: p.Int("d"), m: p.Int("m"), mem: map[key][]int{}, top: make([]choice, p.Int("m")), rng: lb.NewRand(seed)}, nil
 }
 
 func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
@@ -32,7 +33,7 @@ func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	// the candidates: the m remembered, then d sampled; the m least loaded
 	// of them are remembered for the next packet (the first is chosen)
 	mem := dr.mem[k]
-	var top [8]choice // m is at most len(top); a fixed array: no allocation
+	top := dr.top // scratch of m, made once: no allocation per packet
 	n := 0
 	consider := func(i int) {
 		for j := 0; j < n; j++ {
