@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"sync"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/inventory"
@@ -15,8 +16,9 @@ type Topology struct {
 	links   []dlink
 	out     map[string][]int // device -> outgoing directed links, sorted
 	isHost  map[string]bool
-	hostDev map[string]string // host -> RNIC device (its port name)
-	dist    map[string]map[string]int
+	hostDev map[string]string         // host -> RNIC device (its port name)
+	dist    map[string]map[string]int // filled on demand, under distMu
+	distMu  sync.Mutex                // engines running at once may share a topology
 }
 
 // dlink is one direction of a cable.
@@ -80,6 +82,8 @@ func (t *Topology) addLink(l dlink) {
 
 // distances: hop counts to dst, never forwarding through another host.
 func (t *Topology) distances(dst string) map[string]int {
+	t.distMu.Lock()
+	defer t.distMu.Unlock()
 	if d, ok := t.dist[dst]; ok {
 		return d
 	}
