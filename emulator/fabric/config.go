@@ -37,6 +37,12 @@ type Config struct {
 	LB       string
 	LBParams map[string]string
 	Modules  Modules
+	// HostLB names the hosts' load-balancing module (the RNIC profile's
+	// host_lb), with its parameters, made by HostModules (package
+	// hostlb/hostschemes) for every host; "" runs none.
+	HostLB       string
+	HostLBParams map[string]string
+	HostModules  HostModules
 	// ReorderQueues is how many reorder queues each switch egress port
 	// offers modules (lb.Switch.AllocQueue); 0 or less: no limit.
 	ReorderQueues int

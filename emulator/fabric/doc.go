@@ -2,9 +2,11 @@
 // emulated runs produce the flow completion times and counters a real lab
 // would. Engines implement Engine; Topology is built from an inventory.Lab.
 //
-// It imports inventory (public types) and emulator/fabric/lb (the
-// load-balancing module interface), no scheme package: the caller passes
-// modules or a registry (Config.Modules).
+// It imports inventory (public types), emulator/fabric/lb (the switch
+// load-balancing module interface) and emulator/fabric/hostlb (the host
+// module interface), no scheme package: the caller passes modules or
+// registries (Config.Modules, Config.HostModules).
 //
-// Imports within labctl: only inventory, emulator/fabric/lb.
+// Imports within labctl: only inventory, emulator/fabric/lb,
+// emulator/fabric/hostlb.
 package fabric

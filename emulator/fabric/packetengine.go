@@ -58,7 +58,8 @@ type PacketEngine struct {
 	arriving  bool       // a module's Arrive runs
 	fns       []func()
 	freeFns   []int32
-	fault     error  // set by a broken module: ends the run
+	host      hostState // host modules (phost.go)
+	fault     error     // set by a broken module: ends the run
 	events    uint64 // processed, over the engine's life
 }
 
@@ -152,6 +153,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 			}
 		}
 	}
+	if err := e.initHosts(cfg); err != nil {
+		return nil, err
+	}
 	e.hostDC = make([]DCQCN, len(e.hostID))
 	for i := range e.hostDC {
 		e.hostDC[i] = cfg.DCQCN
@@ -243,6 +247,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
 		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
+		e.bindHost(q)
 		switch {
 		case f.TOS > 0: // the NIC classified the flow: any data priority
 			q.prio = uint8(min(max(f.Priority, 0), ctrlPrio-1))

@@ -54,6 +54,10 @@ func (v *swView) Schedule(d int64, arg int64) {
 func (e *PacketEngine) onTick(ev event) {
 	arg := ev.pkt.psn
 	e.pool.put(ev.pkt)
+	if ev.id < 0 {
+		e.onHostTick(ev.id, arg)
+		return
+	}
 	if t := e.mods[ev.id].tick; t != nil {
 		t.Tick(e.sws[ev.id], arg)
 	}

@@ -404,6 +404,7 @@ type packet struct {
 	hdr     lb.Header // the load-balancing modules' header
 	route   int32     // pinned path: index+1 in PacketEngine.routes; 0: none
 	hop     uint8     // next link of the pinned path
+	sport   uint16    // data: the UDP source port a host module gave it (0: its QP's own)
 }
 
 // pool recycles packets: no heap allocation per packet in steady state.

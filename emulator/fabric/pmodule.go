@@ -132,7 +132,7 @@ func (e *PacketEngine) fill(v *lb.Packet, sw int32, p *packet) *lb.Packet {
 	}
 	q := e.qps[p.qp]
 	t := e.qpToR[p.qp]
-	src, dst, key := q.flow.Src, q.flow.Dst, q.fwdKey
+	src, dst, key := q.flow.Src, q.flow.Dst, dataKey(q, p)
 	if p.kind != pktData {
 		src, dst, key, t[0], t[1] = dst, src, q.revKey, t[1], t[0]
 	}
@@ -158,7 +158,7 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 	} else {
 		q := e.qps[p.qp]
 		dst, dsti := q.flow.Dst, q.dstIdx
-		key = q.fwdKey
+		key = dataKey(q, p)
 		if p.kind != pktData {
 			dst, key, dsti = q.flow.Src, q.revKey, q.srcIdx
 		}
@@ -169,7 +169,7 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 	switch {
 	case len(c) == 1:
 		li = c[0].Link
-	case m == nil || p.kind == pktCtl:
+	case m == nil || p.kind >= pktCtl: // control and notifications: no module
 		li = c[ecmpPick(key, e.sws[sw].salt, len(c))].Link
 	default:
 		e.selecting = true
@@ -191,7 +191,7 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 // arrive shows a packet to its switch's module once its egress is known
 // (small: inlined where the switch has no Arriver).
 func (e *PacketEngine) arrive(sw int32, p *packet, li int32) lb.Queue {
-	if e.arrives[sw] && p.kind != pktCtl {
+	if e.arrives[sw] && p.kind < pktCtl {
 		return e.arriveHook(sw, p, li)
 	}
 	return lb.Normal
@@ -208,7 +208,7 @@ func (e *PacketEngine) arriveHook(sw int32, p *packet, li int32) lb.Queue {
 // (kick calls it only for a switch with a Dequeuer: plink.deqHook).
 func (e *PacketEngine) dequeued(li int32, p *packet) {
 	sw := e.links[li].sw
-	if d := e.mods[sw].deq; d != nil && p.kind != pktCtl {
+	if d := e.mods[sw].deq; d != nil && p.kind < pktCtl {
 		// its own view: a packet may leave while a module holds pv (a
 		// control packet it sends)
 		d.Dequeue(e.sws[sw], e.fill(&e.pvDeq, sw, p), e.egress(li))
@@ -227,8 +227,9 @@ func (e *PacketEngine) failf(format string, args ...any) {
 	}
 }
 
-// resetModules tells every module a run starts.
+// resetModules tells every module, the hosts' too, a run starts.
 func (e *PacketEngine) resetModules() {
+	e.resetHosts()
 	for i, s := range e.mods {
 		if s.reset != nil {
 			s.reset.Reset(e.sws[i])

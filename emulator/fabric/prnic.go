@@ -46,6 +46,10 @@ type qp struct {
 	revKey       uint64
 	srcIdx       int32 // host indexes of the two ends (forwarding caches)
 	dstIdx       int32
+	host         *hostMod // the sending host's module (phost.go); nil: none
+	paused       bool     // a host module paused it
+	passed       bool     // the host module held the packet in hand and lets it go
+	sport        uint16   // UDP source port a host module set; 0: the QP's own
 	// receiver
 	expected   int64
 	lastNack   int64 // the PSN last NACKed
@@ -83,7 +87,7 @@ func (e *PacketEngine) startQP(q *qp) {
 // come and the port has nothing of this priority waiting.
 func (e *PacketEngine) trySend(q *qp) {
 	psn, ok := e.nextPSN(q)
-	if q.senderDone || !ok {
+	if q.senderDone || !ok || q.paused {
 		return
 	}
 	if e.now < q.nextSend {
@@ -96,8 +100,12 @@ func (e *PacketEngine) trySend(q *qp) {
 		l.waiting = append(l.waiting, q.idx)
 		return
 	}
+	if q.host != nil && !e.hostPass(q, psn) {
+		return
+	}
 	p := e.pool.get()
 	p.kind, p.qp, p.psn, p.prio, p.inLink, p.notECT = pktData, q.idx, psn, q.prio, -1, !q.ect
+	p.sport = q.sport
 	p.payload = e.payloadOf(q, psn)
 	p.wire = p.payload + int32(e.cfg.HeaderBytes)
 	if psn < q.highest {
@@ -240,6 +248,10 @@ func (e *PacketEngine) notify(q *qp, psn int64, ecn bool, prio uint8) {
 
 // receive handles a packet at its destination host.
 func (e *PacketEngine) receive(p *packet) {
+	if p.kind == pktNotify {
+		e.hostNotified(p)
+		return
+	}
 	q := e.qps[p.qp]
 	kind, psn, sack, ecn, prio := p.kind, p.psn, p.sack, p.ecn, p.prio
 	e.pool.put(p)

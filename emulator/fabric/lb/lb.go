@@ -200,6 +200,13 @@ type Switch interface {
 	// module keeps (a field): the address of a local escapes through this
 	// interface and costs an allocation per call.
 	Send(to int, bytes int, h *Header) bool
+	// Notify sends a notification of bytes on the wire about p's flow to
+	// the flow's sending host, whose host module takes a copy of h
+	// (hostlb.Notified): it travels the flow's reverse direction on the
+	// control priority, as a CNP does, unseen by the switches' modules.
+	// False if p is not a flow's packet or the flow is done. As with
+	// Send, pass a Header the module keeps.
+	Notify(p *Packet, bytes int, h *Header) bool
 	// Schedule calls the module's Tick(sw, arg) after d ns (no allocation).
 	Schedule(d int64, arg int64)
 	// After runs fn after d ns (a closure: allocates; for rare timers).

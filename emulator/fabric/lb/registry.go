@@ -1,6 +1,7 @@
 package lb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,43 +11,57 @@ import (
 
 // Factory makes a module from validated parameters (every declared one is
 // set: given or default).
-type Factory func(p Params) (Module, error)
+type Factory = func(p Params) (Module, error)
 
-// Scheme is one registered module: its name, a line of help, its factory
-// and its parameters.
-type Scheme struct {
+// Scheme is one registered switch module: its name, a line of help, its
+// factory and its parameters.
+type Scheme = Entry[Module]
+
+// Entry is one registered module of interface M.
+type Entry[M any] struct {
 	Name   string
 	Help   string
-	New    Factory
+	New    func(p Params) (M, error)
 	Params []Param
 }
 
-// Registry maps scheme names to modules. Build one with NewRegistry and
-// the schemes' Register functions (package schemes does).
-type Registry struct {
-	schemes map[string]*Scheme
+// Registry maps scheme names to switch modules. Build one with
+// NewRegistry and the schemes' Register functions (package schemes does).
+type Registry = Catalog[Module]
+
+// Catalog maps names to modules of interface M: the switch modules'
+// Registry, and the host modules' (package hostlb) with the same rules.
+type Catalog[M any] struct {
+	pkg, what string // error prefix; what a name names
+	schemes   map[string]*Entry[M]
 }
 
-// NewRegistry is an empty registry.
-func NewRegistry() *Registry { return &Registry{schemes: map[string]*Scheme{}} }
+// NewRegistry is an empty registry of switch modules.
+func NewRegistry() *Registry { return NewCatalog[Module]("lb", "load-balancing scheme") }
+
+// NewCatalog is an empty catalog whose errors start "pkg: " and call a
+// name "what" (e.g. "host module").
+func NewCatalog[M any](pkg, what string) *Catalog[M] {
+	return &Catalog[M]{pkg: pkg, what: what, schemes: map[string]*Entry[M]{}}
+}
 
 // Register adds a scheme; a name registered twice, or a parameter declared
 // twice or with a default its own rules refuse, is an error.
-func (r *Registry) Register(s Scheme) error {
+func (r *Catalog[M]) Register(s Entry[M]) error {
 	if s.Name == "" || s.New == nil {
-		return errors.New("lb: a scheme needs a name and a factory")
+		return fmt.Errorf("%s: a %s needs a name and a factory", r.pkg, r.what)
 	}
 	if _, dup := r.schemes[s.Name]; dup {
-		return fmt.Errorf("lb: scheme %q registered twice", s.Name)
+		return fmt.Errorf("%s: %s %q registered twice", r.pkg, r.what, s.Name)
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Params {
 		if seen[p.Name] {
-			return fmt.Errorf("lb: scheme %s: parameter %q declared twice", s.Name, p.Name)
+			return fmt.Errorf("%s: %s %s: parameter %q declared twice", r.pkg, r.what, s.Name, p.Name)
 		}
 		seen[p.Name] = true
 		if err := p.check(p.Default); err != nil {
-			return fmt.Errorf("lb: scheme %s: default of %w", s.Name, err)
+			return fmt.Errorf("%s: %s %s: default of %w", r.pkg, r.what, s.Name, err)
 		}
 	}
 	s.Params = slices.Clone(s.Params)
@@ -55,7 +70,7 @@ func (r *Registry) Register(s Scheme) error {
 }
 
 // Names lists the registered schemes, sorted.
-func (r *Registry) Names() []string {
+func (r *Catalog[M]) Names() []string {
 	names := make([]string, 0, len(r.schemes))
 	for n := range r.schemes {
 		names = append(names, n)
@@ -65,16 +80,16 @@ func (r *Registry) Names() []string {
 }
 
 // Scheme is a registered scheme by name.
-func (r *Registry) Scheme(name string) (Scheme, bool) {
+func (r *Catalog[M]) Scheme(name string) (Entry[M], bool) {
 	s, ok := r.schemes[name]
 	if !ok {
-		return Scheme{}, false
+		return Entry[M]{}, false
 	}
 	return *s, true
 }
 
 // Params are a scheme's declared parameters.
-func (r *Registry) Params(name string) ([]Param, bool) {
+func (r *Catalog[M]) Params(name string) ([]Param, bool) {
 	s, ok := r.schemes[name]
 	if !ok {
 		return nil, false
@@ -84,32 +99,33 @@ func (r *Registry) Params(name string) ([]Param, bool) {
 
 // Check validates a scheme's name and parameters without making a module:
 // the problems, each a *ParamError, joined.
-func (r *Registry) Check(name string, params map[string]string) error {
+func (r *Catalog[M]) Check(name string, params map[string]string) error {
 	_, err := r.params(name, params)
 	return err
 }
 
 // Problems are Check's problems, one per parameter (Param "" for the
 // scheme's name), in parameter order.
-func (r *Registry) Problems(name string, params map[string]string) []*ParamError {
+func (r *Catalog[M]) Problems(name string, params map[string]string) []*ParamError {
 	_, ps := r.validate(name, params)
 	return ps
 }
 
 // New makes a module of a registered scheme.
-func (r *Registry) New(name string, params map[string]string) (Module, error) {
+func (r *Catalog[M]) New(name string, params map[string]string) (M, error) {
+	var zero M
 	p, err := r.params(name, params)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	m, err := r.schemes[name].New(p)
 	if err != nil {
-		return nil, fmt.Errorf("lb: scheme %s: %w", name, err)
+		return zero, fmt.Errorf("%s: %s %s: %w", r.pkg, r.what, name, err)
 	}
 	return m, nil
 }
 
-func (r *Registry) params(name string, given map[string]string) (Params, error) {
+func (r *Catalog[M]) params(name string, given map[string]string) (Params, error) {
 	p, ps := r.validate(name, given)
 	errs := make([]error, len(ps))
 	for i, e := range ps {
@@ -118,11 +134,11 @@ func (r *Registry) params(name string, given map[string]string) (Params, error) 
 	return p, errors.Join(errs...)
 }
 
-func (r *Registry) validate(name string, given map[string]string) (Params, []*ParamError) {
+func (r *Catalog[M]) validate(name string, given map[string]string) (Params, []*ParamError) {
 	s, ok := r.schemes[name]
 	if !ok {
-		return Params{}, []*ParamError{{Scheme: name, Msg: fmt.Sprintf("unknown load-balancing scheme%s; known: %s",
-			suggest(name, r.Names()), strings.Join(r.Names(), ", "))}}
+		return Params{}, []*ParamError{{pkg: r.pkg, Scheme: name, Msg: fmt.Sprintf("unknown %s%s; known: %s",
+			r.what, suggest(name, r.Names()), strings.Join(r.Names(), ", "))}}
 	}
 	var errs []*ParamError
 	p := Params{v: make(map[string]string, len(s.Params))}
@@ -138,12 +154,12 @@ func (r *Registry) validate(name string, given map[string]string) (Params, []*Pa
 		v := given[k]
 		i := slices.IndexFunc(s.Params, func(d Param) bool { return d.Name == k })
 		if i < 0 {
-			errs = append(errs, &ParamError{Scheme: name, Param: k, Msg: fmt.Sprintf("unknown parameter%s; %s takes %s",
+			errs = append(errs, &ParamError{pkg: r.pkg, Scheme: name, Param: k, Msg: fmt.Sprintf("unknown parameter%s; %s takes %s",
 				suggest(k, paramNames(s.Params)), name, orNone(paramNames(s.Params)))})
 			continue
 		}
 		if err := s.Params[i].check(v); err != nil {
-			errs = append(errs, &ParamError{Scheme: name, Param: k, Msg: err.Error()})
+			errs = append(errs, &ParamError{pkg: r.pkg, Scheme: name, Param: k, Msg: err.Error()})
 			continue
 		}
 		p.v[k] = v
@@ -170,13 +186,15 @@ func orNone(s []string) string {
 type ParamError struct {
 	Scheme, Param string // Param "": the scheme's name
 	Msg           string
+	pkg           string // the catalog's error prefix
 }
 
 func (e *ParamError) Error() string {
+	pkg := cmp.Or(e.pkg, "lb")
 	if e.Param == "" {
-		return fmt.Sprintf("lb: %q: %s", e.Scheme, e.Msg)
+		return fmt.Sprintf("%s: %q: %s", pkg, e.Scheme, e.Msg)
 	}
-	return fmt.Sprintf("lb: %s: parameter %s: %s", e.Scheme, e.Param, e.Msg)
+	return fmt.Sprintf("%s: %s: parameter %s: %s", pkg, e.Scheme, e.Param, e.Msg)
 }
 
 // suggest is ` (did you mean "x"?)` for the nearest known name within two
