@@ -38,6 +38,7 @@ type Twin struct {
 
 	mu     sync.Mutex // serialises simulations and publishing
 	lastTs time.Time
+	hostLB lbChoice // the hosts' module (twinhost.go)
 	// idleDone: no schedule ran since the last idle sample, whose
 	// counters are therefore still current (idle).
 	idleDone bool

@@ -108,6 +108,9 @@ func (s *Scenario) Variants() ([]Variant, error) {
 		for i := range s.Traffic {
 			v.Entries = append(v.Entries, Entry{Index: i, Params: map[string]any{}})
 		}
+		if ps := v.foldHostLB(); len(ps) > 0 {
+			return nil, ps.Err()
+		}
 		return []Variant{v}, nil
 	}
 	var ps yamlpos.Problems
@@ -126,7 +129,8 @@ func (s *Scenario) Variants() ([]Variant, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range append(v.Scenario.validate(s.ix), s.deriveProfiles(&v, idx)...) {
+		probs := append(v.Scenario.validate(s.ix), s.deriveProfiles(&v, idx)...)
+		for _, p := range append(probs, v.foldHostLB()...) {
 			p = s.placeInMatrix(p, idx)
 			key := p.String()
 			if _, ok := seen[key]; !ok {

@@ -36,7 +36,8 @@ type LabInventory interface {
 
 // Preflight checks every variant's traffic against its lab and the limits
 // before anything is created or any device touched: unknown hosts, more
-// senders than the lab has, limits passed, and (schemes, when given) the
+// senders than the lab has, limits passed, an RNIC profile with a host
+// module (host_lb) for real hosts, and (schemes, when given) the
 // emulated lab's load-balancing scheme and its parameters. Errors are file:line: field:
 // message. labOf resolves a variant's lab: a nil lab with no error is one
 // it cannot tell about (left to the run), an error is a lab that cannot
@@ -56,6 +57,11 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 				v.Scenario.ix.Add(&ps, "lab", "%v", err)
 			}
 			labs[spec] = lab
+		}
+		if lab != nil && !lab.Emulated {
+			if p := v.rnicProfile(); p != nil && p.HostLBError() != nil {
+				v.Scenario.ix.Add(&ps, "provision.rnic_profile", "lab %s has real hosts: %v", lab.Name, p.HostLBError())
+			}
 		}
 		if em := v.Scenario.Emulation; schemes != nil && em.LB != "" && (lab == nil || lab.Emulated) {
 			for _, p := range schemes(em.LB, em.LBParams) {

@@ -55,7 +55,12 @@ type Emulation struct {
 	LB        string            `yaml:"lb,omitempty" json:"lb,omitempty"`               // ecmp | letflow | drill
 	LBParams  map[string]string `yaml:"lb_params,omitempty" json:"lb_params,omitempty"` // e.g. timeout_us
 	Transport string            `yaml:"transport,omitempty" json:"transport,omitempty"` // gbn | irn
-	Knobs     `yaml:",inline"`
+	// HostLB is the host module every emulated RNIC runs (e.g. hf2t),
+	// with its parameters; an RNIC profile's host_lb sets it when the
+	// emulation names none (Variants).
+	HostLB       string            `yaml:"host_lb,omitempty" json:"host_lb,omitempty"`
+	HostLBParams map[string]string `yaml:"host_lb_params,omitempty" json:"host_lb_params,omitempty"`
+	Knobs        `yaml:",inline"`
 }
 
 // Knobs are the packet engine's conventions that no device has a setting
@@ -257,6 +262,12 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	}
 	if (s.Emulation.LB != "" || s.Emulation.Transport != "" || s.Emulation.Knobs.Any()) && s.Emulation.Engine == "flow" {
 		ix.Add(&ps, "emulation", "lb, transport and the packet engine's knobs need the packet engine (engine: packet, the default)")
+	}
+	if s.Emulation.HostLB != "" && s.Emulation.Engine == "flow" {
+		ix.Add(&ps, "emulation.host_lb", "host modules need the packet engine (engine: packet, the default): the flow engine models no RNIC")
+	}
+	if len(s.Emulation.HostLBParams) > 0 && s.Emulation.HostLB == "" {
+		ix.Add(&ps, "emulation.host_lb_params", "parameters without host_lb: name the host module they are for")
 	}
 	s.Emulation.Knobs.check(ix, &ps)
 	names := map[string]bool{}

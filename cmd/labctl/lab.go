@@ -69,6 +69,11 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
+	if err := l.SetHostLB(em.HostLB, em.HostLBParams); err != nil { // the RNIC profile's host module, if any
+		l.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
 	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
 }
 

@@ -44,6 +44,23 @@ type Profile struct {
 	// (others disabled; OFED only), and DCQCN parameters by their OFED
 	// sysfs names (inbox hosts get the same values in debugfs).
 	ECN *ECNProfile `yaml:"ecn,omitempty"`
+	// HostLB names a host-side load-balancing module (HF²T, ...) and
+	// HostLBParams its parameters: what the host's NIC or driver does to
+	// its QPs' packets beyond pacing. The fabric twin runs it on every
+	// emulated host; real ConnectX firmware runs none of them, so a plan
+	// that gives such a profile to real hosts is refused (HostLBError).
+	HostLB       string            `yaml:"host_lb,omitempty"`
+	HostLBParams map[string]string `yaml:"host_lb_params,omitempty"`
+}
+
+// HostLBError says why the profile cannot go to real RNICs: its host_lb
+// names a host module, which stock ConnectX firmware cannot run (labctl
+// applies none to real hosts; the fabric twin runs them). Nil without one.
+func (p *Profile) HostLBError() error {
+	if p.HostLB == "" {
+		return nil
+	}
+	return fmt.Errorf("host_lb %s: real ConnectX firmware cannot run host module %s (it needs a programmable NIC; labctl applies host modules only in the fabric twin of an emulated lab)", p.HostLB, p.HostLB)
 }
 
 // ECNProfile is the ECN/DCQCN part of an RNIC profile.
@@ -108,6 +125,9 @@ func (p *Profile) problems() [][2]string {
 	var out [][2]string
 	add := func(field, format string, args ...any) {
 		out = append(out, [2]string{field, fmt.Sprintf(format, args...)})
+	}
+	if len(p.HostLBParams) > 0 && p.HostLB == "" {
+		add("host_lb_params", "parameters without host_lb: name the host module they are for")
 	}
 	if p.Trust != "" && ValidTrust(p.Trust) != nil {
 		// mlnx_qos's own message ("Invalid trust state command") says

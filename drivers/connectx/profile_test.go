@@ -96,6 +96,7 @@ func TestProfileErrorsNameFileLineField(t *testing.T) {
 		"cnp_generation: always\n":                          `:1: cnp_generation: "always": want per_packet`,
 		"ecn:\n  np: {min_time_between_cnps: 4}\ncnp_generation: per_packet\n":   ":3: cnp_generation: per_packet means ecn.np.min_time_between_cnps 0, not 4",
 		"cnp_generation: min_interval\necn:\n  np: {min_time_between_cnps: 0}\n": ":1: cnp_generation: min_interval needs ecn.np.min_time_between_cnps above 0",
+		"trust: dscp\nhost_lb_params: {dynamic: \"false\"}\n":                    ":2: host_lb_params: parameters without host_lb",
 	} {
 		p := filepath.Join(t.TempDir(), "p.yaml")
 		os.WriteFile(p, []byte(doc), 0o644)

@@ -33,6 +33,7 @@ func Topology(t testing.TB, spec string, edit func(*inventory.Link)) (*fabric.To
 type Outcome struct {
 	OOO, Retx, Drops, TxBytes uint64 // summed over every port
 	RQ                        fabric.ReorderStats
+	Host                      fabric.HostStats // what host modules did
 	Ports                     map[fabric.PortKey]*fabric.PortCounters
 	Results                   []fabric.Result
 	FCTs                      []int64 // ns, by result
@@ -57,7 +58,7 @@ func Run(t testing.TB, topo *fabric.Topology, cfg fabric.Config, m lb.Module, ot
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Outcome{RQ: e.ReorderStats(), Ports: e.Counters().Ports, Results: res}
+	o := Outcome{RQ: e.ReorderStats(), Host: e.HostStats(), Ports: e.Counters().Ports, Results: res}
 	for _, r := range res {
 		if r.Err != "" {
 			t.Fatalf("flow %d: %s", r.ID, r.Err)

@@ -10,9 +10,10 @@ func Register(r *lb.Registry) error {
 }
 
 type module struct {
-	timeout int64 // ns
-	table   map[key]*flowlet
-	rng     lb.Rand
+	timeout  int64 // ns
+	table    map[key]*flowlet
+	rng      lb.Rand
+	flowlets int64 // data flowlets started at source ToRs this run
 }
 
 type key struct {
@@ -40,6 +41,9 @@ func (l *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 	}
 	if f.choice < 0 || f.choice >= len(c) || now-f.last > l.timeout {
 		f.choice = int(l.rng.Next(sw.Salt()^p.Hash) % uint64(len(c)))
+		if p.Role == lb.SrcToR && p.Kind == lb.Data {
+			l.flowlets++
+		}
 	}
 	f.last = now
 	return f.choice
@@ -49,4 +53,9 @@ const seed = 0x9e3779b97f4a7c15
 
 // Reset forgets the flowlets (a new run's clock starts at 0) and starts
 // the random stream again, so a run does not depend on the ones before.
-func (l *module) Reset(lb.Switch) { clear(l.table); l.rng = lb.NewRand(seed) }
+func (l *module) Reset(lb.Switch) { clear(l.table); l.rng = lb.NewRand(seed); l.flowlets = 0 }
+
+// Flowlets is how many flowlets of data this module's switches started as
+// a source ToR in the current run (a flow's first counts as one): the
+// count HF²T's evaluation reports.
+func (l *module) Flowlets() int64 { return l.flowlets }
