@@ -70,20 +70,24 @@ func runFatTree(t *testing.T, topo *fabric.Topology, flows []fabric.Flow, flowle
 	return o
 }
 
-// TestHF2TRaisesFlowletsAndCutsPausesOnAFatTree is the paper's Table 2 at
-// small scale: on a k = 4 fat-tree at 100 Gb/s with Web Search flows at
-// 0.7 load for 5 ms over lossless RoCE (PFC, DCQCN), LetFlow with HF²T on
-// the hosts sees more flowlets than LetFlow alone on each of two draws,
-// and sends fewer PAUSE frames over both (the counts are tens a draw:
-// one draw alone is noise), both at HF²T's default timeout (LetFlow's
-// matched). No packet is held beyond the timeout.
-func TestHF2TRaisesFlowletsAndCutsPausesOnAFatTree(t *testing.T) {
+// TestHF2TRaisesFlowletsOnAFatTree is the paper's Table 2 at small
+// scale: on a k = 4 fat-tree at 100 Gb/s with Web Search flows at 0.7
+// load for 5 ms over lossless RoCE (PFC, DCQCN), LetFlow with HF²T on the
+// hosts sees more flowlets than LetFlow alone on each of two draws, at
+// HF²T's default timeout (LetFlow's matched), and no packet is held
+// beyond it.
+//
+// The paper also has PFC events fall by 76 %. The twin does not resolve
+// that here: with its default buffers a draw sends tens of PAUSE frames,
+// not thousands, and over six draws HF²T sent fewer in two, more in two
+// and as many in two (docs/papers.md, HF²T). The counts are logged, not
+// asserted.
+func TestHF2TRaisesFlowletsOnAFatTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several seconds of simulation")
 	}
 	t.Parallel()
 	const timeout = "25" // flowlet_us's default
-	var pausesAlone, pausesWith int64
 	for _, seed := range []int64{1, 2} {
 		topo, flows := lbtest.WebSearch(t, "fattree:4@100", 0.7, 5*time.Millisecond, seed)
 		alone := runFatTree(t, topo, flows, timeout, false, nil)
@@ -100,11 +104,6 @@ func TestHF2TRaisesFlowletsAndCutsPausesOnAFatTree(t *testing.T) {
 		if with.host.MaxHoldNs > 25_000 {
 			t.Errorf("seed %d: a packet was held %d ns, beyond the 25 us flowlet timeout", seed, with.host.MaxHoldNs)
 		}
-		pausesAlone += alone.pauses
-		pausesWith += with.pauses
-	}
-	if pausesWith >= pausesAlone {
-		t.Errorf("PAUSE frames over both draws: %d with HF²T, %d with LetFlow alone: want fewer", pausesWith, pausesAlone)
 	}
 }
 
