@@ -60,7 +60,7 @@ type PacketEngine struct {
 	freeFns   []int32
 	host      hostState // host modules (phost.go)
 	fault     error     // set by a broken module: ends the run
-	events    uint64 // processed, over the engine's life
+	events    uint64    // processed, over the engine's life
 }
 
 // Events is how many events the engine has processed.
