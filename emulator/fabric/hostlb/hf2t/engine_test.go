@@ -143,3 +143,18 @@ func TestEngineWithHF2TAllocatesPerRunNotPerPacket(t *testing.T) {
 		t.Errorf("%.0f allocations for 8 MiB flows, %.0f for 1 MiB: some grow with the packets", long, short)
 	}
 }
+
+// TestHF2TRunsAreDeterministic: the same flows on two fresh engines with
+// HF²T on every host (each learning T) give the same outcome.
+func TestHF2TRunsAreDeterministic(t *testing.T) {
+	t.Parallel()
+	topo, flows := lbtest.WebSearch(t, "fattree:4@100", 0.7, time.Millisecond, 3)
+	a := runFatTree(t, topo, flows, "25", true, map[string]string{"pretrain_gaps": "100"})
+	b := runFatTree(t, topo, flows, "25", true, map[string]string{"pretrain_gaps": "100"})
+	if a != b {
+		t.Errorf("two runs differ:\n%+v\n%+v", a, b)
+	}
+	if a.stretched == 0 {
+		t.Error("no gap stretched: the holds were not compared")
+	}
+}
