@@ -2,8 +2,10 @@ package scenarios
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/labctl/labctl/drivers/connectx"
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/internal/yamlpos"
 )
 
@@ -54,4 +56,42 @@ func (v *Variant) foldHostLB() yamlpos.Problems {
 			em.HostLB, em.HostLBParams, p.HostLB, p.HostLBParams)
 	}
 	return ps
+}
+
+// CheckHostModules checks every variant's host module and its parameters
+// against check (labctl passes the fabric twin's host module registry;
+// scenarios import no emulator) before anything runs: problems are
+// file:line: field: message, at provision.rnic_profile when the profile
+// names the module, else at emulation.host_lb.
+func CheckHostModules(s *Scenario, check tofino.SchemeCheck) error {
+	variants, err := s.Variants()
+	if err != nil {
+		return err
+	}
+	var ps yamlpos.Problems
+	for _, v := range variants {
+		em := v.Scenario.Emulation
+		if em.HostLB == "" {
+			continue
+		}
+		fromProfile := false
+		if p := v.rnicProfile(); p != nil && p.HostLB != "" {
+			fromProfile = true
+		}
+		for _, p := range check(em.HostLB, em.HostLBParams) {
+			field := "emulation.host_lb"
+			switch {
+			case fromProfile:
+				field = "provision.rnic_profile"
+				p.Msg = "host_lb: " + p.Msg
+				if p.Param != "" {
+					p.Msg = "host_lb_params." + p.Param + ": " + strings.TrimPrefix(p.Msg, "host_lb: ")
+				}
+			case p.Param != "":
+				field = "emulation.host_lb_params." + p.Param
+			}
+			v.Scenario.ix.Add(&ps, field, "%s", p.Msg)
+		}
+	}
+	return dedupe(ps).Err()
 }

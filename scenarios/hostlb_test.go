@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -83,5 +84,36 @@ func TestProfileHostModuleReachesTheEmulation(t *testing.T) {
 	if _, err := Parse([]byte("name: x\nemulation: {engine: flow, host_lb: hf2t}\ntraffic: [{name: a, pattern: incast, senders: 2, receiver: h1, bytes: 1MiB}]\n"), "f.yaml"); err == nil ||
 		!strings.Contains(err.Error(), "f.yaml:2: emulation.host_lb: host modules need the packet engine") {
 		t.Errorf("host_lb on the flow engine: %v", err)
+	}
+}
+
+// TestHostModulesAreCheckedAtTheirLine: a host module's problems point at
+// the emulation's line, or at the RNIC profile's when the profile names
+// the module.
+func TestHostModulesAreCheckedAtTheirLine(t *testing.T) {
+	t.Parallel()
+	check := func(name string, params map[string]string) []tofino.SchemeProblem {
+		var out []tofino.SchemeProblem
+		if name != "hf2t" {
+			out = append(out, tofino.SchemeProblem{Msg: `unknown host module (did you mean "hf2t"?); known: hf2t`})
+		}
+		if _, bad := params["bogus"]; bad {
+			out = append(out, tofino.SchemeProblem{Param: "bogus", Msg: "unknown parameter; hf2t takes flowlet_us"})
+		}
+		return out
+	}
+	for _, tc := range []struct{ profile, extra, want string }{
+		{"trust: dscp\n", "emulation: {host_lb: hf2x}\n", `s.yaml:4: emulation.host_lb: unknown host module (did you mean "hf2t"?)`},
+		{"trust: dscp\n", "emulation: {host_lb: hf2t, host_lb_params: {bogus: \"1\"}}\n", "s.yaml:4: emulation.host_lb_params.bogus: unknown parameter"},
+		{"host_lb: hf2x\n", "", `s.yaml:3: provision.rnic_profile: host_lb: unknown host module (did you mean "hf2t"?)`},
+		{"host_lb: hf2t\nhost_lb_params: {bogus: \"1\"}\n", "", "s.yaml:3: provision.rnic_profile: host_lb_params.bogus: unknown parameter"},
+	} {
+		err := CheckHostModules(hostScenario(t, tc.profile, tc.extra), check)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q %q: err = %v\nwant it to contain %q", tc.profile, tc.extra, err, tc.want)
+		}
+	}
+	if err := CheckHostModules(hostScenario(t, "host_lb: hf2t\n", ""), check); err != nil {
+		t.Errorf("a good module: %v", err)
 	}
 }

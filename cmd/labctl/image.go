@@ -251,8 +251,12 @@ func listSchemes(asJSON bool) error {
 	return tw.Flush()
 }
 
-// schemeCheck validates an image's scheme against the fabric twin's modules.
-func schemeCheck(reg *lb.Registry) tofino.SchemeCheck {
+// schemeCheck validates a scheme against the fabric twin's modules: an
+// image's against the switch registry, an RNIC profile's host_lb against
+// the host module registry.
+func schemeCheck(reg interface {
+	Problems(name string, params map[string]string) []*lb.ParamError
+}) tofino.SchemeCheck {
 	return func(scheme string, params map[string]string) []tofino.SchemeProblem {
 		var out []tofino.SchemeProblem
 		for _, p := range reg.Problems(scheme, params) {

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/emulator/fabric/hostlb/hostschemes"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -109,6 +110,9 @@ Examples:
 			}
 			agentBin, err := agentBinary(c.Context, c.String("agent"))
 			if err != nil {
+				return err
+			}
+			if err := scenarios.CheckHostModules(s, schemeCheck(hostschemes.MustRegistry())); err != nil {
 				return err
 			}
 			r := &scenarios.Runner{OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
