@@ -27,3 +27,21 @@ func TestRunRefusesAnUnknownHostModule(t *testing.T) {
 		t.Error("a run directory was created")
 	}
 }
+
+// TestImageSchemesListsHostModules: --host lists the host modules with
+// their parameters (HF²T's paper values among them).
+func TestImageSchemesListsHostModules(t *testing.T) {
+	t.Parallel()
+	out, _, err := labctl(t, t.TempDir(), "image", "schemes", "--host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hf2t", "min_thr        20", "max_thr        80", "percentile     99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("image schemes --host lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "letflow") {
+		t.Error("image schemes --host lists switch schemes")
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/emulator/fabric/hostlb/hostschemes"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/internal/yamlpos"
@@ -80,8 +81,9 @@ Examples:
 			},
 			{
 				Name: "schemes", Usage: "list the load-balancing schemes an image's lb.scheme may name, with their parameters",
-				Flags:  []cli.Flag{jsonFlag},
-				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json")) },
+				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "host",
+					Usage: "list the host modules an RNIC profile's host_lb (or a scenario's emulation.host_lb) may name instead"}},
+				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json"), c.Bool("host")) },
 			},
 			{
 				Name: "push", Usage: "copy a bundle to the switches and verify it there", ArgsUsage: "BUNDLE", Flags: onLab,
@@ -214,12 +216,21 @@ func validateImage(src string, asJSON bool) error {
 	return nil
 }
 
-// listSchemes prints every scheme of the fabric twin's registry with its
-// parameters: default, unit, allowed values and help.
-func listSchemes(asJSON bool) error {
+// listSchemes prints every scheme of the fabric twin's registry (host:
+// its host module registry) with its parameters: default, unit, allowed
+// values and help.
+func listSchemes(asJSON, host bool) error {
 	reg, err := schemes.Registry()
 	if err != nil {
 		return err
+	}
+	hosts, err := hostschemes.Registry()
+	if err != nil {
+		return err
+	}
+	names, info := reg.Names(), func(n string) (string, []lb.Param) { s, _ := reg.Scheme(n); return s.Help, s.Params }
+	if host {
+		names, info = hosts.Names(), func(n string) (string, []lb.Param) { s, _ := hosts.Scheme(n); return s.Help, s.Params }
 	}
 	type param struct {
 		Name, Default, Unit, Rule, Help string
@@ -229,10 +240,10 @@ func listSchemes(asJSON bool) error {
 		Params     []param
 	}
 	var out []scheme
-	for _, n := range reg.Names() {
-		s, _ := reg.Scheme(n)
-		sc := scheme{Name: n, Help: s.Help, Params: []param{}}
-		for _, p := range s.Params {
+	for _, n := range names {
+		help, params := info(n)
+		sc := scheme{Name: n, Help: help, Params: []param{}}
+		for _, p := range params {
 			sc.Params = append(sc.Params, param{p.Name, p.Default, p.Unit, p.Rule(), p.Help})
 		}
 		out = append(out, sc)
