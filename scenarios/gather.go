@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
 )
@@ -63,7 +64,7 @@ func (st *runState) gather() error {
 		if err := appendSkippingHeader(fw, filepath.Join(part, "flows.csv")); err != nil {
 			return fmt.Errorf("point %d: %w", i, err)
 		}
-		if err := appendTelemetry(tel, part, dir); err != nil {
+		if err := appendTelemetry(tel, part, dir, pt.Name); err != nil {
 			return fmt.Errorf("point %d: %w", i, err)
 		}
 		for _, sub := range []string{"raw", "provision"} {
@@ -132,8 +133,11 @@ func appendSkippingHeader(w io.Writer, path string) error {
 }
 
 // appendTelemetry appends a point's telemetry/*.lp to the run's, opening
-// (truncating) each of the run's files the first time.
-func appendTelemetry(open map[string]*os.File, part, dir string) error {
+// (truncating) each of the run's files the first time. Every sample is
+// tagged with the point (reports.TagPoint): points of an executor run at
+// once on labs of their own, whose devices have the same names, so their
+// samples are told apart by the tag, not by time.
+func appendTelemetry(open map[string]*os.File, part, dir, point string) error {
 	files, err := filepath.Glob(filepath.Join(part, "telemetry", "*.lp"))
 	if err != nil {
 		return err
@@ -148,17 +152,42 @@ func appendTelemetry(open map[string]*os.File, part, dir string) error {
 			}
 			open[name] = dst
 		}
-		in, err := os.Open(src)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(dst, in)
-		in.Close()
-		if err != nil {
+		if err := tagLines(dst, src, point); err != nil {
 			return fmt.Errorf("telemetry %s: %w", src, err)
 		}
 	}
 	return nil
+}
+
+// tagLines copies the line-protocol file src to w with the tag
+// reports.TagPoint=point added to every sample; a torn last line (a
+// point killed while writing) is dropped, as the report would.
+func tagLines(w io.Writer, src, point string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	bw := bufio.NewWriterSize(w, 256<<10)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		p, err := collectors.ParseLP(sc.Text())
+		if err != nil {
+			continue
+		}
+		if p.Tags == nil {
+			p.Tags = map[string]string{}
+		}
+		p.Tags[reports.TagPoint] = point
+		if err := collectors.EncodeLP(bw, p); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // moveEntries moves what from holds into to, keeping an entry to has.

@@ -78,10 +78,10 @@ func (e *Executor) Execute(ctx context.Context, dir string, indexes []int) error
 			return nil
 		}
 		if try > e.Opt.Retries {
-			return fmt.Errorf("slurm: %d points have no result after %d tries: %s", len(missing), try, compressIndexes(missing))
+			return fmt.Errorf("slurm: %d points have no result after %d tries: %s", len(missing), try, IndexList(missing))
 		}
 		if try > 0 {
-			e.log().Warn("slurm: resubmitting points without a result", "points", compressIndexes(missing), "try", try)
+			e.log().Warn("slurm: resubmitting points without a result", "points", IndexList(missing), "try", try)
 		}
 		job, err := e.submit(ctx, dir, sdir, try, missing)
 		if err != nil {
@@ -123,7 +123,7 @@ func (e *Executor) submit(ctx context.Context, dir, sdir string, try int, indexe
 	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
 		return "", fmt.Errorf("slurm: %w", err)
 	}
-	array := compressIndexes(indexes)
+	array := IndexList(indexes)
 	if e.Opt.MaxRunning > 0 {
 		array += "%" + strconv.Itoa(e.Opt.MaxRunning)
 	}

@@ -84,9 +84,9 @@ func expandIndexes(s string) []int {
 	return out
 }
 
-// compressIndexes writes sorted, distinct indexes as sbatch --array wants
+// IndexList writes sorted, distinct indexes as sbatch --array wants
 // them: "0-3,7".
-func compressIndexes(idx []int) string {
+func IndexList(idx []int) string {
 	var b strings.Builder
 	for i := 0; i < len(idx); {
 		j := i
