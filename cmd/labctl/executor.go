@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,18 @@ type runJob struct {
 	MaxConcurrent int              `json:"max_concurrent,omitempty"`
 	Limits        scenarios.Limits `json:"limits"`
 	Slurm         *slurmProfile    `json:"slurm,omitempty"`
+	// Load, when set, is the load capacity gave the workload entry
+	// Traffic (scenarios.Scenario.WithLoad).
+	Traffic string   `json:"traffic,omitempty"`
+	Load    *float64 `json:"load,omitempty"`
+}
+
+// checkExecutor refuses an --executor that is neither local nor slurm.
+func checkExecutor(c *cli.Context) error {
+	if e := c.String("executor"); e != "local" && e != "slurm" {
+		return exitError{2, fmt.Errorf("--executor %q: local or slurm", e)}
+	}
+	return nil
 }
 
 // readSlurmProfile merges the profile file (if any) with the flags.
@@ -122,6 +135,9 @@ func readSlurmProfile(c *cli.Context) (*slurmProfile, error) {
 func newSlurmExecutor(p *slurmProfile, progress scenarios.Progress) *slurm.Executor {
 	o := slurm.Options{Worker: []string{p.Labctl, "worker"}, Partition: p.Partition, Account: p.Account, Time: p.Time,
 		CPUs: p.CPUs, Mem: p.Mem, MaxRunning: p.MaxRunning, Extra: p.ExtraArgs, Retries: p.Retries}
+	if progress == nil { // a command that shows none
+		return &slurm.Executor{Opt: o}
+	}
 	last := ""
 	o.Progress = func(s slurm.Status) {
 		item := fmt.Sprintf("job %s: %d running, %d pending", s.JobID, s.Running, s.Pending)
@@ -145,7 +161,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // runOnSlurm runs s's emulated points as a Slurm job array (the others
 // here) into a new run archive.
-func runOnSlurm(c *cli.Context, r *scenarios.Runner, s *scenarios.Scenario, agent string) (*scenarios.Outcome, error) {
+func runOnSlurm(ctx context.Context, c *cli.Context, r *scenarios.Runner, s *scenarios.Scenario, agent string, adjust func(*runJob)) (*scenarios.Outcome, error) {
 	p, err := readSlurmProfile(c)
 	if err != nil {
 		return nil, err
@@ -155,7 +171,10 @@ func runOnSlurm(c *cli.Context, r *scenarios.Runner, s *scenarios.Scenario, agen
 	}
 	job := newRunJob(c, s, agent)
 	job.Slurm = p
-	return r.RunOn(c.Context, s, newSlurmExecutor(p, r.Progress), job)
+	if adjust != nil {
+		adjust(job)
+	}
+	return r.RunOn(ctx, s, newSlurmExecutor(p, r.Progress), job)
 }
 
 // resumeRun goes on with a run of --executor slurm: its points without a

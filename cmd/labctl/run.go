@@ -97,8 +97,8 @@ Examples:
 					return err
 				}
 			}
-			if e := c.String("executor"); e != "local" && e != "slurm" {
-				return exitError{2, fmt.Errorf("--executor %q: local or slurm", e)}
+			if err := checkExecutor(c); err != nil {
+				return err
 			}
 			if c.IsSet("lab") {
 				if job != nil {
@@ -156,7 +156,7 @@ Examples:
 			case job != nil:
 				out, err = resumeRun(c, r, job, s)
 			case c.String("executor") == "slurm":
-				out, err = runOnSlurm(c, r, s, agentBin)
+				out, err = runOnSlurm(c.Context, c, r, s, agentBin, nil)
 			default:
 				out, err = r.Run(c.Context, s)
 			}

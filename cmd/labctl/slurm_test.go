@@ -18,6 +18,7 @@ import (
 	"github.com/labctl/labctl/executor/slurm"
 	"github.com/labctl/labctl/internal/testslurm"
 	"github.com/labctl/labctl/reports"
+	"github.com/labctl/labctl/reports/capacity"
 )
 
 // slurmScenario is a 16-point matrix (2 loads x 8 seeds) of tiny workload
@@ -426,5 +427,71 @@ func TestSlurmResumeAfterControllerCrash(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSlurmInterruptCancelsTheArray: Ctrl-C on the controller cancels the
+// array and leaves the archive marked interrupted (and resumable).
+func TestSlurmInterruptCancelsTheArray(t *testing.T) {
+	cl, sc := slurmSetup(t, slurmScenario)
+	out := t.TempDir()
+	ctl, wait := startLabctl(t, cl.Env, "run", sc, "--out", out, "--executor", "slurm", "--slurm-labctl", labctlBin)
+	until(t, 60*time.Second, "a running task", func() bool { return len(squeue(t, cl, "-t", "R", "-o", "%i")) > 0 })
+	ctl.Process.Signal(os.Interrupt)
+	stdout, stderr, err := wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("want exit 1, got %v\n%s\n%s", err, stdout, stderr)
+	}
+	until(t, 20*time.Second, "no task left", func() bool { return len(squeue(t, cl, "-t", "PD,R", "-o", "%i")) == 0 })
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "manifest.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("manifests %v", dirs)
+	}
+	m := readManifest(t, filepath.Dir(dirs[0]))
+	if m.Outcome != "failed" || !strings.Contains(m.Error, "interrupted") {
+		t.Errorf("manifest: outcome %q, error %q", m.Outcome, m.Error)
+	}
+	if len(m.Points) != 16 {
+		t.Errorf("%d points recorded, want all 16 (those without a result as failed)", len(m.Points))
+	}
+}
+
+// TestSlurmCapacityMatchesLocal: capacity measuring each load's points
+// on Slurm measures the values a local one measures (the worker is given
+// the load the search chose).
+func TestSlurmCapacityMatchesLocal(t *testing.T) {
+	cl, sc := slurmSetup(t, strings.Replace(strings.Replace(slurmScenario, "repetitions: 8", "repetitions: 2", 1), "matrix:\n  - path: traffic[0].load\n    values: [0.3, 0.6]\n", "", 1))
+	measure := func(env []string, args ...string) []capacity.Step {
+		t.Helper()
+		out := t.TempDir()
+		stdout, stderr := mustRun(t, env, append([]string{"capacity", sc, "--out", out, "--slo", "fct.mean<=1000000000", "--grid", "0.2,0.6"}, args...)...)
+		var line struct{ Dir string }
+		if err := json.Unmarshal([]byte(stdout), &line); err != nil {
+			t.Fatalf("%q: %v\n%s", stdout, err, stderr)
+		}
+		var res capacity.Result
+		b, err := os.ReadFile(filepath.Join(line.Dir, "capacity.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &res)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Steps
+	}
+	local, remote := measure(nil), measure(cl.Env, "--executor", "slurm", "--slurm-labctl", labctlBin)
+	if len(local) != 2 || len(remote) != 2 {
+		t.Fatalf("steps: local %+v slurm %+v", local, remote)
+	}
+	for i := range local {
+		if local[i].Load != remote[i].Load || local[i].Value == nil || remote[i].Value == nil || *local[i].Value != *remote[i].Value {
+			t.Errorf("load %g: local %s, slurm %s", local[i].Load, local[i].Measured(), remote[i].Measured())
+		}
+		if m := readManifest(t, remote[i].Ref); m.Executor != "slurm" {
+			t.Errorf("load %g: run %s has executor %q", remote[i].Load, remote[i].Ref, m.Executor)
+		}
+	}
+	if *local[0].Value == *local[1].Value {
+		t.Errorf("loads 0.2 and 0.6 measure the same mean FCT %s: the load did not reach the points", local[0].Measured())
 	}
 }

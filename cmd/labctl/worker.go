@@ -74,6 +74,11 @@ func loadRunJob(dir string) (*runJob, *scenarios.Scenario, error) {
 	if job.Engine != "" {
 		s.Emulation.Engine = job.Engine
 	}
+	if job.Load != nil {
+		if s, err = s.WithLoad(job.Traffic, *job.Load); err != nil {
+			return nil, nil, err
+		}
+	}
 	return job, s, nil
 }
 
