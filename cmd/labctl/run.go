@@ -51,6 +51,15 @@ against its lab (hosts it names, senders it counts) and the limits
 (--max-repetitions, --max-flows): every problem is reported as
 file:line: field: message.
 
+--executor slurm runs the matrix's emulated points as one Slurm job array
+(one point per task: 'labctl worker --point N RUN_DIR', into the run
+directory, which must be on storage the nodes share), follows it with
+scontrol, submits points left without a result again (--retries), and
+gathers them into the same archive; points on a hardware lab run here.
+Ctrl-C cancels the array; 'labctl run --resume RUN_DIR' submits only the
+points without a result. Partition, account, time, CPUs, memory and more
+come from --slurm-* flags or a profile (docs/slurm.md).
+
 Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
 each failed point's error); 2 for usage errors.
@@ -61,6 +70,8 @@ Examples:
    labctl run workload-matrix          # ECMP x 3 loads x 2 workloads
    labctl run workload-matrix 2>progress.jsonl | jq .report   # unattended: progress lines, one result line
    labctl run my.yaml --lab lab.yaml --max-concurrent 64     # hardware hosts start at most 64 clients at once
+   labctl run workload-matrix --executor slurm --out /shared/runs --slurm-partition short --slurm-time 30:00
+   labctl run --resume /shared/runs/workload-matrix-20261125-040000-ab12cd   # after Ctrl-C or a crash
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name"},

@@ -495,3 +495,32 @@ func TestSlurmCapacityMatchesLocal(t *testing.T) {
 		t.Errorf("loads 0.2 and 0.6 measure the same mean FCT %s: the load did not reach the points", local[0].Measured())
 	}
 }
+
+// BenchmarkSlurmMatrix16 runs the 16-point matrix of tiny emulated points
+// locally and as a Slurm array on the one-node test cluster (2 task
+// slots), and reports each one's wall time per point: the array's figure
+// less the local one is what Slurm and a lab per point add.
+func BenchmarkSlurmMatrix16(b *testing.B) {
+	cl := testslurm.Start(b, 2)
+	sc := filepath.Join(b.TempDir(), "sl16.yaml")
+	os.WriteFile(sc, []byte(slurmScenario), 0o644)
+	for _, bc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{{"local", nil, nil}, {"slurm", cl.Env, []string{"--executor", "slurm", "--slurm-labctl", labctlBin}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var total time.Duration
+			for n := 0; n < b.N; n++ {
+				cmd := exec.Command(labctlBin, append([]string{"run", sc, "--out", b.TempDir()}, bc.args...)...)
+				cmd.Env = append(append(os.Environ(), "LABCTL_HOME="+b.TempDir(), "LABCTL_INFLUX_URL="), bc.env...)
+				start := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v\n%s", err, out)
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(total.Seconds()/float64(16*b.N), "s/point")
+		})
+	}
+}
