@@ -51,6 +51,10 @@ func (st *runState) gather() error {
 			}
 			m := pointMeta(pt)
 			m.Status, m.Error = pointFailed, "no result: the point did not run to the end"
+			if logs, _ := filepath.Glob(filepath.Join(dir, "slurm", fmt.Sprintf("*_%d.out", i))); len(logs) > 0 {
+				sort.Strings(logs) // the tries' logs, by job id
+				m.Error += " (its task's output: " + filepath.Join("slurm", filepath.Base(logs[len(logs)-1])) + ")"
+			}
 			st.add(*m, "traffic:"+pt.Name)
 			continue
 		}
