@@ -85,6 +85,12 @@ func TestSlurmMatrixMatchesLocal(t *testing.T) {
 	remote := slurmRunDir(t, cl.Env, "run", sc, "--out", outDir, "--executor", "slurm", "--slurm-labctl", labctlBin)
 	t.Logf("slurm run of 16 points: %v", time.Since(start))
 
+	// The archive reads as a local one: report, compare, and regress
+	// (which finds no regression against the local run).
+	mustRun(t, nil, "report", remote, "--format", "md")
+	mustRun(t, nil, "compare", local, remote)
+	mustRun(t, nil, "regress", "--baseline", local, "--candidate", remote)
+
 	lm, rm := readManifest(t, local), readManifest(t, remote)
 	if rm.Executor != "slurm" || len(rm.Points) != 16 || len(lm.Points) != 16 {
 		t.Fatalf("executor %q, %d points (local %d)", rm.Executor, len(rm.Points), len(lm.Points))
