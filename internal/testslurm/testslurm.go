@@ -117,7 +117,24 @@ func Start(t testing.TB, cpus int) *Cluster {
 		out, err := c.Command("sinfo", "-h", "-o", "%t").Output()
 		return err == nil && strings.TrimSpace(string(out)) == "idle"
 	})
+	// Before the daemons stop (cleanups run last first): cancel what is
+	// left and let the tasks end, or their slurmstepd would outlive slurmd.
+	t.Cleanup(c.drain)
 	return c
+}
+
+// drain cancels every job and waits up to 15 s for none to be left.
+func (c *Cluster) drain() {
+	out, _ := c.Command("squeue", "-h", "-o", "%A").Output()
+	for _, id := range strings.Fields(string(out)) {
+		_ = c.Command("scancel", id).Run()
+	}
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		out, err := c.Command("squeue", "-h", "-o", "%A").Output()
+		if err != nil || strings.TrimSpace(string(out)) == "" {
+			return
+		}
+	}
 }
 
 // Command is a Slurm client command pointed at the cluster.
