@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
@@ -51,9 +52,8 @@ func (st *runState) gather() error {
 			}
 			m := pointMeta(pt)
 			m.Status, m.Error = pointFailed, "no result: the point did not run to the end"
-			if logs, _ := filepath.Glob(filepath.Join(dir, "slurm", fmt.Sprintf("*_%d.out", i))); len(logs) > 0 {
-				sort.Strings(logs) // the tries' logs, by job id
-				m.Error += " (its task's output: " + filepath.Join("slurm", filepath.Base(logs[len(logs)-1])) + ")"
+			if log := newest(filepath.Join(dir, "slurm", fmt.Sprintf("*_%d.out", i))); log != "" {
+				m.Error += " (its task's output: " + filepath.Join("slurm", filepath.Base(log)) + ")"
 			}
 			st.add(*m, "traffic:"+pt.Name)
 			continue
@@ -86,6 +86,20 @@ func (st *runState) gather() error {
 	st.done = len(st.m.Points)
 	st.save()
 	return os.Rename(filepath.Join(dir, "flows.csv.tmp"), filepath.Join(dir, "flows.csv"))
+}
+
+// newest is the most recently written file matching pattern (the last
+// try's task output), or "".
+func newest(pattern string) string {
+	files, _ := filepath.Glob(pattern)
+	var best string
+	var at time.Time
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && (best == "" || fi.ModTime().After(at)) {
+			best, at = f, fi.ModTime()
+		}
+	}
+	return best
 }
 
 // add records a gathered point (a failed one as a failure of stage).
