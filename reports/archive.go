@@ -36,6 +36,8 @@ type Manifest struct {
 	Error     string         `json:"error,omitempty"`
 	Points    []PointMeta    `json:"points"`
 	Telemetry *TelemetryMeta `json:"telemetry,omitempty"`
+	// Executor ran the points ("slurm"; "" or "local": this process).
+	Executor string `json:"executor,omitempty"`
 }
 
 // labOf is the snapshot of the lab a point ran on: Labs[pm.Lab], else Lab
@@ -94,6 +96,11 @@ type PointMeta struct {
 	EndNs               int64    `json:"end_ns"`
 	TelemetryIntervalNs int64    `json:"telemetry_interval_ns,omitempty"`
 	TelemetryLag        []string `json:"telemetry_lag,omitempty"`
+	// Executor, JobID and Node say where a point an executor ran ran
+	// (docs/slurm.md); empty for a point of a local run.
+	Executor string `json:"executor,omitempty"`
+	JobID    string `json:"job_id,omitempty"`
+	Node     string `json:"node,omitempty"`
 }
 
 // Well-known keys of PointMeta.Params.

@@ -21,7 +21,15 @@ import (
 type window struct {
 	start, end, trafficEnd, hostEnd int64
 	none                            bool
+	// own, when set, is the point whose lab was its own (an executor
+	// ran it): only samples tagged TagPoint=own are its.
+	own string
 }
+
+// TagPoint tags the telemetry samples of a point an executor ran on a lab
+// of its own (docs/slurm.md): such points may run at once, their windows
+// overlapping, on devices of the same names.
+const TagPoint = "point"
 
 func (w window) has(ts int64) bool { return !w.none && ts >= w.start && ts <= w.end }
 
@@ -44,6 +52,10 @@ func windows(metas []PointMeta, margin int64) []window {
 			}
 		}
 		out[i] = window{start: pm.StartNs, end: pm.EndNs + m, trafficEnd: pm.EndNs, hostEnd: math.MaxInt64}
+		if pm.Executor != "" { // its samples are its own: no other point's leak in
+			out[i].own = pm.Name
+			continue
+		}
 		for _, o := range metas {
 			if o.StartNs > pm.StartNs && o.StartNs <= out[i].end {
 				out[i].end = max(o.StartNs-1, pm.EndNs)
@@ -271,7 +283,7 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 			keys[j] = nil
 		}
 		for i, w := range wins {
-			if w.none {
+			if w.none || w.own != p.Tags[TagPoint] {
 				continue
 			}
 			a := accs[i]

@@ -23,6 +23,27 @@ if [ ! -x "$bin/staticcheck" ]; then
 	GOBIN="$bin" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fi
 
+# --- slurm: a one-node Slurm cluster for the executor tests ---------------
+# internal/testslurm starts munged, slurmctld and slurmd itself; it needs
+# Debian's slurm-wlm and munge, installed here once (skipped when present).
+# Without apt-get or root the tests that need them skip and say why.
+install_slurm() {
+	if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
+		return
+	fi
+	if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
+		echo "test.sh: slurm-wlm/munge missing and not installable here (needs apt-get and root): Slurm tests will skip" >&2
+		return
+	fi
+	echo "test.sh: installing slurm-wlm and munge (first run only, ~20 s)" >&2
+	# another apt-get may hold the lock: wait for it rather than fail
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq slurm-wlm munge >/dev/null ||
+		{ apt-get -o DPkg::Lock::Timeout=300 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq slurm-wlm munge >/dev/null; } ||
+		echo "test.sh: could not install slurm-wlm/munge: Slurm tests will skip" >&2
+}
+install_slurm
+# --- end slurm --------------------------------------------------------------
+
 free_port() {
 	local p
 	for p in $(seq "$1" $(($1 + 500))); do

@@ -41,8 +41,9 @@ load; the answer says when the measured curve was not monotonic.
 Examples:
    labctl capacity workload.yaml --slo 'slowdown.p99[<100KB]<=10'
    labctl capacity workload.yaml --slo 'slowdown.p99<=20' --lo 0.2 --hi 0.9 --tol 0.05
-   labctl capacity workload.yaml --slo 'fct.mean<=500000' --grid 0.3,0.5,0.7 --lab leafspine:2x2:4@100`,
-		Flags: []cli.Flag{
+   labctl capacity workload.yaml --slo 'fct.mean<=500000' --grid 0.3,0.5,0.7 --lab leafspine:2x2:4@100
+   labctl capacity workload.yaml --slo 'slowdown.p99<=20' --executor slurm --slurm-partition short   # each load's repetitions as one array (docs/slurm.md)`,
+		Flags: append([]cli.Flag{
 			agentFlag,
 			&cli.StringFlag{Name: "slo", Required: true, Usage: "the SLO, e.g. 'slowdown.p99[<100KB]<=10'"},
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name (default: the scenario's)"},
@@ -56,7 +57,7 @@ Examples:
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
 			engineFlag, maxRepetitionsFlag, maxFlowsFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
-		},
+		}, executorFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("capacity needs exactly one SCENARIO")}
@@ -73,6 +74,9 @@ Examples:
 			}
 			if err := opt.Validate(); err != nil {
 				return exitError{2, err}
+			}
+			if err := checkExecutor(c); err != nil {
+				return err
 			}
 			s, err := scenarios.Load(c.Args().First())
 			if err != nil {
@@ -107,7 +111,12 @@ Examples:
 				if err != nil {
 					return math.NaN(), "", err
 				}
-				out, err := r.Run(ctx, sc)
+				var out *scenarios.Outcome
+				if c.String("executor") == "slurm" { // the measurement's points (repetitions) as one array
+					out, err = runOnSlurm(ctx, c, r, sc, agentBin, func(j *runJob) { j.Traffic, j.Load = c.String("traffic"), &load })
+				} else {
+					out, err = r.Run(ctx, sc)
+				}
 				if out == nil {
 					return math.NaN(), "", err
 				}

@@ -44,6 +44,7 @@ generated topology such as leafspine:2x4:8@100 (spines x leaves : hosts per leaf
 on 127.0.0.1 backed by a fabric simulator.`,
 		Commands: []*cli.Command{
 			runCommand(),
+			workerCommand(),
 			reportCommand(),
 			runsCommand(),
 			compareCommand(),

@@ -52,6 +52,15 @@ against its lab (hosts it names, senders it counts) and the limits
 (--max-repetitions, --max-flows): every problem is reported as
 file:line: field: message.
 
+--executor slurm runs the matrix's emulated points as one Slurm job array
+(one point per task: 'labctl worker --point N RUN_DIR', into the run
+directory, which must be on storage the nodes share), follows it with
+scontrol, submits points left without a result again (--retries), and
+gathers them into the same archive; points on a hardware lab run here.
+Ctrl-C cancels the array; 'labctl run --resume RUN_DIR' submits only the
+points without a result. Partition, account, time, CPUs, memory and more
+come from --slurm-* flags or a profile (docs/slurm.md).
+
 Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
 each failed point's error); 2 for usage errors.
@@ -62,8 +71,10 @@ Examples:
    labctl run workload-matrix          # ECMP x 3 loads x 2 workloads
    labctl run workload-matrix 2>progress.jsonl | jq .report   # unattended: progress lines, one result line
    labctl run my.yaml --lab lab.yaml --max-concurrent 64     # hardware hosts start at most 64 clients at once
+   labctl run workload-matrix --executor slurm --out /shared/runs --slurm-partition short --slurm-time 30:00
+   labctl run --resume /shared/runs/workload-matrix-20261125-040000-ab12cd   # after Ctrl-C or a crash
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name"},
 			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of run archives"},
 			&cli.StringFlag{Name: "influx-url", Usage: "also write telemetry to this InfluxDB (v2 API; InfluxDB 1.8+ works)", EnvVars: []string{"LABCTL_INFLUX_URL"}},
@@ -78,16 +89,33 @@ Examples:
 			engineFlag,
 			maxRepetitionsFlag, maxFlowsFlag, waitFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
-		},
+			&cli.StringFlag{Name: "resume", Usage: "go on with `RUN`, a run directory of --executor slurm: submit only the points without a result, then gather"},
+		}, executorFlags()...),
 		Action: func(c *cli.Context) (err error) {
-			if c.NArg() != 1 {
+			var s *scenarios.Scenario
+			var job *runJob // a resumed run's
+			switch {
+			case c.IsSet("resume"):
+				if c.NArg() != 0 {
+					return exitError{2, fmt.Errorf("--resume RUN takes no SCENARIO: the run's executor.json names it")}
+				}
+				if job, s, err = loadRunJob(c.String("resume")); err != nil {
+					return err
+				}
+			case c.NArg() != 1:
 				return exitError{2, fmt.Errorf("run needs exactly one SCENARIO (a file or one of: %s)", strings.Join(scenarios.Builtin(), ", "))}
+			default:
+				if s, err = scenarios.Load(c.Args().First()); err != nil {
+					return err
+				}
 			}
-			s, err := scenarios.Load(c.Args().First())
-			if err != nil {
+			if err := checkExecutor(c); err != nil {
 				return err
 			}
 			if c.IsSet("lab") {
+				if job != nil {
+					return exitError{2, fmt.Errorf("--lab: a resumed run keeps its lab")}
+				}
 				if s.Sweeps("lab") {
 					return exitError{2, fmt.Errorf("--lab: scenario %s sweeps lab in its matrix; drop one of them", s.Name)}
 				}
@@ -138,7 +166,15 @@ Examples:
 					}
 				}()
 			}
-			out, err := r.Run(c.Context, s)
+			var out *scenarios.Outcome
+			switch {
+			case job != nil:
+				out, err = resumeRun(c, r, job, s)
+			case c.String("executor") == "slurm":
+				out, err = runOnSlurm(c.Context, c, r, s, agentBin, nil)
+			default:
+				out, err = r.Run(c.Context, s)
+			}
 			if out == nil {
 				return err
 			}
