@@ -77,7 +77,7 @@ func playbook(t *testing.T, inv string, args ...string) (string, error) {
 // failed, skipped.
 func recap(t *testing.T, out, host string) map[string]int {
 	t.Helper()
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(host) + `\s*:\s*(.*)$`).FindAllStringSubmatch(out, -1)
+	m := regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(host)+`\s*:\s*(.*)$`).FindAllStringSubmatch(out, -1)
 	if m == nil {
 		t.Fatalf("no PLAY RECAP line for %s:\n%s", host, out)
 	}
