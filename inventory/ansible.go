@@ -10,10 +10,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// AnsibleGroup names the Ansible group of a switch role ("" for a role
+// ansibleGroup names the Ansible group of a switch role ("" for a role
 // validation rejects); every one is a child of the group "switches". Hosts
 // are in "rdma_hosts".
-func AnsibleGroup(role string) string {
+func ansibleGroup(role string) string {
 	switch role {
 	case "leaf":
 		return "leaves"
@@ -26,7 +26,7 @@ func AnsibleGroup(role string) string {
 }
 
 // WriteAnsible writes the lab as an Ansible YAML inventory: the group
-// rdma_hosts, one group per switch role (AnsibleGroup) under
+// rdma_hosts, one group per switch role (ansibleGroup) under
 // "switches", and per device the connection variables taken from the
 // lab's endpoints and credential references (a password stays a lookup of
 // its environment variable or file, never a value), with the lab's
@@ -76,10 +76,10 @@ func WriteAnsible(w io.Writer, l *Lab) error {
 	}
 	roles := map[string]any{}
 	for _, r := range []string{"leaf", "agg", "spine"} {
-		roles[AnsibleGroup(r)] = map[string]any{"hosts": map[string]any{}}
+		roles[ansibleGroup(r)] = map[string]any{"hosts": map[string]any{}}
 	}
 	for _, s := range l.Switches {
-		g := AnsibleGroup(s.Role)
+		g := ansibleGroup(s.Role)
 		if g == "" {
 			return fmt.Errorf("ansible: switch %s: role %q has no Ansible group", s.Name, s.Role)
 		}

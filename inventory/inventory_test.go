@@ -226,9 +226,9 @@ func TestWriteAnsibleRoles(t *testing.T) {
 	groups := inv.All.Children["switches"].Children
 	n := 0
 	for _, s := range lab.Switches {
-		v, ok := groups[AnsibleGroup(s.Role)].Hosts[s.Name]
+		v, ok := groups[ansibleGroup(s.Role)].Hosts[s.Name]
 		if !ok || v["role"] != s.Role {
-			t.Errorf("switch %s (role %s) not in group %q", s.Name, s.Role, AnsibleGroup(s.Role))
+			t.Errorf("switch %s (role %s) not in group %q", s.Name, s.Role, ansibleGroup(s.Role))
 		}
 	}
 	for _, g := range groups {
