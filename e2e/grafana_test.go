@@ -293,7 +293,7 @@ func TestGrafanaDashboardsQueryWhatLabctlWrites(t *testing.T) {
 	s, err := scenarios.Parse([]byte(`name: grafana
 telemetry: {interval: 100us}
 traffic:
-  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 512KiB}
+  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 16MiB}
 `), "grafana.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +344,9 @@ traffic:
 	}
 
 	// Grafana's expansion for this run: the whole run's time range, every
-	// switch and host (the All value), lossless priority 3.
+	// switch and host (the All value), lossless priority 3, and the
+	// smallest $__interval Grafana computes (1ms). The incast lasts about
+	// 4 ms of simulated time, so rate panels get several buckets.
 	vars := strings.NewReplacer(
 		"$timeFilter", fmt.Sprintf("time >= %dms and time <= %dms", first.Add(-time.Second).UnixMilli(), last.Add(time.Second).UnixMilli()),
 		"$__interval", "1ms",
