@@ -87,7 +87,13 @@ func WriteAnsible(w io.Writer, l *Lab) error {
 		if err != nil {
 			return err
 		}
-		v["role"], v["model"], v["qos_driver"] = s.Role, s.Model, s.QoSDriver
+		v["role"] = s.Role
+		if s.Model != "" {
+			v["model"] = s.Model
+		}
+		if s.QoSDriver != "" {
+			v["qos_driver"] = s.QoSDriver
+		}
 		roles[g].(map[string]any)["hosts"].(map[string]any)[s.Name] = v
 	}
 	all := map[string]any{"children": map[string]any{
