@@ -172,12 +172,14 @@ func TestWriteAnsible(t *testing.T) {
 	if err := WriteAnsible(&b, lab); err != nil {
 		t.Fatal(err)
 	}
+	type group struct {
+		Hosts    map[string]map[string]any
+		Children map[string]struct{ Hosts map[string]map[string]any }
+	}
 	var inv struct {
 		All struct {
-			Vars     map[string]string
-			Children map[string]struct {
-				Hosts map[string]map[string]any
-			}
+			Vars     map[string]any
+			Children map[string]group
 		}
 	}
 	if err := yaml.Unmarshal(b.Bytes(), &inv); err != nil {
@@ -187,14 +189,53 @@ func TestWriteAnsible(t *testing.T) {
 	if h1["ansible_host"] != "10.0.1.1" || h1["ansible_port"] != 22 || h1["ansible_user"] != "labadmin" {
 		t.Errorf("h1: %v", h1)
 	}
-	if leaf := inv.All.Children["leaves"].Hosts["leaf1"]; leaf["ansible_ssh_private_key_file"] == nil {
-		t.Errorf("leaf1 key file: %v", leaf)
+	sw := inv.All.Children["switches"].Children
+	if leaf := sw["leaves"].Hosts["leaf1"]; leaf["ansible_ssh_private_key_file"] == nil || leaf["role"] != "leaf" {
+		t.Errorf("leaf1: %v", leaf)
 	}
-	if _, ok := inv.All.Children["spines"].Hosts["spine1"]; !ok {
+	if _, ok := sw["spines"].Hosts["spine1"]; !ok {
 		t.Error("spine1 not in spines")
 	}
-	if !strings.Contains(inv.All.Vars["ansible_ssh_common_args"], "StrictHostKeyChecking=yes") {
-		t.Error("host keys must be verified by Ansible too")
+	args, _ := inv.All.Vars["ansible_ssh_common_args"].(string)
+	if !strings.Contains(args, "StrictHostKeyChecking=yes") || !strings.Contains(args, "UserKnownHostsFile="+lab.KnownHosts) {
+		t.Errorf("host keys must be verified by Ansible too, against the lab's known_hosts: %q", args)
+	}
+}
+
+// TestWriteAnsibleRoles: every switch lands in its role's group, an
+// aggregation switch too (fat trees have them), and none elsewhere.
+func TestWriteAnsibleRoles(t *testing.T) {
+	lab, err := Generate("fattree:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteAnsible(&b, lab); err != nil {
+		t.Fatal(err)
+	}
+	var inv struct {
+		All struct {
+			Children map[string]struct {
+				Children map[string]struct{ Hosts map[string]map[string]any }
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b.Bytes(), &inv); err != nil {
+		t.Fatal(err)
+	}
+	groups := inv.All.Children["switches"].Children
+	n := 0
+	for _, s := range lab.Switches {
+		v, ok := groups[ansibleGroup(s.Role)].Hosts[s.Name]
+		if !ok || v["role"] != s.Role {
+			t.Errorf("switch %s (role %s) not in group %q", s.Name, s.Role, ansibleGroup(s.Role))
+		}
+	}
+	for _, g := range groups {
+		n += len(g.Hosts)
+	}
+	if n != len(lab.Switches) {
+		t.Errorf("%d switches in role groups, lab has %d", n, len(lab.Switches))
 	}
 }
 

@@ -43,6 +43,37 @@ install_slurm() {
 }
 install_slurm
 # --- end slurm --------------------------------------------------------------
+# --- ansible and openssh-server: the Ansible tests' real SSH host ---------
+# e2e/ansible_test.go runs the playbooks under ansible/ with Debian's
+# ansible-playbook against an OpenSSH server it starts on loopback
+# (internal/testsshd). Installed with apt-get when missing (skipped when
+# present); where they cannot be installed those tests skip, saying why.
+install_ansible_sshd() {
+	if command -v ansible-playbook >/dev/null && [ -x /usr/sbin/sshd ]; then
+		return
+	fi
+	local sudo=""
+	if [ "$(id -u)" != 0 ]; then
+		if ! command -v sudo >/dev/null; then
+			echo "test.sh: ansible/openssh-server missing and no root to install them: Ansible tests will skip" >&2
+			return
+		fi
+		sudo="sudo -n"
+	fi
+	if ! command -v apt-get >/dev/null; then
+		echo "test.sh: ansible/openssh-server missing and no apt-get: Ansible tests will skip" >&2
+		return
+	fi
+	echo "test.sh: installing ansible and openssh-server with apt-get (first run only)" >&2
+	# update first: the package lists may be absent or stale (the check-mode
+	# run of the playbooks asks apt about perftest and rdma-core too)
+	if ! { $sudo apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends ansible openssh-server; } >&2; then
+		echo "test.sh: apt-get could not install ansible/openssh-server: Ansible tests will skip" >&2
+	fi
+}
+install_ansible_sshd
+# --- end ansible and openssh-server -----------------------------------------
 
 free_port() {
 	local p

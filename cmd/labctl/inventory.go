@@ -41,8 +41,23 @@ func inventoryCommand() *cli.Command {
 			},
 			{
 				Name: "ansible", Usage: "print the lab as an Ansible inventory (see ansible/README.md)", ArgsUsage: "LAB",
+				Description: `LAB is a hardware lab file, or an emulated lab that is up (the name it was
+started with or the lab file it exported): the inventory holds each device's
+SSH address and port, user, key file or password lookup, and the lab's
+known_hosts, so Ansible reaches the same endpoints labctl does. An emulated
+lab that is not up has no endpoints: start it with 'labctl lab up' first.
+
+Groups: rdma_hosts, and switches with one child group per role (leaves,
+aggs, spines).
+
+  labctl inventory ansible lab.yaml > hosts.yml
+  labctl lab up leafspine:1x2:2 && labctl inventory ansible leafspine:1x2:2 > hosts.yml`,
 				Action: func(c *cli.Context) error {
-					_, lab, err := resolve(c)
+					if c.NArg() != 1 {
+						return exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a running lab)", c.Command.Name)}
+					}
+					// a running lab's endpoints, never a throw-away lab's
+					lab, err := openUpLab(c.Args().First())
 					if err != nil {
 						return err
 					}
