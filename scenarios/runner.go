@@ -278,11 +278,10 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 // point runs one point and records it, whatever happens.
 func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	r := st.r
-	st.m.Stage = "traffic:" + pt.Name
-	st.save()
 	r.Progress.Point(st.progress(pt.Name, false))
 	fail := func(stage string, err error) { st.failPoint(pt, stage, err) }
 	if sess.col == nil {
+		st.reach("collect")
 		r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(sess.lab.Switches)))
 		col, err := r.startCollectors(ctx, st.s, st.runID, st.dir, sess)
 		if err != nil {
@@ -291,6 +290,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		sess.col = col
 	}
+	st.reach("agent:" + pt.Name)
 	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
 	if err != nil {
 		fail("agent:"+pt.Name, err)
@@ -307,6 +307,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		st.flowsCSV = f
 	}
+	st.reach("traffic:" + pt.Name)
 	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
@@ -408,6 +409,13 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	st.save()
 	return out, nil
+}
+
+// reach records in the manifest the stage the run has reached, so that a
+// run killed there is listed (labctl runs) as crashed at that stage.
+func (st *runState) reach(stage string) {
+	st.m.Stage = stage
+	st.save()
 }
 
 func (st *runState) save() {
