@@ -196,6 +196,7 @@ docs/reservation.md says where the lease lives.`,
 			},
 			reserveCommand(),
 			releaseCommand(),
+			faultCommand(),
 		},
 	}
 }
@@ -280,6 +281,11 @@ func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error 
 	}
 	defer l.Close()
 	defer os.RemoveAll(filepath.Join(dir, "keys")) // the private key lives only as long as the lab
+	ctlCtx, stopCtl := context.WithCancel(context.Background())
+	defer stopCtl()
+	if err := l.ServeControl(ctlCtx, emulator.ControlPath(dir)); err != nil { // labctl lab fault
+		return err
+	}
 	labFile := filepath.Join(dir, "lab.yaml")
 	if err := inventory.WriteFile(labFile, l.Inventory()); err != nil {
 		return err
