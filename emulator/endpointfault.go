@@ -183,16 +183,35 @@ func (g *gate) subsystem(h sshd.SubsystemHandler) sshd.SubsystemHandler {
 	}
 }
 
-// endpointGate is the gate of device's endpoint ep; one is made for every
-// endpoint as the lab starts (the map is not written after Start).
+// gates are the lab's endpoint gates by "device/endpoint", made as the
+// lab starts its endpoints (possibly several at once).
+type gates struct {
+	mu sync.Mutex
+	m  map[string]*gate
+}
+
+// endpointGate is the gate of device's endpoint ep, made on first use.
 func (l *Lab) endpointGate(device string, ep Endpoint) *gate {
+	l.gates.mu.Lock()
+	defer l.gates.mu.Unlock()
 	key := device + "/" + string(ep)
-	g, ok := l.gates[key]
+	g, ok := l.gates.m[key]
 	if !ok {
+		if l.gates.m == nil {
+			l.gates.m = map[string]*gate{}
+		}
 		g = newGate()
-		l.gates[key] = g
+		l.gates.m[key] = g
 	}
 	return g
+}
+
+// existingGate is the gate of device's endpoint ep if it has one.
+func (l *Lab) existingGate(device string, ep Endpoint) (*gate, bool) {
+	l.gates.mu.Lock()
+	defer l.gates.mu.Unlock()
+	g, ok := l.gates.m[device+"/"+string(ep)]
+	return g, ok
 }
 
 // gateOf is the gate of device's endpoint ep, or an error naming what the
@@ -201,7 +220,7 @@ func (l *Lab) gateOf(device string, ep Endpoint) (*gate, error) {
 	if _, err := l.deviceKind(device); err != nil {
 		return nil, err
 	}
-	g, ok := l.gates[device+"/"+string(ep)]
+	g, ok := l.existingGate(device, ep)
 	if !ok {
 		return nil, fmt.Errorf("emulator: device %s has no %s endpoint (hosts have ssh only; switches ssh, netconf, gnmi)", device, ep)
 	}
@@ -242,7 +261,7 @@ func (l *Lab) ClearEndpoints(device string) error {
 		return err
 	}
 	for _, ep := range []Endpoint{EndpointSSH, EndpointNETCONF, EndpointGNMI} {
-		if g, ok := l.gates[device+"/"+string(ep)]; ok {
+		if g, ok := l.existingGate(device, ep); ok {
 			g.clear()
 		}
 	}

@@ -65,7 +65,7 @@ type Lab struct {
 	lbs       map[string]lbChoice // packet engine: each switch's scheme (twinlb.go); under twin.mu
 	schemes   *lb.Registry        // the load-balancing modules switch images name
 	faults    faultSet
-	gates     map[string]*gate    // endpoint faults by device/endpoint (endpointfault.go); filled by Start only
+	gates     gates               // endpoint faults by device/endpoint (endpointfault.go)
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
 	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
 		mu sync.Mutex
@@ -137,7 +137,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	l := &Lab{inv: inv, dir: opt.Dir, cancel: cancel, log: opt.Logger, listeners: &listeners{m: map[string]*pending{}},
-		netconf: map[string]*netconfd.Server{}, gates: map[string]*gate{}, lbs: lbs, schemes: reg, inbox: map[string]bool{}, hosts: map[string]*host{}}
+		netconf: map[string]*netconfd.Server{}, lbs: lbs, schemes: reg, inbox: map[string]bool{}, hosts: map[string]*host{}}
 	for _, h := range opt.InboxDriverHosts {
 		l.inbox[h] = true
 	}
