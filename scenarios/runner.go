@@ -162,6 +162,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		}
 		sess = st.runVariant(ctx, sess, v, vi)
 	}
+	if ctx.Err() == nil { // an interrupted run keeps the stage it was stopped at
+		st.reach("gather")
+	}
 	r.Progress.Stage("gather", "stopping collectors")
 	st.closeSession(ctx, sess)
 	return st.finish(ctx)
@@ -392,9 +395,8 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 		}
 		return stop(f.stage, err)
 	}
+	st.reach("analyse") // before it is said: a run killed once it was said was there
 	st.r.Progress.Stage("analyse", "")
-	m.Stage = "analyse"
-	st.save()
 	sum, err := reports.WriteRunReports(st.dir)
 	if err != nil {
 		return stop("analyse", err)

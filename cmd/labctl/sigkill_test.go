@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/reports"
+)
+
+// killAt starts labctl with args (and env) and SIGKILLs it as soon as its
+// progress (JSON lines on stderr) reaches stage; it returns whether the
+// stage was reached and what stderr said.
+func killAt(t *testing.T, home string, env []string, stage string, args ...string) (reached bool, stderr string) {
+	t.Helper()
+	cmd := exec.Command(labctlBin, args...)
+	cmd.Env = append(append(os.Environ(), "LABCTL_HOME="+home, "LABCTL_INFLUX_URL="), env...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	want := fmt.Sprintf(`"event":"stage","stage":%q`, stage)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !reached && strings.Contains(sc.Text(), want) {
+			reached = true
+			_ = cmd.Process.Kill() // SIGKILL: nothing of labctl's own runs after it
+		}
+	}
+	_ = cmd.Wait()
+	return reached, log.String()
+}
+
+// manifestStages are the stages a run's manifest records, in order.
+var manifestStages = []string{"plan", "provision", "collect", "agent", "traffic", "gather", "analyse", "done"}
+
+func stageIndex(s string) int {
+	s, _, _ = strings.Cut(s, ":")
+	return slices.Index(manifestStages, s)
+}
+
+// SIGKILL of 'labctl run' at every stage of its pipeline, on a temporary
+// emulated lab: after the next labctl command (labctl runs) no temporary
+// lab directory (with its private key) is left, no process of the run
+// runs and none of its lab's endpoints listens; labctl runs marks the run
+// crashed at the stage it reached (or a later one: the kill lands a few
+// milliseconds after the progress line), and labctl report renders it.
+func TestSIGKILLAtEveryStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs labctl once per stage")
+	}
+	tmp, home := t.TempDir(), t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	dir := t.TempDir()
+	qos := filepath.Join(dir, "qos.yaml")
+	scen := filepath.Join(dir, "crashdrill.yaml")
+	if err := os.WriteFile(qos, []byte(qosYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scen, []byte("name: crashdrill\nrepetitions: 2\nprovision: {switch_profile: qos.yaml}\n"+
+		"traffic:\n  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 256KiB}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// progress stage -> the manifest stage the run has reached by then at least
+	for _, tc := range []struct{ progress, manifest string }{
+		{"plan", "plan"}, {"provision", "provision"}, {"collect", "collect"}, {"agent", "agent"},
+		{"schedules", "traffic"}, {"traffic", "traffic"}, {"gather", "gather"}, {"analyse", "analyse"},
+	} {
+		out := t.TempDir()
+		reached, stderr := killAt(t, home, env, tc.progress, "run", scen, "--lab", "leafspine:1x2:4@100", "--out", out)
+		if !reached {
+			t.Errorf("%s: the run never reached it:\n%s", tc.progress, stderr)
+			continue
+		}
+		// the killed run's temporary lab (its key) is there until the next labctl command
+		labDirs, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*"))
+		if len(labDirs) == 0 && stageIndex(tc.manifest) < stageIndex("gather") {
+			t.Errorf("killed at %s: no temporary lab directory was left to find: the kill missed the run's lab", tc.progress)
+		}
+		js, errOut, err := labctlEnv(t, home, env, "runs", "--out", out, "--format", "json")
+		if err != nil {
+			t.Fatalf("%s: labctl runs: %v\n%s", tc.progress, err, errOut)
+		}
+		var runs []runEntry
+		if err := json.Unmarshal([]byte(js), &runs); err != nil || len(runs) != 1 {
+			t.Fatalf("%s: labctl runs listed %s (%v), want the killed run", tc.progress, js, err)
+		}
+		r := runs[0]
+		if r.Outcome != outcomeCrashed || stageIndex(r.Stage) < stageIndex(tc.manifest) {
+			t.Errorf("killed at %s: labctl runs says %s at %q, want crashed at %s or later", tc.progress, r.Outcome, r.Stage, tc.manifest)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*")); len(left) > 0 {
+			t.Errorf("killed at %s: the next command left the temporary lab %v (and its key)", tc.progress, left)
+		}
+		if len(labDirs) > 0 && !strings.Contains(errOut, "removed the temporary lab") {
+			t.Errorf("killed at %s: the next command did not say it removed the killed run's lab: %q", tc.progress, errOut)
+		}
+		if procs := processesMentioning(out); len(procs) > 0 {
+			t.Errorf("killed at %s: processes of the run still run: %v", tc.progress, procs)
+		}
+		var m reports.Manifest
+		if b, err := os.ReadFile(filepath.Join(r.Dir, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil {
+			t.Fatalf("killed at %s: manifest: %v", tc.progress, err)
+		}
+		if m.Lab != nil {
+			for _, d := range append(switchEndpoints(m), hostEndpoints(m)...) {
+				if c, err := net.DialTimeout("tcp", d, 200*time.Millisecond); err == nil {
+					c.Close()
+					t.Errorf("killed at %s: %s of the killed run's lab still listens", tc.progress, d)
+				}
+			}
+		}
+		rep, errOut, err := labctlEnv(t, home, env, "report", r.Dir, "--format", "md")
+		if err != nil || !strings.Contains(rep, "crashdrill") {
+			t.Errorf("killed at %s: labctl report: %v\n%s\n%s", tc.progress, err, rep, errOut)
+		}
+	}
+}
+
+func switchEndpoints(m reports.Manifest) []string {
+	var out []string
+	for _, s := range m.Lab.Switches {
+		out = append(out, s.Mgmt.SSH, s.Mgmt.GNMI)
+	}
+	return out
+}
+
+func hostEndpoints(m reports.Manifest) []string {
+	var out []string
+	for _, h := range m.Lab.Hosts {
+		out = append(out, h.Mgmt.SSH)
+	}
+	return out
+}
+
+// processesMentioning lists the processes whose command line holds s.
+func processesMentioning(s string) []string {
+	var out []string
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range cmdlines {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, filepath.Base(filepath.Dir(f))+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// SIGKILL of a run on a lab that is up (its lease held, its agents
+// running on the hosts): the hosts run no agent of it afterwards, and the
+// next run takes the dead run's lease over, saying so, and ends ok.
+func TestSIGKILLOnAnUpLab(t *testing.T) {
+	const lab = "leafspine:1x2:9@100" // incast sends from 16 hosts
+	home := upLab(t, lab)
+	out := t.TempDir()
+	reached, stderr := killAt(t, home, nil, "traffic", "run", "incast", "--lab", lab, "--out", out)
+	if !reached {
+		t.Fatalf("the run never reached traffic:\n%s", stderr)
+	}
+	st, _, err := emulator.LoadState(home, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.Load(st.LabFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
+	defer pool.Close()
+	// the agents' sessions ended with the controller's connections
+	deadline := time.Now().Add(5 * time.Second)
+	for _, h := range inv.Hosts {
+		target, err := sshdrv.DeviceTarget(inv, h.Name, sshdrv.EndpointSSH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			res, err := pool.Exec(context.Background(), target, "pgrep -f 'labctl-agent run'")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitStatus == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s still runs the killed run's agent: %s", h.Name, res.Stdout)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	js, _, err := labctl(t, home, "runs", "--out", out, "--format", "json")
+	var runs []runEntry
+	if err != nil || json.Unmarshal([]byte(js), &runs) != nil || len(runs) != 1 || runs[0].Outcome != outcomeCrashed || !strings.HasPrefix(runs[0].Stage, "traffic") {
+		t.Errorf("labctl runs after the kill: %v %s", err, js)
+	}
+	_, stderr, err = labctl(t, home, "run", "incast", "--lab", lab, "--out", out)
+	if err != nil || !strings.Contains(stderr, "took over the lease of") || !strings.Contains(stderr, "is gone") {
+		t.Errorf("the next run on the lab: %v\n%s", err, stderr)
+	}
+}
