@@ -300,9 +300,13 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		return
 	}
 	if st.flowsCSV == nil {
-		f, err := os.Create(filepath.Join(st.dir, "flows.csv"))
+		// the header is written then renamed into place, the rows appended
+		// whole (reports.WriteFlowsCSV): a crash leaves a file with a header
+		path := filepath.Join(st.dir, "flows.csv")
+		err := reports.WriteFile(path, reports.WriteFlowsHeader)
+		var f *os.File
 		if err == nil {
-			err = reports.WriteFlowsHeader(f)
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		}
 		if err != nil {
 			fail("traffic:"+pt.Name, err)
