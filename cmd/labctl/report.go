@@ -66,7 +66,7 @@ func writeReport(c *cli.Context, dirs []string) error {
 	if err != nil {
 		return exitError{2, fmt.Errorf("--buckets: %w", err)}
 	}
-	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme"),
+	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme"), Crashed: crashed,
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "labctl: warning:", msg) }}
 	path := c.String("out")
 	if path == "" {

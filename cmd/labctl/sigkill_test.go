@@ -129,8 +129,8 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 			}
 		}
 		rep, errOut, err := labctlEnv(t, home, env, "report", r.Dir, "--format", "md")
-		if err != nil || !strings.Contains(rep, "crashdrill") {
-			t.Errorf("killed at %s: labctl report: %v\n%s\n%s", tc.progress, err, rep, errOut)
+		if err != nil || !strings.Contains(rep, "crashdrill") || !strings.Contains(rep, "crashed") || !strings.Contains(errOut, "crashed at stage "+r.Stage) {
+			t.Errorf("killed at %s: labctl report does not render it as crashed at %s: %v\n%s\n%s", tc.progress, r.Stage, err, rep, errOut)
 		}
 	}
 }
