@@ -206,7 +206,7 @@ func SendFault(ctx context.Context, path string, req FaultRequest) (string, erro
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
-		return "", fmt.Errorf("control socket %s: %w (is the lab up, and started by this labctl version?)", path, err)
+		return "", fmt.Errorf("control socket %s: %w (is the lab up, started by this labctl version, with a state path short enough for a unix socket? its lab.log says)", path, err)
 	}
 	defer c.Close()
 	if dl, ok := ctx.Deadline(); ok {

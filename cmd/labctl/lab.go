@@ -284,7 +284,9 @@ func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error 
 	ctlCtx, stopCtl := context.WithCancel(context.Background())
 	defer stopCtl()
 	if err := l.ServeControl(ctlCtx, emulator.ControlPath(dir)); err != nil { // labctl lab fault
-		return err
+		// e.g. a socket path beyond the 108 bytes unix sockets allow: the
+		// lab serves all the same, without taking faults (lab fault says why)
+		log.Warn("lab fault unavailable for this lab", "err", err)
 	}
 	labFile := filepath.Join(dir, "lab.yaml")
 	if err := inventory.WriteFile(labFile, l.Inventory()); err != nil {
