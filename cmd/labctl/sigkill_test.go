@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +25,12 @@ import (
 // progress (JSON lines on stderr) reaches stage; it returns whether the
 // stage was reached and what stderr said.
 func killAt(t *testing.T, home string, env []string, stage string, args ...string) (reached bool, stderr string) {
+	t.Helper()
+	return signalAt(t, home, env, stage, syscall.SIGKILL, args...)
+}
+
+// signalAt is killAt with another signal.
+func signalAt(t *testing.T, home string, env []string, stage string, sig syscall.Signal, args ...string) (reached bool, stderr string) {
 	t.Helper()
 	cmd := exec.Command(labctlBin, args...)
 	cmd.Env = append(append(os.Environ(), "LABCTL_HOME="+home, "LABCTL_INFLUX_URL="), env...)
@@ -42,7 +49,7 @@ func killAt(t *testing.T, home string, env []string, stage string, args ...strin
 		log.WriteString(sc.Text() + "\n")
 		if !reached && strings.Contains(sc.Text(), want) {
 			reached = true
-			_ = cmd.Process.Kill() // SIGKILL: nothing of labctl's own runs after it
+			_ = cmd.Process.Signal(sig) // SIGKILL: nothing of labctl's own runs after it
 		}
 	}
 	_ = cmd.Wait()
@@ -215,5 +222,33 @@ func TestSIGKILLOnAnUpLab(t *testing.T) {
 	_, stderr, err = labctl(t, home, "run", "incast", "--lab", lab, "--out", out)
 	if err != nil || !strings.Contains(stderr, "took over the lease of") || !strings.Contains(stderr, "is gone") {
 		t.Errorf("the next run on the lab: %v\n%s", err, stderr)
+	}
+}
+
+// SIGTERM (or Ctrl-C) at the traffic stage is an exit labctl controls: it
+// removes its temporary lab, key and all, itself (before any other
+// command), and the manifest says where the run was interrupted.
+func TestSIGTERMRemovesTempLab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs labctl")
+	}
+	tmp, home, out := t.TempDir(), t.TempDir(), t.TempDir()
+	reached, stderr := signalAt(t, home, []string{"TMPDIR=" + tmp}, "traffic", syscall.SIGTERM, "run", "incast", "--out", out)
+	if !reached {
+		t.Fatalf("the run never reached traffic:\n%s", stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*")); len(left) > 0 {
+		t.Errorf("SIGTERM left the temporary lab %v", left)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*", "manifest.json"))
+	if len(runs) != 1 {
+		t.Fatalf("archives %v", runs)
+	}
+	var m reports.Manifest
+	if b, err := os.ReadFile(runs[0]); err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatal(err)
+	}
+	if m.Outcome != "failed" || !strings.HasPrefix(m.Stage, "traffic") || !strings.Contains(m.Error, "interrupted") {
+		t.Errorf("manifest after SIGTERM: %s at %s: %s", m.Outcome, m.Stage, m.Error)
 	}
 }
