@@ -101,17 +101,24 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return 0
 }
 
-// executeTo runs s with env and writes its result to file.
+// executeTo runs s with env and writes its result to file, through
+// file+".part" renamed once the result is closed: a killed agent leaves a
+// .part, never a truncated result under the name labctl fetches.
 func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, o Options) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return err
 	}
-	f, err := os.Create(file)
+	part := file + ".part"
+	f, err := os.Create(part)
 	if err != nil {
 		return err
 	}
 	runErr := env.Execute(ctx, s, o, f)
-	if err := f.Close(); err != nil && runErr == nil {
+	err = f.Close()
+	if err == nil {
+		err = os.Rename(part, file)
+	}
+	if err != nil && runErr == nil {
 		runErr = fmt.Errorf("agent result %s: %w", file, err)
 	}
 	return runErr
