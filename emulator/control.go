@@ -93,8 +93,9 @@ func LookupFaultKind(kind string) (FaultKind, error) {
 var failNext = map[string]Fault{"fail-commit": FaultCommit, "fail-image-start": FaultImageStart,
 	"fail-ports-down": FaultPortsDown, "fail-ssh-command": FaultSSHCommand}
 
-// Inject applies req to the lab and says what it did.
-func (l *Lab) Inject(req FaultRequest) (string, error) {
+// Inject applies req to the lab and says what it did; ctx bounds a fault
+// that takes time to apply (a restart).
+func (l *Lab) Inject(ctx context.Context, req FaultRequest) (string, error) {
 	k, err := LookupFaultKind(req.Kind)
 	if err != nil {
 		return "", err
@@ -124,6 +125,8 @@ func (l *Lab) Inject(req FaultRequest) (string, error) {
 		err := l.DelayEndpoint(req.Device, Endpoint(ep), req.Delay, req.For)
 		return fmt.Sprintf("%s: new %s connections held %s until %s", req.Device, ep, req.Delay, until), err
 	}
+	// gnmi-restart (coordinator): case k.Name == "gnmi-restart": return ..., l.RestartGNMI(ctx, req.Device)
+	_ = ctx
 	f := failNext[k.Name]
 	return fmt.Sprintf("%s: the next %v fails", req.Device, f), l.FailNext(req.Device, f)
 }
@@ -170,7 +173,9 @@ func (l *Lab) control(c net.Conn) {
 	case json.Unmarshal(line, &req) != nil:
 		rep.Error = "malformed request"
 	default:
-		rep.Message, err = l.Inject(req)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rep.Message, err = l.Inject(ctx, req)
+		cancel()
 		if err != nil {
 			rep.Error = strings.TrimPrefix(err.Error(), "emulator: ")
 		} else {
