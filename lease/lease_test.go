@@ -249,6 +249,22 @@ func TestProcessIdentity(t *testing.T) {
 	if why := gone.Gone(); !strings.Contains(why, "is gone") && !strings.Contains(why, "another process") {
 		t.Errorf("an exited process: Gone %q", why)
 	}
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	z := Process{Host: self.Host, PID: zombie.Process.Pid}
+	for i := 0; i < 100; i++ { // exited, not reaped: its /proc entry stays
+		if state, st, err := procStat(z.PID); err == nil && state == 'Z' {
+			z.Start = st
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if why := z.Gone(); z.Start == 0 || !strings.Contains(why, "has exited") {
+		t.Errorf("an exited, unreaped child: Gone %q", why)
+	}
+	zombie.Wait()
 	if err := self.Signal(0); err != nil {
 		t.Errorf("signal 0 to this very process: %v", err)
 	}

@@ -42,12 +42,15 @@ func (p Process) Gone() string {
 	if p.PID <= 0 || p.Host != hostname() {
 		return ""
 	}
-	st, err := procStart(p.PID)
+	state, st, err := procStat(p.PID)
 	if err != nil {
 		if syscall.Kill(p.PID, 0) == syscall.ESRCH || errors.Is(err, os.ErrNotExist) {
 			return fmt.Sprintf("pid %d is gone", p.PID)
 		}
 		return "" // no /proc to read: running as far as we can tell
+	}
+	if state == 'Z' || state == 'X' {
+		return fmt.Sprintf("pid %d has exited (its parent has not reaped it yet)", p.PID)
 	}
 	if p.Start != 0 && st != p.Start {
 		return fmt.Sprintf("pid %d is another process now (started at %d, not %d)", p.PID, st, p.Start)
@@ -87,20 +90,28 @@ func (p Process) Signal(sig syscall.Signal) error {
 // procStart is field 22 of /proc/PID/stat: the process's start time in
 // clock ticks after boot, which differs for a recycled pid.
 func procStart(pid int) (uint64, error) {
+	_, st, err := procStat(pid)
+	return st, err
+}
+
+// procStat reads the process's state (field 3: R, S, Z ...) and start
+// time (field 22) from /proc/PID/stat.
+func procStat(pid int) (state byte, start uint64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// the command name (field 2) may hold spaces: count from its ')'
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
 	}
-	return strconv.ParseUint(f[19], 10, 64)
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	return f[0][0], start, err
 }
 
 // procCmdline is /proc/PID/cmdline with its NULs as spaces.
