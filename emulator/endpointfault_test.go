@@ -108,6 +108,23 @@ func TestGNMIAndNETCONFDrop(t *testing.T) {
 	if !open(after, 300*time.Millisecond) {
 		t.Error("gNMI connection refused after the drop ended")
 	}
+	// a delay: the server's first bytes (its HTTP/2 SETTINGS) come late
+	if err := l.DelayEndpoint(sw.Name, emulator.EndpointGNMI, 600*time.Millisecond, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	slow, err := net.Dial("tcp", sw.Mgmt.GNMI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	start := time.Now()
+	_ = slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := slow.Read(make([]byte, 64)); err != nil || time.Since(start) < 550*time.Millisecond {
+		t.Errorf("delayed gNMI endpoint: first bytes after %s (%v), want about 600ms", time.Since(start), err)
+	}
+	if err := l.ClearEndpoints(sw.Name); err != nil {
+		t.Fatal(err)
+	}
 
 	nt := testlab.Target(t, inv, sw.Name, sshdrv.EndpointNETCONF)
 	sess, err := netconf.Dial(ctx, pool, nt)
