@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,6 +90,7 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 	}
 	// progress stage -> the manifest stage the run has reached by then at least
 	for _, tc := range []struct{ progress, manifest string }{
+		{"reserve", ""}, // before the archive exists, or just after
 		{"plan", "plan"}, {"provision", "provision"}, {"collect", "collect"}, {"agent", "agent"},
 		{"schedules", "traffic"}, {"traffic", "traffic"}, {"gather", "gather"}, {"analyse", "analyse"},
 	} {
@@ -99,7 +102,7 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 		}
 		// the killed run's temporary lab (its key) is there until the next labctl command
 		labDirs, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*"))
-		if len(labDirs) == 0 && stageIndex(tc.manifest) < stageIndex("gather") {
+		if len(labDirs) == 0 && tc.manifest != "" && stageIndex(tc.manifest) < stageIndex("gather") {
 			t.Errorf("killed at %s: no temporary lab directory was left to find: the kill missed the run's lab", tc.progress)
 		}
 		js, errOut, err := labctlEnv(t, home, env, "runs", "--out", out, "--format", "json")
@@ -107,6 +110,9 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 			t.Fatalf("%s: labctl runs: %v\n%s", tc.progress, err, errOut)
 		}
 		var runs []runEntry
+		if err := json.Unmarshal([]byte(js), &runs); err == nil && len(runs) == 0 && tc.manifest == "" {
+			continue // killed before it made its archive: nothing to list
+		}
 		if err := json.Unmarshal([]byte(js), &runs); err != nil || len(runs) != 1 {
 			t.Fatalf("%s: labctl runs listed %s (%v), want the killed run", tc.progress, js, err)
 		}
@@ -120,8 +126,9 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 		if len(labDirs) > 0 && !strings.Contains(errOut, "removed the temporary lab") {
 			t.Errorf("killed at %s: the next command did not say it removed the killed run's lab: %q", tc.progress, errOut)
 		}
-		if procs := processesMentioning(out); len(procs) > 0 {
-			t.Errorf("killed at %s: processes of the run still run: %v", tc.progress, procs)
+		ours := processesOf(out, tmp)
+		if len(ours) > 0 {
+			t.Errorf("killed at %s: processes of the run still run: %v", tc.progress, ours)
 		}
 		var m reports.Manifest
 		if b, err := os.ReadFile(filepath.Join(r.Dir, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil {
@@ -129,9 +136,16 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 		}
 		if m.Lab != nil {
 			for _, d := range append(switchEndpoints(m), hostEndpoints(m)...) {
-				if c, err := net.DialTimeout("tcp", d, 200*time.Millisecond); err == nil {
-					c.Close()
-					t.Errorf("killed at %s: %s of the killed run's lab still listens", tc.progress, d)
+				c, err := net.DialTimeout("tcp", d, 200*time.Millisecond)
+				if err != nil {
+					continue
+				}
+				c.Close()
+				// the port is taken again: by a process of this run, or by
+				// another lab on this busy machine that was given it since
+				owner := listenerOwner(d)
+				if _, mine := ours[owner]; mine {
+					t.Errorf("killed at %s: %s of the killed run's lab still listens (pid %d)", tc.progress, d, owner)
 				}
 			}
 		}
@@ -158,17 +172,57 @@ func hostEndpoints(m reports.Manifest) []string {
 	return out
 }
 
-// processesMentioning lists the processes whose command line holds s.
-func processesMentioning(s string) []string {
-	var out []string
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range cmdlines {
-		b, err := os.ReadFile(f)
-		if err == nil && strings.Contains(string(b), s) {
-			out = append(out, filepath.Base(filepath.Dir(f))+": "+strings.ReplaceAll(string(b), "\x00", " "))
+// processesOf lists the processes of a run started with --out out and
+// TMPDIR=tmp (both unique to it): by command line or inherited
+// environment, so a child the run started counts too.
+func processesOf(out, tmp string) map[int]string {
+	found := map[int]string{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+		env, _ := os.ReadFile(filepath.Join(d, "environ"))
+		if strings.Contains(string(cmd), out) || bytes.Contains(env, []byte("TMPDIR="+tmp+"\x00")) {
+			found[pid] = strings.ReplaceAll(string(cmd), "\x00", " ")
 		}
 	}
-	return out
+	return found
+}
+
+// listenerOwner is the pid holding the TCP socket listening on addr
+// (127.0.0.1:PORT), 0 if none is found.
+func listenerOwner(addr string) int {
+	_, port, _ := net.SplitHostPort(addr)
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return 0
+	}
+	inode := ""
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		// local_address is HEXIP:HEXPORT; st 0A is LISTEN; inode is field 10
+		if len(f) > 9 && strings.HasSuffix(f[1], fmt.Sprintf(":%04X", p)) && f[3] == "0A" {
+			inode = f[9]
+		}
+	}
+	if inode == "" {
+		return 0
+	}
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && l == "socket:["+inode+"]" {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(fd))))
+			return pid
+		}
+	}
+	return 0
 }
 
 // SIGKILL of a run on a lab that is up (its lease held, its agents
@@ -250,5 +304,36 @@ func TestSIGTERMRemovesTempLab(t *testing.T) {
 	}
 	if m.Outcome != "failed" || !strings.HasPrefix(m.Stage, "traffic") || !strings.Contains(m.Error, "interrupted") {
 		t.Errorf("manifest after SIGTERM: %s at %s: %s", m.Outcome, m.Stage, m.Error)
+	}
+}
+
+// The leftover detectors find what they look for: a process started with
+// the run's TMPDIR (as a child of labctl would inherit it), and the owner
+// of a listening socket.
+func TestLeftoverDetectors(t *testing.T) {
+	t.Parallel()
+	tmp, out := t.TempDir(), t.TempDir()
+	child := exec.Command("sleep", "30")
+	child.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	for i := 0; i < 100; i++ {
+		if _, ok := processesOf(out, tmp)[child.Process.Pid]; ok {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, ok := processesOf(out, tmp)[child.Process.Pid]; !ok {
+		t.Errorf("processesOf does not find a process started with TMPDIR=%s", tmp)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	if got := listenerOwner(lis.Addr().String()); got != os.Getpid() {
+		t.Errorf("listenerOwner(%s) = %d, want this process %d", lis.Addr(), got, os.Getpid())
 	}
 }
