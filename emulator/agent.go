@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
@@ -31,7 +32,9 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 		fmt.Fprintln(s.Stdout, "labctl-agent (emulated host)")
 		return 0
 	}
-	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin})
+	exe := h.path(argv[0]) // what a host would exec: verified as /proc/self/exe would be
+	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin,
+		Executable: exe, BinaryDir: filepath.Dir(exe)})
 }
 
 // executeOnTwin is agent.Env.Execute on an emulated host.

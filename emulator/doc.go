@@ -10,5 +10,10 @@
 // drivers' public types. Nothing outside emulator/ and cmd/ may import the
 // emulator (tests may).
 //
+// A running lab takes faults (faults.go: fail the next commit, image start
+// or command; endpointfault.go: drop or delay an SSH, NETCONF or gNMI
+// endpoint for a while), also from another process through the unix
+// socket ServeControl listens on (control.go: labctl lab fault).
+//
 // Imports within labctl: only inventory, perftest, drivers, emulator.
 package emulator

@@ -55,11 +55,11 @@ type faultSet struct {
 // FailNext makes device fail once as f says. Commit, image-start and
 // ports-down faults are for switches; ssh-command for any device.
 func (l *Lab) FailNext(device string, f Fault) error {
-	_, isSwitch := l.inv.Switch(device)
-	_, isHost := l.inv.Host(device)
+	kind, err := l.deviceKind(device)
+	isSwitch := kind == "switch"
 	switch {
-	case !isSwitch && !isHost:
-		return fmt.Errorf("emulator: lab %s has no device %s", l.inv.Name, device)
+	case err != nil:
+		return err
 	case f == FaultSSHCommand:
 	case f != FaultCommit && f != FaultImageStart && f != FaultPortsDown:
 		return fmt.Errorf("emulator: unknown fault %v", f)
@@ -99,4 +99,28 @@ func (fs *faultSet) wrap(device string, exec sshd.ExecHandler) sshd.ExecHandler 
 		}
 		return exec(ctx, s)
 	}
+}
+
+// deviceKind says whether device is a "switch" or a "host" of the lab, or
+// returns an error that lists the devices there are.
+func (l *Lab) deviceKind(device string) (string, error) {
+	if _, ok := l.inv.Switch(device); ok {
+		return "switch", nil
+	}
+	if _, ok := l.inv.Host(device); ok {
+		return "host", nil
+	}
+	var names []string
+	for _, s := range l.inv.Switches {
+		names = append(names, s.Name)
+	}
+	for _, h := range l.inv.Hosts {
+		names = append(names, h.Name)
+	}
+	const shown = 24
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" ... and %d more", len(names)-shown)
+	}
+	return "", fmt.Errorf("emulator: lab %s has no device %q (it has %s)", l.inv.Name, device, list)
 }

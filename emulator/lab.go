@@ -65,6 +65,7 @@ type Lab struct {
 	lbs       map[string]lbChoice // packet engine: each switch's scheme (twinlb.go); under twin.mu
 	schemes   *lb.Registry        // the load-balancing modules switch images name
 	faults    faultSet
+	gates     gates               // endpoint faults by device/endpoint (endpointfault.go)
 	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
 	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
 		mu sync.Mutex
@@ -156,7 +157,8 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return "", err
 		}
 		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
-			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Mounts: mounts, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger})
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Mounts: mounts, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger,
+			WrapListener: l.endpointGate(name, EndpointSSH).listen})
 		if err != nil {
 			return "", err
 		}
@@ -188,7 +190,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		if err := sd.boot(); err != nil {
 			return nil, err
 		}
-		subs := map[string]sshd.SubsystemHandler{"netconf": nc.Serve}
+		subs := map[string]sshd.SubsystemHandler{"netconf": l.endpointGate(sw.Name, EndpointNETCONF).subsystem(nc.Serve)}
 		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, nil, subs); err != nil {
 			return nil, err
 		}
@@ -201,6 +203,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
 		}
+		lis = l.endpointGate(sw.Name, EndpointGNMI).listen(lis)
 		go func() { _ = tgt.Serve(runCtx, lis) }()
 		l.targets = append(l.targets, tgt)
 		sw.Mgmt.GNMI = lis.Addr().String()

@@ -7,18 +7,23 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"time"
 )
 
 // State describes a lab started with `labctl lab up`, so that later commands
 // (run, status, down) can find and use it.
 type State struct {
-	Name    string    `json:"name"`
-	PID     int       `json:"pid"`
-	Dir     string    `json:"dir"`
-	LabFile string    `json:"lab_file"` // the exported inventory
-	Started time.Time `json:"started"`
+	Name string `json:"name"`
+	// Host, PID, PIDStart and Cmdline name the lab's process (the one
+	// 'lab up' started), so that a recycled pid is never taken for it:
+	// cmd/labctl judges and signals it through lease.Process only.
+	Host     string    `json:"host,omitempty"`
+	PID      int       `json:"pid"`
+	PIDStart uint64    `json:"pid_start,omitempty"`
+	Cmdline  string    `json:"cmdline,omitempty"`
+	Dir      string    `json:"dir"`
+	LabFile  string    `json:"lab_file"` // the exported inventory
+	Started  time.Time `json:"started"`
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -50,7 +55,7 @@ func RemoveState(dir string) error {
 }
 
 // LoadState reads a lab's state; ok is false if no lab of that name was
-// started. Alive reports whether its process still runs.
+// started.
 func LoadState(home, name string) (st State, ok bool, err error) {
 	b, err := os.ReadFile(statePath(StateDir(home, name)))
 	if errors.Is(err, os.ErrNotExist) {
@@ -81,12 +86,4 @@ func ListStates(home string) ([]State, error) {
 		out = append(out, st)
 	}
 	return out, nil
-}
-
-// Alive reports whether the lab's process is running.
-func (st State) Alive() bool {
-	if st.PID <= 0 {
-		return false
-	}
-	return syscall.Kill(st.PID, 0) == nil
 }

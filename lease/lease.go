@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"os/user"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 )
 
@@ -23,6 +20,7 @@ type Lease struct {
 	Command string    `json:"command"`
 	PID     int       `json:"pid,omitempty"`       // 0 for a manual reservation
 	PIDTime uint64    `json:"pid_start,omitempty"` // the process's start time (clock ticks since boot), so a recycled pid is not taken for the holder
+	Cmdline string    `json:"cmdline,omitempty"`   // the process's command line, checked with the start time
 	Manual  bool      `json:"manual,omitempty"`    // 'labctl lab reserve': held until Expires, not renewed
 	Note    string    `json:"note,omitempty"`
 	Since   time.Time `json:"since"`
@@ -52,31 +50,24 @@ func (l Lease) Stale(now time.Time) string {
 	if !now.Before(l.Expires) {
 		return "expired " + l.Expires.Format(time.RFC3339)
 	}
-	return ProcessGone(l.Host, l.PID, l.PIDTime)
+	return l.Process().Gone()
+}
+
+// Process is the lease's holding process (PID 0 for a manual reservation).
+func (l Lease) Process() Process {
+	return Process{Host: l.Host, PID: l.PID, Start: l.PIDTime, Cmdline: l.Cmdline}
 }
 
 // Self is this process as ProcessGone judges it: host, pid and start time.
 func Self() (host string, pid int, start uint64) {
-	pid = os.Getpid()
-	start, _ = procStart(pid)
-	return hostname(), pid, start
+	p := SelfProcess()
+	return p.Host, p.PID, p.Start
 }
 
-// ProcessGone says why the process pid of host, started at start (field
-// 22 of /proc/PID/stat; 0: unknown), no longer runs ("" if it still runs,
-// or cannot be judged: no pid, or another host). A recycled pid runs
-// another process, with another start time.
+// ProcessGone is Process{host, pid, start, ""}.Gone(): why that process no
+// longer runs, "" if it still does or cannot be judged.
 func ProcessGone(host string, pid int, start uint64) string {
-	if pid <= 0 || host != hostname() {
-		return ""
-	}
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return fmt.Sprintf("pid %d is gone", pid)
-	}
-	if st, err := procStart(pid); err == nil && start != 0 && st != start {
-		return fmt.Sprintf("pid %d is another process now", pid)
-	}
-	return ""
+	return Process{Host: host, PID: pid, Start: start}.Gone()
 }
 
 // SameProcess reports whether two leases were made by one process.
@@ -109,8 +100,8 @@ type Store interface {
 // New is a lease of lab for command by this process, valid for ttl.
 func New(lab, command string, ttl time.Duration) Lease {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	host, pid, st := Self()
-	return Lease{Lab: lab, User: username(), Host: host, Command: command, PID: pid, PIDTime: st,
+	p := SelfProcess()
+	return Lease{Lab: lab, User: username(), Host: p.Host, Command: command, PID: p.PID, PIDTime: p.Start, Cmdline: p.Cmdline,
 		Since: now, Expires: now.Add(ttl), Token: token()}
 }
 
@@ -130,23 +121,4 @@ func token() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// procStart is field 22 of /proc/PID/stat: the process's start time in
-// clock ticks after boot, which differs for a recycled pid.
-func procStart(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// the command name (field 2) may hold spaces: count from its ')'
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }

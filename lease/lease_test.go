@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -208,5 +209,67 @@ func TestManualReservation(t *testing.T) {
 	}
 	if _, err := Acquire(context.Background(), s, "lab1", "provision apply", Options{}); err == nil {
 		t.Fatal("another user's command ran under alice's reservation")
+	}
+}
+
+// One judge for every recorded process: a live one (this test) runs; the
+// same pid with another start time or another command line is another
+// process now, and Signal refuses to send it anything; a pid recorded
+// with neither is never signalled.
+func TestProcessIdentity(t *testing.T) {
+	t.Parallel()
+	self := SelfProcess()
+	if self.Start == 0 || self.Cmdline == "" {
+		t.Fatalf("SelfProcess %+v lacks start time or command line", self)
+	}
+	if why := self.Gone(); why != "" {
+		t.Fatalf("this process judged gone: %s", why)
+	}
+	otherStart, otherCmd, bare := self, self, self
+	otherStart.Start++
+	otherCmd.Cmdline += " --not-me"
+	bare.Start, bare.Cmdline = 0, ""
+	for name, p := range map[string]Process{"start time": otherStart, "command line": otherCmd} {
+		if why := p.Gone(); !strings.Contains(why, "another process") {
+			t.Errorf("%s differs: Gone %q, want another process", name, why)
+		}
+		// SIGKILL would end this test if Signal sent it
+		if err := p.Signal(syscall.SIGKILL); err == nil || !strings.Contains(err.Error(), "not signalled") {
+			t.Errorf("%s differs: Signal %v, want a refusal", name, err)
+		}
+	}
+	if err := bare.Signal(syscall.SIGKILL); !errors.Is(err, ErrUnverified) {
+		t.Errorf("a pid without start time or command line: Signal %v, want ErrUnverified", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := Process{Host: self.Host, PID: dead.Process.Pid, Start: 1}
+	if why := gone.Gone(); !strings.Contains(why, "is gone") && !strings.Contains(why, "another process") {
+		t.Errorf("an exited process: Gone %q", why)
+	}
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	z := Process{Host: self.Host, PID: zombie.Process.Pid}
+	for i := 0; i < 100; i++ { // exited, not reaped: its /proc entry stays
+		if state, st, err := procStat(z.PID); err == nil && state == 'Z' {
+			z.Start = st
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if why := z.Gone(); z.Start == 0 || !strings.Contains(why, "has exited") {
+		t.Errorf("an exited, unreaped child: Gone %q", why)
+	}
+	zombie.Wait()
+	if err := self.Signal(0); err != nil {
+		t.Errorf("signal 0 to this very process: %v", err)
+	}
+	l := New("lab1", "run", time.Minute)
+	if l.Process() != self {
+		t.Errorf("a new lease names %+v, want this process %+v", l.Process(), self)
 	}
 }

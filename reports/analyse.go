@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -34,7 +35,15 @@ type Analyser struct {
 	// BaselineScheme is the scheme comparisons measure against ("": ecmp
 	// if present, else the first scheme in name order).
 	BaselineScheme string
+	// Crashed, when set, says why a run whose manifest still says
+	// "running" no longer runs ("" if it does): its summary's outcome is
+	// then OutcomeCrashed, with a warning naming the stage it reached.
+	Crashed func(m *Manifest) string
 }
+
+// OutcomeCrashed is the outcome of a run whose controller died before it
+// could record one (its manifest still says "running").
+const OutcomeCrashed = "crashed"
 
 // Analyse computes a run's summary with the default settings.
 func Analyse(run *Run) (*Summary, error) { return Analyser{}.Analyse(run) }
@@ -133,6 +142,12 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 		}
 	}
 	sum.Warnings = run.Warnings
+	if m.Outcome == "running" && a.Crashed != nil {
+		if why := a.Crashed(&m); why != "" {
+			sum.Outcome = OutcomeCrashed
+			sum.Warnings = append(slices.Clip(sum.Warnings), fmt.Sprintf("run %s crashed at stage %s (%s): this report covers the whole records it holds", m.RunID, m.Stage, why))
+		}
+	}
 	return sum, nil
 }
 

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -171,14 +172,20 @@ func WriteFlowsCSV(w io.Writer, run, point string, recs []perftest.FlowRecord) e
 	return writeFlowRows(w, rows)
 }
 
-// writeFlowRows appends rows to flows.csv.
+// writeFlowRows appends rows to flows.csv in one write: a crash leaves
+// whole rows before it and at most one torn last line (which the reader
+// skips and names), never a torn row in the middle of the file.
 func writeFlowRows(w io.Writer, rows []FlowRow) error {
-	cw := csv.NewWriter(w)
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
 	for _, r := range rows {
 		_ = cw.Write(r.record())
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
+		return fmt.Errorf("flows.csv: %w", err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("flows.csv: %w", err)
 	}
 	return nil

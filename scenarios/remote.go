@@ -43,7 +43,8 @@ func uploadAgent(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, local,
 // agentCommand is the command line that runs the agent sum on a host.
 func agentCommand(sum, sched, host, out string, maxConcurrent int) string {
 	args := []string{agent.BinaryPath(sum), "run",
-		"--schedule", sshdrv.Quote(sched), "--host", sshdrv.Quote(host), "--out", sshdrv.Quote(out)}
+		"--schedule", sshdrv.Quote(sched), "--host", sshdrv.Quote(host), "--out", sshdrv.Quote(out),
+		"--sha256", sum} // verified as it runs, not only as it was uploaded (after --schedule: cleanupAgents matches on it)
 	if maxConcurrent > 0 {
 		args = append(args, "--max-concurrent", fmt.Sprint(maxConcurrent))
 	}

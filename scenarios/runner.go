@@ -174,6 +174,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		}
 		sess = st.runVariant(ctx, sess, v, vi)
 	}
+	if ctx.Err() == nil { // an interrupted run keeps the stage it was stopped at
+		st.reach("gather")
+	}
 	r.Progress.Stage("gather", "stopping collectors")
 	st.closeSession(ctx, sess)
 	return st.finish(ctx)
@@ -291,11 +294,10 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 // point runs one point and records it, whatever happens.
 func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	r := st.r
-	st.m.Stage = "traffic:" + pt.Name
-	st.save()
 	r.Progress.Point(st.progress(pt.Name, false))
 	fail := func(stage string, err error) { st.failPoint(pt, stage, err) }
 	if sess.col == nil {
+		st.reach("collect")
 		r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(sess.lab.Switches)))
 		col, err := r.startCollectors(ctx, st.s, st.runID, st.dir, sess)
 		if err != nil {
@@ -304,15 +306,20 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		sess.col = col
 	}
+	st.reach("agent:" + pt.Name)
 	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
 	if err != nil {
 		fail("agent:"+pt.Name, err)
 		return
 	}
 	if st.flowsCSV == nil {
-		f, err := os.Create(filepath.Join(st.dir, "flows.csv"))
+		// the header is written then renamed into place, the rows appended
+		// whole (reports.WriteFlowsCSV): a crash leaves a file with a header
+		path := filepath.Join(st.dir, "flows.csv")
+		err := reports.WriteFile(path, reports.WriteFlowsHeader)
+		var f *os.File
 		if err == nil {
-			err = reports.WriteFlowsHeader(f)
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		}
 		if err != nil {
 			fail("traffic:"+pt.Name, err)
@@ -320,6 +327,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		}
 		st.flowsCSV = f
 	}
+	st.reach("traffic:" + pt.Name)
 	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
@@ -409,9 +417,8 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 		st.save()
 		return out, nil
 	}
+	st.reach("analyse") // before it is said: a run killed once it was said was there
 	st.r.Progress.Stage("analyse", "")
-	m.Stage = "analyse"
-	st.save()
 	sum, err := reports.WriteRunReports(st.dir)
 	if err != nil {
 		return stop("analyse", err)
@@ -426,6 +433,13 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	st.save()
 	return out, nil
+}
+
+// reach records in the manifest the stage the run has reached, so that a
+// run killed there is listed (labctl runs) as crashed at that stage.
+func (st *runState) reach(stage string) {
+	st.m.Stage = stage
+	st.save()
 }
 
 func (st *runState) save() {

@@ -88,7 +88,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 			return err
 		}
 		// Keep the agent's own output whatever happened: it is the evidence.
-		_ = os.WriteFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...), 0o644)
+		_ = writeFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...))
 		if err := res.Err(); err != nil {
 			return err
 		}

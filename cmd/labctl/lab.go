@@ -58,7 +58,7 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	if err := ensureOpenFiles(lab); err != nil {
 		return nil, nil, err
 	}
-	dir, err := os.MkdirTemp("", "labctl-lab-")
+	dir, err := newTempLabDir()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +141,7 @@ docs/reservation.md says where the lease lives.`,
 						return exitError{2, fmt.Errorf("lab up needs one LAB (a lab file or e.g. leafspine:2x4:8@100)")}
 					}
 					name := c.Args().First()
-					if st, ok, _ := emulator.LoadState(home(), name); ok && st.Alive() {
+					if st, ok, _ := emulator.LoadState(home(), name); ok && labUp(st) {
 						return fmt.Errorf("lab %s is already up (pid %d); 'labctl lab down %s' first", name, st.PID, name)
 					}
 					if c.Bool("foreground") {
@@ -172,11 +172,11 @@ docs/reservation.md says where the lease lives.`,
 							errs = append(errs, err)
 							continue
 						}
-						if st.Alive() {
-							_ = syscall.Kill(st.PID, syscall.SIGTERM)
-							waitGone(st, 10*time.Second)
+						if err := stopLab(st); err != nil { // alive but not provably the lab's process: keep its state
+							errs = append(errs, err)
+							_ = release()
+							continue
 						}
-						_ = emulator.RemoveState(st.Dir)
 						if err := release(); err != nil {
 							errs = append(errs, err)
 						}
@@ -201,6 +201,7 @@ docs/reservation.md says where the lease lives.`,
 			},
 			reserveCommand(),
 			releaseCommand(),
+			faultCommand(),
 		},
 	}
 }
@@ -284,11 +285,21 @@ func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error 
 		return err
 	}
 	defer l.Close()
+	defer os.RemoveAll(filepath.Join(dir, "keys")) // the private key lives only as long as the lab
+	ctlCtx, stopCtl := context.WithCancel(context.Background())
+	defer stopCtl()
+	if err := l.ServeControl(ctlCtx, emulator.ControlPath(dir)); err != nil { // labctl lab fault
+		// e.g. a socket path beyond the 108 bytes unix sockets allow: the
+		// lab serves all the same, without taking faults (lab fault says why)
+		log.Warn("lab fault unavailable for this lab", "err", err)
+	}
 	labFile := filepath.Join(dir, "lab.yaml")
 	if err := inventory.WriteFile(labFile, l.Inventory()); err != nil {
 		return err
 	}
-	st := emulator.State{Name: name, PID: os.Getpid(), Dir: dir, LabFile: labFile, Started: time.Now().UTC()}
+	self := lease.SelfProcess()
+	st := emulator.State{Name: name, Host: self.Host, PID: self.PID, PIDStart: self.Start, Cmdline: self.Cmdline,
+		Dir: dir, LabFile: labFile, Started: time.Now().UTC()}
 	if err := emulator.SaveState(st); err != nil {
 		return err
 	}
@@ -299,10 +310,36 @@ func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error 
 	return nil
 }
 
-func waitGone(st emulator.State, d time.Duration) {
-	for end := time.Now().Add(d); time.Now().Before(end) && st.Alive(); {
-		time.Sleep(50 * time.Millisecond)
+// labProcess is the process a lab's state names.
+func labProcess(st emulator.State) lease.Process {
+	return lease.Process{Host: st.Host, PID: st.PID, Start: st.PIDStart, Cmdline: st.Cmdline}
+}
+
+// labUp reports whether the lab's own process still runs (not merely a
+// process with its pid): the same judge as a lease's holder.
+func labUp(st emulator.State) bool { return labProcess(st).Gone() == "" }
+
+// stopLab ends a lab's process, if it still is that lab's (lease.Process
+// checks its start time and command line; a stranger that took the pid is
+// never signalled), waits for it to go, and forgets the lab. A lab whose
+// process is gone leaves its state to clean: its key directory too.
+func stopLab(st emulator.State) error {
+	p := labProcess(st)
+	if why := p.Gone(); why != "" {
+		fmt.Printf("lab %s was not running (%s): clearing its state\n", st.Name, why)
+	} else {
+		if err := p.Signal(syscall.SIGTERM); err != nil {
+			return fmt.Errorf("lab %s: %w; its state stays in %s", st.Name, err, st.Dir)
+		}
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && p.Gone() == ""; {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if p.Gone() == "" {
+			return fmt.Errorf("lab %s: pid %d did not stop within 10s of SIGTERM", st.Name, st.PID)
+		}
 	}
+	_ = emulator.RemoveState(st.Dir)
+	return os.RemoveAll(filepath.Join(st.Dir, "keys"))
 }
 
 // engineFlag picks the fabric twin's engine of an emulated lab.
@@ -328,7 +365,7 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 	}
 	var out []labStatus
 	for _, st := range sts {
-		ls := labStatus{State: st, Alive: st.Alive(), Lease: holder(st.Name)}
+		ls := labStatus{State: st, Alive: labUp(st), Lease: holder(st.Name)}
 		if lab, err := inventory.Load(st.LabFile); err == nil && ls.Alive {
 			check := func(dev, kind, addr string) {
 				if addr == "" {

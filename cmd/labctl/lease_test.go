@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,7 +227,9 @@ func TestReserveHardwareLab(t *testing.T) {
 
 // Two runs on one running lab: while the first holds it the second is
 // refused naming it ("run incast"); with --wait the second runs after
-// the first, which ends ok.
+// the first, which ends ok, and whose per-flow results (every flow's
+// size, endpoints, status and FCT) equal those of the same scenario run
+// alone on the lab afterwards: the second run changed nothing under it.
 func TestConcurrentRuns(t *testing.T) {
 	const lab = "leafspine:1x2:9@100"
 	home := upLab(t, lab)
@@ -261,7 +265,44 @@ func TestConcurrentRuns(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("first run: %v", err)
 	}
-	if runs, _ := filepath.Glob(filepath.Join(out, "incast-*")); len(runs) != 2 {
-		t.Errorf("runs %v, want the first and the waiting one", runs)
+	runs, _ := filepath.Glob(filepath.Join(out, "incast-*"))
+	if len(runs) != 2 {
+		t.Fatalf("runs %v, want the first and the waiting one", runs)
 	}
+	alone := t.TempDir()
+	if _, stderr, err := labctl(t, home, "run", scen, "--lab", lab, "--out", alone); err != nil {
+		t.Fatalf("the scenario alone: %v\n%s", err, stderr)
+	}
+	aloneRuns, _ := filepath.Glob(filepath.Join(alone, "incast-*"))
+	var firstDir string // the first run: the one that started first
+	for _, d := range runs {
+		if firstDir == "" || filepath.Base(d) < filepath.Base(firstDir) {
+			firstDir = d
+		}
+	}
+	got, want := perFlow(t, firstDir), perFlow(t, aloneRuns[0])
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("the first run's per-flow results differ from the same run alone (%d vs %d flows)\nwith a waiting run: %.6v\nalone: %.6v", len(got), len(want), got, want)
+	}
+}
+
+// perFlow is a run's flows.csv without its run id and wall-clock times:
+// point, flow, endpoints, size, FCT and status, sorted.
+func perFlow(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "flows.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows[1:] { // run,point,flow_id,group,step,src,dst,size,start_ns,end_ns,fct_ns,status,tool
+		out = append(out, strings.Join([]string{r[1], r[2], r[5], r[6], r[7], r[10], r[11]}, ","))
+	}
+	slices.Sort(out)
+	return out
 }

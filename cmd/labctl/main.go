@@ -42,6 +42,11 @@ A lab is a YAML inventory file (see inventory/testdata/example-lab.yaml) or a
 generated topology such as leafspine:2x4:8@100 (spines x leaves : hosts per leaf
 @ Gb/s). Generated labs are emulated: every device is a real SSH/gNMI endpoint
 on 127.0.0.1 backed by a fabric simulator.`,
+		// every command first clears what a killed labctl left behind
+		Before: func(*cli.Context) error {
+			sweepTempLabs(func(m string) { fmt.Fprintln(os.Stderr, "labctl:", m) })
+			return nil
+		},
 		Commands: []*cli.Command{
 			runCommand(),
 			workerCommand(),

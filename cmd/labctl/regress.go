@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -134,13 +135,8 @@ func printVerdict(v regress.Verdict, base, cand string, all bool) {
 }
 
 func writeJUnit(path string, v regress.Verdict, m regress.JUnitMeta) error {
-	f, err := os.Create(path)
-	if err != nil {
+	if err := reports.WriteFile(path, func(w io.Writer) error { return regress.WriteJUnit(w, v, m) }); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
-	if err := regress.WriteJUnit(f, v, m); err != nil {
-		f.Close()
-		return fmt.Errorf("--junit %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -65,22 +66,19 @@ func writeReport(c *cli.Context, dirs []string) error {
 	if err != nil {
 		return exitError{2, fmt.Errorf("--buckets: %w", err)}
 	}
-	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme"),
+	a := reports.Analyser{Buckets: buckets, BaselineScheme: c.String("baseline-scheme"), Crashed: crashed,
 		Warn: func(msg string) { fmt.Fprintln(os.Stderr, "labctl: warning:", msg) }}
 	path := c.String("out")
 	if path == "" {
 		return usage(a.Render(dirs, format, os.Stdout))
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	// written then renamed: no half-written report, even after a crash
+	var rerr error
+	err = reports.WriteFile(path, func(w io.Writer) error { rerr = a.Render(dirs, format, w); return rerr })
+	if rerr != nil {
+		return usage(rerr)
 	}
-	if err := a.Render(dirs, format, f); err != nil {
-		_ = f.Close()
-		_ = os.Remove(path) // no half-written report
-		return usage(err)
-	}
-	return f.Close()
+	return err
 }
 
 // usage makes a --baseline-scheme that names none of the runs' schemes a

@@ -16,9 +16,18 @@ import (
 	"github.com/labctl/labctl/reports"
 )
 
-// outcomeCrashed is what labctl runs says of a run whose manifest says
-// "running" but whose controller process is gone.
-const outcomeCrashed = "crashed"
+// outcomeCrashed is what labctl runs and labctl report say of a run whose
+// manifest says "running" but whose controller process is gone.
+const outcomeCrashed = reports.OutcomeCrashed
+
+// crashed says why a run's controller no longer runs ("" if it runs, or
+// the run has an outcome of its own).
+func crashed(m *reports.Manifest) string {
+	if m.Outcome != "running" {
+		return ""
+	}
+	return lease.ProcessGone(m.Host, m.PID, m.PIDStart)
+}
 
 func runsCommand() *cli.Command {
 	return &cli.Command{
@@ -80,10 +89,8 @@ func listRuns(out string) ([]runEntry, error) {
 			return nil, fmt.Errorf("runs %s: %w", p, err)
 		}
 		e := runEntry{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Stage: m.Stage, Started: m.Started, Dir: filepath.Dir(p)}
-		if m.Outcome == "running" {
-			if why := lease.ProcessGone(m.Host, m.PID, m.PIDStart); why != "" {
-				e.Outcome, e.Note = outcomeCrashed, why
-			}
+		if why := crashed(&m); why != "" {
+			e.Outcome, e.Note = outcomeCrashed, why
 		}
 		list = append(list, e)
 	}

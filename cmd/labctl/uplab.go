@@ -45,7 +45,7 @@ func runningLab(name string) (emulator.State, bool, error) {
 	if err != nil {
 		return st, false, err
 	}
-	if ok && st.Alive() {
+	if ok && labUp(st) {
 		return st, true, nil
 	}
 	st, ok = exportedBy(name)
@@ -60,7 +60,7 @@ func exportedBy(path string) (emulator.State, bool) {
 	}
 	sts, _ := emulator.ListStates(home())
 	for _, st := range sts {
-		if f, err := filepath.Abs(st.LabFile); err == nil && f == abs && st.Alive() {
+		if f, err := filepath.Abs(st.LabFile); err == nil && f == abs && labUp(st) {
 			return st, true
 		}
 	}

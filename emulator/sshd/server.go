@@ -52,7 +52,10 @@ type Config struct {
 	Mounts     map[string]string
 	Exec       ExecHandler
 	Subsystems map[string]SubsystemHandler // "sftp" here overrides the built-in one
-	Logger     *slog.Logger
+	// WrapListener, if set, wraps the listener Start opens: the emulated
+	// lab's endpoint faults drop or delay connections there.
+	WrapListener func(net.Listener) net.Listener
+	Logger       *slog.Logger
 }
 
 // Server is one device's SSH server.
@@ -118,6 +121,9 @@ func (s *Server) Start(ctx context.Context) error {
 	lis, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("sshd %s: %w", s.cfg.Name, err)
+	}
+	if s.cfg.WrapListener != nil {
+		lis = s.cfg.WrapListener(lis)
 	}
 	s.mu.Lock()
 	if s.lis != nil || s.closed {

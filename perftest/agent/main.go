@@ -25,11 +25,19 @@ type Env struct {
 	// Execute runs this host's part of s and streams its Result to w
 	// (NewResultWriter); the error is the run's.
 	Execute func(ctx context.Context, s *perftest.Schedule, o Options, w io.Writer) error
+	// Executable is the running program's content and BinaryDir the
+	// directory it was run from, verified under --sha256 (verifySelf).
+	Executable, BinaryDir string
 }
 
 // LocalEnv runs flows as perftest processes on this host (Run).
 func LocalEnv(stdout, stderr io.Writer) Env {
-	return Env{Stdout: stdout, Stderr: stderr, File: func(p string) string { return p }, Execute: executeLocal}
+	dir := ""
+	if exe, err := os.Executable(); err == nil {
+		dir = filepath.Dir(exe)
+	}
+	return Env{Stdout: stdout, Stderr: stderr, File: func(p string) string { return p }, Execute: executeLocal,
+		Executable: "/proc/self/exe", BinaryDir: dir}
 }
 
 func executeLocal(ctx context.Context, s *perftest.Schedule, o Options, w io.Writer) error {
@@ -43,13 +51,14 @@ func executeLocal(ctx context.Context, s *perftest.Schedule, o Options, w io.Wri
 }
 
 // Usage is the agent's command line.
-const Usage = "run --schedule FILE --host NAME --out FILE [--max-concurrent N]"
+const Usage = "run --schedule FILE --host NAME --out FILE [--max-concurrent N] [--sha256 SUM]"
 
 // Main runs the agent's command line (without the program name):
 //
-//	run --schedule FILE --host NAME --out FILE [--max-concurrent N]
+//	run --schedule FILE --host NAME --out FILE [--max-concurrent N] [--sha256 SUM]
 //
-// It reads this host's part of a point's schedule, runs it and writes the
+// With --sha256 it first verifies that it is the binary labctl shipped,
+// in directories only its user can write (verifySelf). It reads this host's part of a point's schedule, runs it and writes the
 // result JSON to --out; it returns the exit status (2: usage).
 func Main(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 || args[0] != "run" {
@@ -62,8 +71,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 	self := fs.String("host", "", "this host's name in the schedule")
 	out := fs.String("out", "", "where to write the result JSON")
 	maxConc := fs.Int("max-concurrent", 0, "run at most this many perftest clients at once (0: no bound); later flows start late")
+	sum := fs.String("sha256", "", "refuse to run unless this binary's SHA-256 is this (hex) and its directories are the user's alone")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
+	}
+	if *sum != "" {
+		if err := verifySelf(env.Executable, env.BinaryDir, *sum); err != nil {
+			fmt.Fprintln(env.Stderr, "labctl-agent:", err)
+			return 1
+		}
 	}
 	if *schedPath == "" || *out == "" || *self == "" {
 		fmt.Fprintln(env.Stderr, "labctl-agent run: --schedule, --host and --out are required")
@@ -85,17 +101,24 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return 0
 }
 
-// executeTo runs s with env and writes its result to file.
+// executeTo runs s with env and writes its result to file, through
+// file+".part" renamed once the result is closed: a killed agent leaves a
+// .part, never a truncated result under the name labctl fetches.
 func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, o Options) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return err
 	}
-	f, err := os.Create(file)
+	part := file + ".part"
+	f, err := os.Create(part)
 	if err != nil {
 		return err
 	}
 	runErr := env.Execute(ctx, s, o, f)
-	if err := f.Close(); err != nil && runErr == nil {
+	err = f.Close()
+	if err == nil {
+		err = os.Rename(part, file)
+	}
+	if err != nil && runErr == nil {
 		runErr = fmt.Errorf("agent result %s: %w", file, err)
 	}
 	return runErr
