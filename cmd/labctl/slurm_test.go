@@ -47,16 +47,6 @@ func slurmSetup(t *testing.T, scenario string) (*testslurm.Cluster, string) {
 	return cl, sc
 }
 
-// labctlEnv runs labctl with env added and returns its result line.
-func labctlEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	cmd := exec.Command(labctlBin, args...)
-	cmd.Env = append(append(os.Environ(), "LABCTL_HOME="+t.TempDir(), "LABCTL_INFLUX_URL="), env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
-}
 
 // slurmRunDir runs labctl with env added and returns the run directory of
 // its ok run.
@@ -134,7 +124,7 @@ func TestSlurmMatrixMatchesLocal(t *testing.T) {
 
 func mustRun(t *testing.T, env []string, args ...string) (string, string) {
 	t.Helper()
-	o, e, err := labctlEnv(t, env, args...)
+	o, e, err := labctlEnv(t, t.TempDir(), env, args...)
 	if err != nil {
 		t.Fatalf("labctl %s: %v\n%s\n%s", strings.Join(args, " "), err, o, e)
 	}
@@ -419,7 +409,7 @@ func TestSlurmResumeAfterControllerCrash(t *testing.T) {
 		t.Fatalf("%d points missing after the crash: cannot test resume", len(missing))
 	}
 	before := len(submissions(t, dir))
-	stdout, stderr, err := labctlEnv(t, cl.Env, "run", "--resume", dir)
+	stdout, stderr, err := labctlEnv(t, t.TempDir(), cl.Env, "run", "--resume", dir)
 	if err != nil {
 		t.Fatalf("resume: %v\n%s\n%s", err, stdout, stderr)
 	}
