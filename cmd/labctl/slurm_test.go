@@ -47,7 +47,6 @@ func slurmSetup(t *testing.T, scenario string) (*testslurm.Cluster, string) {
 	return cl, sc
 }
 
-
 // slurmRunDir runs labctl with env added and returns the run directory of
 // its ok run.
 func slurmRunDir(t *testing.T, env []string, args ...string) string {
