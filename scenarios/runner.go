@@ -498,6 +498,11 @@ type collectorSet struct {
 	stopped *reports.TelemetryMeta
 }
 
+// SpoolDir is where a run's points InfluxDB has not acknowledged wait for
+// a replay (collectors.Spool): outside telemetry/, so the report, which
+// reads the archive's telemetry, never counts them twice.
+func SpoolDir(runDir string) string { return filepath.Join(runDir, "spool", "influx") }
+
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
 	archive, err := collectors.NewArchiveSink(filepath.Join(dir, "telemetry"))
@@ -507,8 +512,8 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 	var sink collectors.Sink = archive
 	if r.Influx != nil {
 		cfg := *r.Influx
-		if cfg.SpoolPath == "" {
-			cfg.SpoolPath = filepath.Join(dir, "telemetry", "influx-unwritten.lp")
+		if cfg.SpoolDir == "" { // never under telemetry/, which the report reads
+			cfg.SpoolDir = SpoolDir(dir)
 		}
 		inf, err := collectors.NewInfluxSink(cfg)
 		if err != nil {
