@@ -90,15 +90,6 @@ func TestSpoolReplaysEachPointOnce(t *testing.T) {
 	}
 }
 
-func countIn(t *testing.T, srv *testinflux.Server, meas string) int64 {
-	t.Helper()
-	rows := srv.Flux(t, fmt.Sprintf(`from(bucket:%q) |> range(start: 0) |> filter(fn: (r) => r._measurement == %q) |> group() |> count()`, srv.Bucket, meas))
-	if len(rows) == 0 {
-		return 0
-	}
-	return rows[0]["_value"].(int64)
-}
-
 // InfluxDB killed, or stopped (SIGSTOP: it keeps its socket and answers
 // nothing), while points stream in: Write never waits for it, the points
 // go to the spool and are replayed when it is back, and InfluxDB ends up
@@ -158,7 +149,7 @@ func TestInfluxOutageLosesNothing(t *testing.T) {
 			if tc.name == "stopped" && st.TimedOut == 0 {
 				t.Errorf("a stopped InfluxDB timed out no write: %+v", st)
 			}
-			if n := countIn(t, srv, "t"); n != perTick*ticks {
+			if n := srv.Count(t, "t"); n != perTick*ticks {
 				t.Errorf("InfluxDB holds %d points, want %d", n, perTick*ticks)
 			}
 		})
@@ -190,7 +181,7 @@ func TestUnreplayedSpoolIsReportedAndReplayable(t *testing.T) {
 	if err != nil || st.Replayed != 7 || st.Pending != 0 {
 		t.Fatalf("replay: %+v, %v", st, err)
 	}
-	if n := countIn(t, srv, "t"); n != 7 {
+	if n := srv.Count(t, "t"); n != 7 {
 		t.Errorf("InfluxDB holds %d points, want 7", n)
 	}
 	if st, err := collectors.Replay(context.Background(), collectors.InfluxConfig{URL: srv.URL, Bucket: srv.Bucket, SpoolDir: spool}); err != nil || st.Replayed != 0 {

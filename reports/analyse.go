@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -132,7 +133,7 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
 	}
-	sum.Warnings = run.Warnings
+	sum.Warnings = append(slices.Clip(m.Warnings), run.Warnings...)
 	return sum, nil
 }
 

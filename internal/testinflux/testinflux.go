@@ -203,3 +203,14 @@ func (s *Server) Flux(t testing.TB, query string) []map[string]any {
 	}
 	return out
 }
+
+// Count is how many field values of measurement meas the database holds
+// (one per series, time and field).
+func (s *Server) Count(t testing.TB, meas string) int64 {
+	t.Helper()
+	rows := s.Flux(t, fmt.Sprintf(`from(bucket:%q) |> range(start: 0) |> filter(fn: (r) => r._measurement == %q) |> group() |> count()`, s.Bucket, meas))
+	if len(rows) == 0 {
+		return 0
+	}
+	return rows[0]["_value"].(int64)
+}
