@@ -46,7 +46,9 @@ func GapOf(p Point) Gap {
 }
 
 // Missed is how many samples the gap lost: the coalesced count, or, for a
-// broken stream, the sample instants strictly between Since and Until.
+// broken stream, at most the sample instants strictly between Since and
+// Until (a target that samples only while something changes, as the
+// emulated lab's twin, sent fewer).
 func (g Gap) Missed() int64 {
 	if g.Duplicates > 0 {
 		return int64(g.Duplicates)
@@ -62,7 +64,9 @@ func (g Gap) String() string {
 	const ts = "15:04:05.000000"
 	what := fmt.Sprintf("%d samples coalesced by the target", g.Duplicates)
 	if g.Duplicates == 0 {
-		what = fmt.Sprintf("about %d samples missed at %v", g.Missed(), g.Interval)
+		// An upper bound: a switch samples every interval, the fabric
+		// twin only while traffic runs.
+		what = fmt.Sprintf("up to %d samples missed at %v", g.Missed(), g.Interval)
 		if !g.BrokeAt.IsZero() && !g.ResumedAt.IsZero() {
 			what += fmt.Sprintf("; stream down %v (broke %s, samples again %s)", g.ResumedAt.Sub(g.BrokeAt).Round(time.Millisecond),
 				g.BrokeAt.UTC().Format(ts), g.ResumedAt.UTC().Format(ts))

@@ -174,7 +174,7 @@ func TestInfluxOutageDuringARun(t *testing.T) {
 	}
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel) // the subtests run after this function returns
 	inv, pool, agent, _ := emulatedLabWith(t, "leafspine:2x2:2", emulator.Options{Seed: 7})
 	base, err := (&scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: agent}).Run(ctx, faultScenario(t))
 	if err != nil {
@@ -315,6 +315,7 @@ func TestGNMIRestartDuringARun(t *testing.T) {
 			t.Errorf("gap %s: samples again %v after the server was back, want within 1s", g.Target, d)
 		}
 	}
+	t.Logf("warnings: %q", out.Summary.Warnings)
 	warned := 0
 	for _, w := range out.Summary.Warnings {
 		if strings.Contains(w, "telemetry gap: device "+dev) && strings.Contains(w, " path ") && strings.Contains(w, " UTC ") {

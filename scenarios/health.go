@@ -81,7 +81,7 @@ func telemetryWarnings(meta *reports.TelemetryMeta) []string {
 		out = append(out, fmt.Sprintf("telemetry: %d more gaps (telemetry/collector_gap.lp has every one)", more))
 	}
 	if meta.GapCount > 0 {
-		out = append(out, fmt.Sprintf("telemetry: %d gaps in all, about %d samples missed", meta.GapCount, meta.MissedSamples))
+		out = append(out, fmt.Sprintf("telemetry: %d gaps in all, up to %d samples missed", meta.GapCount, meta.MissedSamples))
 	}
 	inf := meta.Influx
 	if inf == nil {
