@@ -41,6 +41,7 @@ type Spool struct {
 	next    int // sequence of the next segment
 	pending int // points appended and not acknowledged
 	torn    int // torn last lines skipped by replays
+	closed  bool
 }
 
 // SegmentPoints bounds a segment, so a replay commits and deletes
@@ -189,6 +190,9 @@ func (s *Spool) Append(pts []Point) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("spool %s: closed", s.dir)
+	}
 	if s.cur == nil {
 		f, err := os.OpenFile(s.segPath(s.next), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -332,6 +336,7 @@ func (s *Spool) replaySegment(ctx context.Context, seq, batch int, write func(co
 func (s *Spool) Close() error {
 	s.mu.Lock()
 	s.sealLocked()
+	s.closed = true
 	s.mu.Unlock()
 	if s.lock == nil {
 		return nil
