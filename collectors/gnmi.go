@@ -252,7 +252,7 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 			since = min(streamLast.UnixNano(), ts)
 		}
 	}
-	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s (the collector fell behind)", dups, key),
+	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key),
 		since, ts, time.Unix(0, ts))
 	p.Fields["duplicates"] = dups
 	p.Fields["path"] = key

@@ -275,6 +275,9 @@ func (s *InfluxSink) send(ctx context.Context, batch []Point) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lastTry = time.Now()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("influxdb %s: %w", s.cfg.URL, err) // the caller gave up, not InfluxDB
+	}
 	if err != nil {
 		if timedOut {
 			s.stats.TimedOut++
