@@ -12,6 +12,7 @@ import (
 
 	influxdb2 "github.com/influxdata/influxdb-client-go/v2"
 	"github.com/influxdata/influxdb-client-go/v2/api"
+	ihttp "github.com/influxdata/influxdb-client-go/v2/api/http"
 	"github.com/influxdata/influxdb-client-go/v2/api/write"
 )
 
@@ -76,6 +77,9 @@ type InfluxStats struct {
 	Replayed int `json:"replayed"` // acknowledged from the spool
 	Pending  int `json:"pending"`  // in the spool, not yet acknowledged
 	Lost     int `json:"lost"`     // neither written nor spooled
+	// Rejected counts points of batches InfluxDB refused (HTTP 400/422):
+	// not retried, as they would be refused again.
+	Rejected int `json:"rejected,omitempty"`
 	// TimedOut counts write requests InfluxDB did not answer within
 	// Timeout; Slow those that answered after Slow; MaxWrite is the
 	// longest answered write.
@@ -278,6 +282,17 @@ func (s *InfluxSink) send(ctx context.Context, batch []Point) error {
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("influxdb %s: %w", s.cfg.URL, err) // the caller gave up, not InfluxDB
 	}
+	var herr *ihttp.Error
+	if errors.As(err, &herr) && (herr.StatusCode == 400 || herr.StatusCode == 422) {
+		// InfluxDB answered and refused the points (a field's type
+		// conflicts with what it stored before): sending them again would
+		// fail again and hold up the spool behind them. InfluxDB 1.x
+		// keeps the valid points of such a batch; all are counted.
+		s.stats.Rejected += len(batch)
+		s.lastErr = err
+		s.cfg.Logger.Error("influxdb rejected points", "url", s.cfg.URL, "points", len(batch), "err", err)
+		return nil
+	}
 	if err != nil {
 		if timedOut {
 			s.stats.TimedOut++
@@ -337,6 +352,9 @@ func (s *InfluxSink) Close(ctx context.Context) error {
 		if st.Pending > 0 {
 			errs = append(errs, fmt.Errorf("influxdb %s: %d points not written (%v); they are in the spool %s: replay them with `labctl telemetry replay`",
 				s.cfg.URL, st.Pending, s.lastErr, s.cfg.SpoolDir))
+		}
+		if st.Rejected > 0 {
+			errs = append(errs, fmt.Errorf("influxdb %s: rejected %d points (%v); the run archive has them", s.cfg.URL, st.Rejected, s.lastErr))
 		}
 		if st.Lost > 0 {
 			errs = append(errs, fmt.Errorf("influxdb %s: %d points lost: the spool %s could not take them (%v); the run archive has them",

@@ -188,3 +188,34 @@ func TestUnreplayedSpoolIsReportedAndReplayable(t *testing.T) {
 		t.Errorf("second replay: %+v, %v", st, err)
 	}
 }
+
+// A batch InfluxDB refuses (a field's type conflicts with what it holds)
+// is counted as rejected, not spooled: retrying it would fail forever and
+// hold up every point behind it.
+func TestRejectedBatchDoesNotHoldUpTheSpool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts influxd")
+	}
+	t.Parallel()
+	srv := testinflux.Start(t)
+	s, err := collectors.NewInfluxSink(collectors.InfluxConfig{URL: srv.URL, Bucket: srv.Bucket, SpoolDir: t.TempDir(), BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := numbered(2, 2)
+	for i := range bad {
+		bad[i].Fields["v"] = "text"
+	}
+	for _, b := range [][]collectors.Point{numbered(0, 2), bad, numbered(4, 2)} {
+		s.Write(context.Background(), b)
+		time.Sleep(50 * time.Millisecond)
+	}
+	err = s.Close(context.Background())
+	st := s.Stats()
+	if err == nil || !strings.Contains(err.Error(), "rejected 2 points") || st.Rejected != 2 || st.Written != 4 || st.Pending != 0 || st.Spooled != 0 {
+		t.Fatalf("stats %+v, err %v", st, err)
+	}
+	if n := srv.Count(t, "t"); n != 4 {
+		t.Errorf("InfluxDB holds %d points, want 4", n)
+	}
+}

@@ -158,13 +158,13 @@ type InfluxMeta struct {
 }
 
 // Incomplete says whether telemetry is missing somewhere: a gap in the
-// archive, or points InfluxDB does not have (pending in the spool, or
-// lost). Such a run is degraded.
+// archive, or points InfluxDB does not have (pending in the spool, lost,
+// or rejected). Such a run is degraded.
 func (t *TelemetryMeta) Incomplete() bool {
 	if t == nil {
 		return false
 	}
-	inf := t.Influx != nil && (t.Influx.Stats.Pending > 0 || t.Influx.Stats.Lost > 0)
+	inf := t.Influx != nil && (t.Influx.Stats.Pending > 0 || t.Influx.Stats.Lost > 0 || t.Influx.Stats.Rejected > 0)
 	return t.GapCount > 0 || inf
 }
 

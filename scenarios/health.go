@@ -60,6 +60,7 @@ func mergeHealth(a, b *reports.TelemetryMeta) {
 		sa.Replayed += sb.Replayed
 		sa.Pending = sb.Pending // one spool: the later session's count is the current one
 		sa.Lost += sb.Lost
+		sa.Rejected += sb.Rejected
 		sa.TimedOut += sb.TimedOut
 		sa.Slow += sb.Slow
 		sa.MaxWrite = max(sa.MaxWrite, sb.MaxWrite)
@@ -94,6 +95,9 @@ func telemetryWarnings(meta *reports.TelemetryMeta) []string {
 	}
 	if st.Lost > 0 {
 		out = append(out, fmt.Sprintf("telemetry lost to InfluxDB %s: %d points neither written nor spooled (the archive has them)", inf.URL, st.Lost))
+	}
+	if st.Rejected > 0 {
+		out = append(out, fmt.Sprintf("telemetry rejected by InfluxDB %s: %d points in batches it refused (e.g. a field type conflict; the archive has them)", inf.URL, st.Rejected))
 	}
 	for _, o := range st.Outages {
 		end := "not back when the run ended"
