@@ -136,7 +136,7 @@ func TestInfluxOutageLosesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := s.Stats()
-			t.Logf("%+v", st)
+			t.Logf("slowest Write %v; %+v", slowest, st)
 			if slowest > timeout/2 {
 				t.Errorf("a Write took %v: it waited for InfluxDB", slowest)
 			}
