@@ -44,6 +44,22 @@ func telemetryHealth(meta *reports.TelemetryMeta, gaps []collectors.Gap, inf *co
 	}
 }
 
+// noteInflux records in the manifest, as soon as collection starts, where
+// telemetry goes besides the archive: a run that crashes leaves a spool
+// that `labctl telemetry replay` can then write without being told where.
+func (st *runState) noteInflux() {
+	cfg := st.r.Influx
+	if cfg == nil || (st.m.Telemetry != nil && st.m.Telemetry.Influx != nil) {
+		return
+	}
+	if st.m.Telemetry == nil {
+		st.m.Telemetry = &reports.TelemetryMeta{}
+	}
+	spool, _ := filepath.Rel(st.dir, SpoolDir(st.dir))
+	st.m.Telemetry.Influx = &reports.InfluxMeta{URL: cfg.URL, Org: cfg.Org, Bucket: cfg.Bucket, Spool: spool}
+	st.save()
+}
+
 // mergeHealth folds b's gaps and InfluxDB books into a's (a run's
 // sessions each have their collectors).
 func mergeHealth(a, b *reports.TelemetryMeta) {

@@ -291,6 +291,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 			return
 		}
 		sess.col = col
+		st.noteInflux()
 	}
 	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
 	if err != nil {
