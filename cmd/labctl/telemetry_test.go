@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,5 +90,54 @@ func TestRegressStrictRefusesADegradedRun(t *testing.T) {
 	}
 	if _, stderr, err := labctl(t, t.TempDir(), "regress", "--strict=false", "--baseline", base, "--candidate", cand); strings.Contains(stderr, "degraded") {
 		t.Errorf("--strict=false still refused: %v %q", err, stderr)
+	}
+}
+
+// A run whose InfluxDB never answers keeps every point in its spool and
+// ends degraded: `labctl run --strict` exits 1 after writing everything;
+// `labctl telemetry replay` into a live InfluxDB then writes the archive's
+// points there and makes the run ok.
+func TestStrictRunDegradedUntilReplayed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an emulated lab")
+	}
+	t.Parallel()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	home, out := t.TempDir(), t.TempDir()
+	stdout, stderr, err := labctl(t, home, "run", "incast", "--out", out, "--lab", "leafspine:1x2:9@100",
+		"--influx-url", dead, "--influx-bucket", "b", "--strict")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr, "degraded") {
+		t.Fatalf("want exit 1 for a degraded run, got %v\n%s", err, stderr)
+	}
+	var o scenarios.Outcome
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil || o.Outcome != scenarios.OutcomeDegraded || o.Report == "" {
+		t.Fatalf("run output %q: %v", stdout, err)
+	}
+	if !strings.Contains(strings.Join(o.Warnings, "\n"), scenarios.UnreplayedPrefix) {
+		t.Errorf("warnings %q name no spooled points", o.Warnings)
+	}
+	srv := testinflux.Start(t)
+	if stdout, stderr, err := labctl(t, home, "telemetry", "replay", o.Dir, "--influx-url", srv.URL, "--influx-bucket", srv.Bucket); err != nil {
+		t.Fatalf("replay: %v\n%s%s", err, stdout, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(o.Dir, "manifest.json"))
+	var m reports.Manifest
+	json.Unmarshal(b, &m)
+	sum, err := reports.ReadSummary(o.Dir)
+	if err != nil || m.Outcome != scenarios.OutcomeOK || sum.Outcome != scenarios.OutcomeOK {
+		t.Errorf("after the replay: manifest %s, summary %v (%v)", m.Outcome, sum, err)
+	}
+	lines := 0
+	err = collectors.ReadLPFile(filepath.Join(o.Dir, "telemetry", "port.lp"), func(p collectors.Point) error {
+		lines++
+		return nil
+	})
+	if err != nil || lines == 0 {
+		t.Fatalf("archive port.lp: %d lines, %v", lines, err)
+	}
+	if got := m.Telemetry.Influx.Stats.Replayed; got != m.Telemetry.Influx.Stats.Spooled || got == 0 {
+		t.Errorf("replayed %d of %d spooled points", got, m.Telemetry.Influx.Stats.Spooled)
 	}
 }
