@@ -24,8 +24,8 @@ type InfluxConfig struct {
 	BatchSize               int           // points per write request (default 5000)
 	FlushInterval           time.Duration // a partial batch waits at most this long (default 1s)
 	// QueueSize bounds the points held in memory for the writer (default
-	// 100000); beyond it, and while InfluxDB is down, points go to the
-	// spool.
+	// 100000); beyond it points go to the spool at once. While InfluxDB
+	// is down the writer moves what is queued to the spool.
 	QueueSize int
 	// Timeout bounds one write request (default 5s): a hung InfluxDB (a
 	// stopped process still holds its socket) costs at most this long
@@ -153,14 +153,17 @@ func newInfluxWriter(cfg InfluxConfig, sp *Spool) *InfluxSink {
 	return s
 }
 
-// Write queues pts for the writer; when the queue is full or InfluxDB is
-// down it appends them to the spool instead. It never waits for InfluxDB.
+// Write queues pts for the writer; when the queue is full it appends them
+// to the spool instead. It never waits for InfluxDB.
 func (s *InfluxSink) Write(_ context.Context, pts []Point) error {
 	if len(pts) == 0 {
 		return nil
 	}
 	s.mu.Lock()
-	if !s.closed && !s.down && len(s.queue)+len(pts) <= s.cfg.QueueSize {
+	// While InfluxDB is down the writer spools what is queued, a batch per
+	// append; only what overflows the queue is spooled here, point by
+	// notification.
+	if !s.closed && len(s.queue)+len(pts) <= s.cfg.QueueSize {
 		s.queue = append(s.queue, pts...)
 		full := len(s.queue) >= s.cfg.BatchSize
 		s.mu.Unlock()
