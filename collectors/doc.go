@@ -4,8 +4,11 @@
 // Samples an emulated target took while no traffic ran carry the idle tag
 // (point.go), so no reader mixes them with traffic.
 // Nothing is dropped silently: a broken device stream, or samples a gNMI
-// target coalesced (Update.Duplicates), leave a gap point; a failed write
-// leaves its points in a spool file and an error.
+// target coalesced (Update.Duplicates), leave a gap point. InfluxDB is
+// written from a goroutine of its own, never the gNMI receive loop: a
+// bounded queue, then a disk spool (spool.go) while InfluxDB is down, hung
+// or behind, replayed once it answers, each point once
+// (docs/telemetry.md).
 //
 // Must not import: emulator.
 package collectors

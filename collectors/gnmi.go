@@ -14,6 +14,7 @@ import (
 	"github.com/openconfig/gnmi/path"
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 )
 
@@ -28,7 +29,7 @@ type GNMIOptions struct {
 	Paths     []string
 	Lab, Run  string // tags on every point
 	Logger    *slog.Logger
-	Reconnect time.Duration // first backoff after a broken stream (default 200ms)
+	Reconnect time.Duration // first backoff after a broken stream (default 50ms; doubles up to ReconnectCap)
 }
 
 // DefaultPaths: OpenConfig interface and queue counters, and the
@@ -42,8 +43,16 @@ var DefaultPaths = []string{
 
 const countersDB = "COUNTERS_DB"
 
+// ReconnectCap is the longest wait between two resubscriptions after a
+// broken stream: the sample interval, but at least 100ms and at most 1s,
+// so a collector is back within about a second of its target.
+func ReconnectCap(interval time.Duration) time.Duration {
+	return min(max(interval, 100*time.Millisecond), time.Second)
+}
+
 // Collect streams a switch's counters into sink until ctx is done. A broken
-// stream is recorded as a collector_gap point and resubscribed with backoff.
+// stream is resubscribed with backoff (ReconnectCap) and recorded as a
+// collector_gap point once samples flow again.
 func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -55,11 +64,12 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Reconnect <= 0 {
-		o.Reconnect = 200 * time.Millisecond
+		o.Reconnect = 50 * time.Millisecond
 	}
 	byTarget := map[string][]*pb.Path{}
+	names := map[string][]string{}
 	for _, p := range o.Paths {
-		target := t.Device
+		target, raw := t.Device, p
 		if rest, ok := strings.CutPrefix(p, countersDB+":"); ok {
 			target, p = countersDB, rest
 		}
@@ -68,8 +78,13 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 			return fmt.Errorf("switch %s: path %q: %w", t.Device, p, err)
 		}
 		byTarget[target] = append(byTarget[target], gp)
+		names[target] = append(names[target], raw)
 	}
-	conn, err := grpc.NewClient(t.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// gRPC's own reconnect backoff (1s growing to 120s by default) would
+	// keep the channel down long after the target is back.
+	cp := grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: o.Reconnect, Multiplier: 1.6, Jitter: 0.2,
+		MaxDelay: ReconnectCap(o.Interval)}, MinConnectTimeout: 5 * time.Second}
+	conn, err := grpc.NewClient(t.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithConnectParams(cp))
 	if err != nil {
 		return fmt.Errorf("switch %s (%s): gnmi: %w", t.Device, t.Addr, err)
 	}
@@ -81,7 +96,9 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- stream(ctx, client, t, target, paths, o, sink)
+			s := &subStream{client: client, t: t, target: target, paths: paths, names: strings.Join(names[target], " "),
+				o: o, sink: sink, last: map[string]int64{}}
+			errs <- s.run(ctx)
 		}()
 	}
 	wg.Wait()
@@ -95,49 +112,91 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 	return errors.Join(all...)
 }
 
-// stream keeps one subscription alive, recording gaps.
-func stream(ctx context.Context, client pb.GNMIClient, t GNMITarget, target string, paths []*pb.Path, o GNMIOptions, sink Sink) error {
-	var lastSeen time.Time
+// subStream keeps one subscription alive, recording gaps.
+type subStream struct {
+	client       pb.GNMIClient
+	t            GNMITarget
+	target       string
+	paths        []*pb.Path
+	names        string // the subscription paths, for gap records
+	o            GNMIOptions
+	sink         Sink
+	last         map[string]int64 // newest sample per notification prefix, across reconnects
+	lastSeen     time.Time        // newest sample of the stream
+	broke        *brokenStream    // set from a break until samples flow again
+	reconnecting bool
+}
+
+// brokenStream is a break not yet recorded: when it happened and why.
+type brokenStream struct {
+	at    time.Time
+	since int64
+	err   error
+}
+
+func (s *subStream) run(ctx context.Context) error {
+	o := s.o
 	backoff := o.Reconnect
 	for {
-		err := subscribeOnce(ctx, client, t, target, paths, o, sink, &lastSeen, func() { backoff = o.Reconnect })
+		err := s.subscribeOnce(ctx, func() { backoff = o.Reconnect })
 		if ctx.Err() != nil {
+			if s.broke != nil { // never came back: the gap runs to the end
+				now := time.Now()
+				s.writeGap(context.WithoutCancel(ctx), fmt.Sprintf("stream broken (%v) and not back when collection ended", s.broke.err), now.UnixNano(), now)
+			}
 			return ctx.Err()
 		}
-		since := lastSeen
-		o.Logger.Warn("gnmi stream broke; resubscribing", "device", t.Device, "target", target, "err", err)
+		if s.broke == nil {
+			s.broke = &brokenStream{at: time.Now(), since: s.lastSeen.UnixNano(), err: err}
+			o.Logger.Warn("gnmi stream broke; resubscribing", "device", s.t.Device, "target", s.target, "err", err)
+		}
+		s.reconnecting = true
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			continue // records the gap above
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 10*time.Second)
-		now := time.Now()
-		gap := gapPoint(o, t.Device, target, fmt.Sprint(err), since.UnixNano(), now.UnixNano(), now)
-		if werr := sink.Write(ctx, []Point{gap}); werr != nil {
-			o.Logger.Error("could not record a telemetry gap", "device", t.Device, "err", werr)
-		}
+		backoff = min(backoff*2, ReconnectCap(o.Interval))
 	}
 }
 
-func subscribeOnce(ctx context.Context, client pb.GNMIClient, t GNMITarget, target string, paths []*pb.Path, o GNMIOptions, sink Sink, lastSeen *time.Time, connected func()) error {
+// writeGap records the pending break as a collector_gap ending at until
+// (sample time, unix ns), noticed at now.
+func (s *subStream) writeGap(ctx context.Context, reason string, until int64, now time.Time) {
+	b := s.broke
+	s.broke = nil
+	since := b.since
+	if since == 0 { // no sample before the break: the gap starts at the break
+		since = b.at.UnixNano()
+	}
+	gap := gapPoint(s.o, s.t.Device, s.target, reason, since, until, now)
+	gap.Fields["path"] = s.names
+	gap.Fields["broke_at_ns"] = b.at.UnixNano()
+	gap.Fields["resumed_at_ns"] = now.UnixNano()
+	gap.Fields["interval_ns"] = int64(s.o.Interval)
+	if err := s.sink.Write(ctx, []Point{gap}); err != nil {
+		s.o.Logger.Error("could not record a telemetry gap", "device", s.t.Device, "err", err)
+	}
+}
+
+func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
+	o, t := s.o, s.t
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sc, err := client.Subscribe(sctx)
+	sc, err := s.client.Subscribe(sctx)
 	if err != nil {
 		return err
 	}
 	var subs []*pb.Subscription
-	for _, p := range paths {
+	for _, p := range s.paths {
 		subs = append(subs, &pb.Subscription{Path: p, Mode: pb.SubscriptionMode_SAMPLE, SampleInterval: uint64(o.Interval)})
 	}
 	req := &pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
-		Prefix: &pb.Path{Target: target}, Mode: pb.SubscriptionList_STREAM, Encoding: pb.Encoding_PROTO, Subscription: subs,
+		Prefix: &pb.Path{Target: s.target}, Mode: pb.SubscriptionList_STREAM, Encoding: pb.Encoding_PROTO, Subscription: subs,
 	}}}
 	if err := sc.Send(req); err != nil {
 		return err
 	}
-	last := map[string]int64{} // newest sample per notification prefix
 	for {
 		resp, err := sc.Recv()
 		if err != nil {
@@ -148,17 +207,24 @@ func subscribeOnce(ctx context.Context, client pb.GNMIClient, t GNMITarget, targ
 		if n == nil {
 			continue // sync_response
 		}
-		pts := Decode(n, t.Device, o.Lab, o.Run)
 		k := strings.Join(path.ToStrings(n.GetPrefix(), true), "/")
-		if gap, ok := coalesced(n, last[k], *lastSeen, k, t.Device, target, o); ok {
+		ts := n.GetTimestamp()
+		if s.reconnecting && ts <= s.last[k] {
+			continue // the target's cache resends what came before the break
+		}
+		pts := Decode(n, t.Device, o.Lab, o.Run)
+		if gap, ok := coalesced(n, s.last[k], s.lastSeen, k, t.Device, s.target, o); ok {
 			pts = append(pts, gap)
 		}
-		last[k] = n.GetTimestamp()
+		s.last[k] = max(s.last[k], ts)
 		if len(pts) == 0 {
 			continue
 		}
-		*lastSeen = time.Unix(0, n.GetTimestamp())
-		if err := sink.Write(ctx, pts); err != nil {
+		if s.broke != nil {
+			s.writeGap(ctx, fmt.Sprintf("stream broken: %v", s.broke.err), ts, time.Now())
+		}
+		s.lastSeen = time.Unix(0, max(ts, s.lastSeen.UnixNano()))
+		if err := s.sink.Write(ctx, pts); err != nil {
 			o.Logger.Error("telemetry sink write failed", "device", t.Device, "err", err)
 		}
 	}
@@ -186,9 +252,11 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 			since = min(streamLast.UnixNano(), ts)
 		}
 	}
-	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s (the collector fell behind)", dups, key),
+	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key),
 		since, ts, time.Unix(0, ts))
 	p.Fields["duplicates"] = dups
+	p.Fields["path"] = key
+	p.Fields["interval_ns"] = int64(o.Interval)
 	return p, true
 }
 

@@ -141,7 +141,7 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
 	}
-	sum.Warnings = run.Warnings
+	sum.Warnings = append(slices.Clip(m.Warnings), run.Warnings...)
 	if m.Outcome == "running" && a.Crashed != nil {
 		if why := a.Crashed(&m); why != "" {
 			sum.Outcome = OutcomeCrashed

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
@@ -25,7 +26,7 @@ type Manifest struct {
 	Version string                    `json:"labctl_version"`
 	Started time.Time                 `json:"started"`
 	Ended   time.Time                 `json:"ended,omitempty"`
-	Outcome string                    `json:"outcome"` // running | ok | failed
+	Outcome string                    `json:"outcome"` // running | ok | degraded | partial | failed
 	// Host, PID and PIDStart name the controller process of the run (its
 	// start time, field 22 of /proc/PID/stat, tells a recycled pid
 	// apart), so a run still "running" whose process is gone is known
@@ -39,6 +40,11 @@ type Manifest struct {
 	Telemetry *TelemetryMeta `json:"telemetry,omitempty"`
 	// Executor ran the points ("slurm"; "" or "local": this process).
 	Executor string `json:"executor,omitempty"`
+	// Warnings are problems that did not stop the run: those of a
+	// degraded run say what telemetry is missing (device, path, time
+	// range, counts); others inform (InfluxDB was down a while, hosts
+	// started flows late).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // labOf is the snapshot of the lab a point ran on: Labs[pm.Lab], else Lab
@@ -120,6 +126,54 @@ type TelemetryMeta struct {
 	Devices []string `json:"devices"`
 	Points  int      `json:"points"`
 	Errors  []string `json:"errors,omitempty"`
+	// Gaps are the spans of a device's telemetry that are missing (a
+	// broken stream, samples a target coalesced), at most MaxGapsKept of
+	// them; GapCount counts them all and MissedSamples sums their lost
+	// samples (coalesced exactly, broken streams estimated from the span
+	// and interval).
+	Gaps          []GapMeta `json:"gaps,omitempty"`
+	GapCount      int       `json:"gap_count,omitempty"`
+	MissedSamples int64     `json:"missed_samples,omitempty"`
+	// Influx is what became of the points sent to InfluxDB.
+	Influx *InfluxMeta `json:"influx,omitempty"`
+}
+
+// MaxGapsKept bounds TelemetryMeta.Gaps (a flapping stream must not bloat
+// the manifest); the archive's collector_gap.lp has every one.
+const MaxGapsKept = 100
+
+// GapMeta is one telemetry gap (collectors.Gap) as the manifest keeps it.
+type GapMeta struct {
+	Device  string    `json:"device"`
+	Target  string    `json:"target"`
+	Path    string    `json:"path"`
+	Since   time.Time `json:"since"`
+	Until   time.Time `json:"until"`
+	Missed  int64     `json:"missed_samples"`
+	Reason  string    `json:"reason"`
+	Warning string    `json:"warning"`
+}
+
+// InfluxMeta says where telemetry went besides the archive (no token) and
+// what became of it; Spool is the spool directory relative to the run
+// directory.
+type InfluxMeta struct {
+	URL    string                 `json:"url"`
+	Org    string                 `json:"org,omitempty"`
+	Bucket string                 `json:"bucket"`
+	Spool  string                 `json:"spool"`
+	Stats  collectors.InfluxStats `json:"stats"`
+}
+
+// Incomplete says whether telemetry is missing somewhere: a gap in the
+// archive, or points InfluxDB does not have (pending in the spool, lost,
+// or rejected). Such a run is degraded.
+func (t *TelemetryMeta) Incomplete() bool {
+	if t == nil {
+		return false
+	}
+	inf := t.Influx != nil && (t.Influx.Stats.Pending > 0 || t.Influx.Stats.Lost > 0 || t.Influx.Stats.Rejected > 0)
+	return t.GapCount > 0 || inf
 }
 
 // flowsHeader is a function, not a package variable, so no caller can

@@ -58,6 +58,9 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nScenario **%s** on lab **%s**, outcome **%s**.\n",
 		cell.Replace(title(s)), cell.Replace(s.Scenario), cell.Replace(s.Lab), cell.Replace(s.Outcome))
+	if n := outcomeNote(s.Outcome); n != "" {
+		fmt.Fprintf(&b, "\n%s\n", n)
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&b, "\n**Warning:** %s\n", cell.Replace(w))
 	}
@@ -102,7 +105,8 @@ summary{cursor:pointer;font-weight:bold;margin:0.5em 0}
 </style></head><body>
 <h1>{{.Title}}</h1>
 <p>Scenario <b>{{.S.Scenario}}</b> on lab <b>{{.S.Lab}}</b>, outcome <b>{{.S.Outcome}}</b>.</p>
-{{range .S.Warnings}}<p><b>Warning:</b> {{.}}</p>
+{{with .OutcomeNote}}<p>{{.}}</p>
+{{end}}{{range .S.Warnings}}<p><b>Warning:</b> {{.}}</p>
 {{end}}{{if .Headlines}}<h2>Against {{.S.Baseline}}</h2>
 <ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
 {{with .HeadlineNote}}<p>{{.}}</p>
@@ -173,7 +177,25 @@ func WriteHTML(w io.Writer, s *Summary) error {
 		Plots        []figure
 		Tables       []table
 		Series       []pointPlots
-	}{title(s), s, h, headlineNote(h), plots, tables(s), series})
+		OutcomeNote  string
+	}{title(s), s, h, headlineNote(h), plots, tables(s), series, outcomeNote(s.Outcome)})
+}
+
+// outcomeNote says what an outcome other than ok means for the figures
+// that follow.
+func outcomeNote(outcome string) string {
+	switch outcome {
+	case "degraded":
+		return "Degraded: every point ran, but telemetry is incomplete (gaps in the archive, or points InfluxDB lacks); " +
+			"the warnings say which device, path and time span. Fabric counters over those spans are missing or coarser."
+	case "partial":
+		return "Partial: some points failed; the report covers the others."
+	case "failed":
+		return "Failed: the run stopped; the report covers what ran."
+	case "running":
+		return "Running: the run had not ended when this was read (it is still going, or its process died)."
+	}
+	return ""
 }
 
 // headlineNote is the slowdown definition when a headline states a
@@ -230,10 +252,19 @@ func (a Analyser) Render(dirs []string, format string, w io.Writer) error {
 
 // WriteRunReports analyses the archive in dir (telemetry read with
 // collectors.ReadLPFile) and writes summary.json and report.html into it.
-func WriteRunReports(dir string) (*Summary, error) {
+func WriteRunReports(dir string) (*Summary, error) { return WriteRunReportsAs(dir, nil) }
+
+// WriteRunReportsAs is WriteRunReports with the manifest as final edits
+// it (nil: as it is): the runner writes the reports before it records
+// the run's end, so a crash in analysis still shows as one, yet the
+// reports must say the outcome the run ends with, never "running".
+func WriteRunReportsAs(dir string, final func(*Manifest)) (*Summary, error) {
 	run, err := LoadRun(dir, nil)
 	if err != nil {
 		return nil, err
+	}
+	if final != nil {
+		final(&run.Manifest)
 	}
 	s, err := Analyse(run)
 	if err != nil {

@@ -8,8 +8,9 @@ type Summary struct {
 	Scenario string `json:"scenario"`
 	Lab      string `json:"lab"`
 	Outcome  string `json:"outcome"`
-	// Warnings name what reading the archive tolerated, e.g. a file whose
-	// last line a crash left incomplete.
+	// Warnings are the run's (Manifest.Warnings: why it is degraded, what
+	// did not stop it), then what reading the archive tolerated, e.g. a
+	// file whose last line a crash left incomplete.
 	Warnings []string `json:"warnings,omitempty"`
 	Runs     []string `json:"runs,omitempty"` // Compare: the run ids compared
 	Buckets  []int64  `json:"size_buckets"`   // upper edges (bytes) of the size buckets

@@ -120,6 +120,7 @@ func mergeTelemetry(a, b *reports.TelemetryMeta) *reports.TelemetryMeta {
 	}
 	a.Points += b.Points
 	a.Errors = append(a.Errors, b.Errors...)
+	mergeHealth(a, b)
 	return a
 }
 

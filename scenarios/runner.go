@@ -78,6 +78,7 @@ const (
 	// OutcomeFailed: no point ran to the end, or a run-wide stage failed;
 	// the manifest's stage says where it stopped.
 	OutcomeFailed = "failed"
+	// OutcomeDegraded (health.go): every point ran, telemetry is incomplete.
 )
 
 // ErrPartial is wrapped by Run's error when some points failed and the
@@ -305,6 +306,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 			return
 		}
 		sess.col = col
+		st.noteInflux()
 	}
 	st.reach("agent:" + pt.Name)
 	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
@@ -387,12 +389,14 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	m.Ended = time.Now().UTC()
 	if m.Telemetry != nil {
 		out.Warnings = append(out.Warnings, m.Telemetry.Errors...)
+		out.Warnings = append(out.Warnings, telemetryWarnings(m.Telemetry)...)
 	}
 	for _, p := range m.Points {
 		if len(p.TelemetryLag) > 0 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("point %s: telemetry from %v did not reach the end of the traffic", p.Name, p.TelemetryLag))
 		}
 	}
+	m.Warnings = out.Warnings
 	for _, f := range st.failures {
 		out.Failed = append(out.Failed, f.point)
 	}
@@ -419,14 +423,22 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	st.reach("analyse") // before it is said: a run killed once it was said was there
 	st.r.Progress.Stage("analyse", "")
-	sum, err := reports.WriteRunReports(st.dir)
+	outcome := OutcomeOK
+	switch {
+	case len(st.failures) > 0:
+		outcome = OutcomePartial
+	case m.Telemetry.Incomplete():
+		outcome = OutcomeDegraded
+	}
+	// The reports say the outcome the run ends with; the manifest says
+	// it once they are written.
+	sum, err := reports.WriteRunReportsAs(st.dir, func(fm *reports.Manifest) { fm.Outcome, fm.Stage = outcome, "done" })
 	if err != nil {
 		return stop("analyse", err)
 	}
 	out.Summary, out.Report = sum, filepath.Join(st.dir, "report.html")
-	m.Stage, m.Outcome, out.Outcome = "done", OutcomeOK, OutcomeOK
+	m.Stage, m.Outcome, out.Outcome = "done", outcome, outcome
 	if len(st.failures) > 0 {
-		m.Outcome, out.Outcome = OutcomePartial, OutcomePartial
 		m.Error = fmt.Sprintf("%d of %d points failed: %s", len(st.failures), len(m.Points), strings.Join(out.Failed, ", "))
 		st.save()
 		return out, fmt.Errorf("run %s: %w: %s", st.runID, ErrPartial, m.Error)
@@ -528,7 +540,17 @@ type collectorSet struct {
 	mu      sync.Mutex
 	errs    []error
 	stopped *reports.TelemetryMeta
+	// gaps and influx keep the books of what telemetry is missing.
+	gaps      *collectors.GapRecorder
+	influx    *collectors.InfluxSink
+	influxCfg *collectors.InfluxConfig
+	dir       string
 }
+
+// SpoolDir is where a run's points InfluxDB has not acknowledged wait for
+// a replay (collectors.Spool): outside telemetry/, so the report, which
+// reads the archive's telemetry, never counts them twice.
+func SpoolDir(runDir string) string { return filepath.Join(runDir, "spool", "influx") }
 
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
@@ -537,19 +559,24 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		return nil, err
 	}
 	var sink collectors.Sink = archive
+	var infl *collectors.InfluxSink
+	var influxCfg *collectors.InfluxConfig
 	if r.Influx != nil {
 		cfg := *r.Influx
-		if cfg.SpoolPath == "" {
-			cfg.SpoolPath = filepath.Join(dir, "telemetry", "influx-unwritten.lp")
+		if cfg.SpoolDir == "" { // never under telemetry/, which the report reads
+			cfg.SpoolDir = SpoolDir(dir)
 		}
+		cfg.Logger = cmp.Or(cfg.Logger, r.Logger)
 		inf, err := collectors.NewInfluxSink(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("influxdb %s: %w", cfg.URL, err)
 		}
-		sink = collectors.Multi(archive, inf)
+		infl, influxCfg = inf, &cfg
+		sink = collectors.Multi(archive, quietClose{inf})
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	cs := &collectorSet{cancel: cancel, sink: newWatermarkSink(sink)}
+	gaps := collectors.NewGapRecorder(sink)
+	cs := &collectorSet{cancel: cancel, sink: newWatermarkSink(gaps), gaps: gaps, influx: infl, influxCfg: influxCfg, dir: dir}
 	if s.Telemetry.Disabled {
 		return cs, nil
 	}
@@ -600,6 +627,7 @@ func (cs *collectorSet) stop(ctx context.Context) *reports.TelemetryMeta {
 	for _, e := range cs.errs {
 		meta.Errors = append(meta.Errors, e.Error())
 	}
+	telemetryHealth(meta, cs.gaps.Gaps(), cs.influx, cs.influxCfg, cs.dir)
 	cs.stopped = meta
 	return meta
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/regress"
+	"github.com/labctl/labctl/scenarios"
 )
 
 func baselineStore() string { return filepath.Join(home(), "baselines") }
@@ -30,7 +31,8 @@ schemes were compared. A metric regresses when it is worse than the baseline by
 more than max(relative x baseline, absolute) plus noise_sigma standard errors of
 the difference of the means. A point the baseline has and the candidate lost
 (failed or not run) is a regression too. Exit status: 0 no regression, 1
-regression, 2 bad usage. Without --thresholds the built-in defaults apply
+regression or (with --strict, the default) a baseline or candidate run that
+is degraded (its telemetry is incomplete: docs/telemetry.md), 2 bad usage. Without --thresholds the built-in defaults apply
 (FCT mean +10 % and p99 +15 % per size bucket, slowdown, goodput -5 %,
 all-reduce bus bandwidth -5 %, any failed flow). Metric names and the
 thresholds format: docs/regress.md.
@@ -49,6 +51,7 @@ Examples:
 			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE`"},
 			&cli.BoolFlag{Name: "all", Usage: "list every check, not only the regressions"},
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON"},
+			strictFlag(true),
 		},
 		Subcommands: []*cli.Command{{
 			Name: "promote", Usage: "make a run the named baseline (a frozen copy of its summary)", ArgsUsage: "RUN_DIR",
@@ -89,6 +92,14 @@ Examples:
 			if err != nil {
 				return exitError{2, fmt.Errorf("candidate: %w", err)}
 			}
+			if c.Bool("strict") {
+				if err := strictOutcome("baseline", base); err != nil {
+					return err
+				}
+				if err := strictOutcome("candidate", cand); err != nil {
+					return err
+				}
+			}
 			v := regress.Compare(reports.Metrics(base), reports.Metrics(cand), th)
 			if f := c.String("junit"); f != "" {
 				if err := writeJUnit(f, v, regress.JUnitMeta{Baseline: base.RunID, Candidate: cand.RunID,
@@ -109,6 +120,22 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// strictOutcome refuses to compare a run whose results are incomplete
+// (--strict): a degraded run's fabric counters have gaps.
+func strictOutcome(which string, s *reports.Summary) error {
+	if s.Outcome != scenarios.OutcomeDegraded {
+		return nil // failed points are regressions of their own
+	}
+	msg := fmt.Sprintf("%s run %s is %s, not ok", which, s.RunID, s.Outcome)
+	if len(s.Warnings) > 0 {
+		msg += ": " + s.Warnings[0]
+		if len(s.Warnings) > 1 {
+			msg += fmt.Sprintf(" (and %d more warnings)", len(s.Warnings)-1)
+		}
+	}
+	return exitError{1, fmt.Errorf("%s; --strict=false compares it anyway", msg)}
 }
 
 func printVerdict(v regress.Verdict, base, cand string, all bool) {

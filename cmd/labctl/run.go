@@ -63,7 +63,10 @@ come from --slurm-* flags or a profile (docs/slurm.md).
 
 Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
-each failed point's error); 2 for usage errors.
+each failed point's error), and with --strict when the run is "degraded"
+(every point ran but telemetry is incomplete: a gap, coalesced samples,
+points InfluxDB lacks; the warnings say where; docs/telemetry.md); 2 for
+usage errors.
 
 Examples:
    labctl run incast
@@ -88,6 +91,7 @@ Examples:
 			agentFlag,
 			engineFlag,
 			maxRepetitionsFlag, maxFlowsFlag, waitFlag,
+			strictFlag(false),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 			&cli.StringFlag{Name: "resume", Usage: "go on with `RUN`, a run directory of --executor slurm: submit only the points without a result, then gather"},
 		}, executorFlags()...),
@@ -192,6 +196,9 @@ Examples:
 			case out.Report != "":
 				fmt.Fprintf(os.Stderr, "run %s %s\nreport: %s\n", out.RunID, out.Outcome, out.Report)
 			}
+			if err == nil && c.Bool("strict") && out.Outcome == scenarios.OutcomeDegraded {
+				err = exitError{1, fmt.Errorf("run %s: %w (--strict; %d warnings)", out.RunID, scenarios.ErrDegraded, len(out.Warnings))}
+			}
 			return err
 		},
 	}
@@ -205,21 +212,30 @@ func influxConfig(c *cli.Context) (*collectors.InfluxConfig, error) {
 	if c.String("influx-bucket") == "" {
 		return nil, exitError{2, fmt.Errorf("--influx-url needs --influx-bucket")}
 	}
+	token, err := influxToken(c)
+	if err != nil {
+		return nil, err
+	}
+	return &collectors.InfluxConfig{URL: url, Bucket: c.String("influx-bucket"), Org: c.String("influx-org"), Token: token}, nil
+}
+
+// influxToken is the token the --influx-token* flags give.
+func influxToken(c *cli.Context) (string, error) {
 	token := c.String("influx-token")
 	if v := c.String("influx-token-env"); v != "" {
 		token = os.Getenv(v)
 		if token == "" {
-			return nil, exitError{2, fmt.Errorf("--influx-token-env %s: the variable is empty", v)}
+			return "", exitError{2, fmt.Errorf("--influx-token-env %s: the variable is empty", v)}
 		}
 	}
 	if f := c.String("influx-token-file"); f != "" {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("--influx-token-file: %w", err)
+			return "", fmt.Errorf("--influx-token-file: %w", err)
 		}
 		token = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
 	}
-	return &collectors.InfluxConfig{URL: url, Bucket: c.String("influx-bucket"), Org: c.String("influx-org"), Token: token}, nil
+	return token, nil
 }
 
 func newLogger(verbose bool) *slog.Logger {

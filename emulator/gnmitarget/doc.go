@@ -10,7 +10,9 @@
 // previous snapshot (flow.go), so the twin, which simulates faster than
 // wall time, does not outrun them and have samples coalesced away; what is
 // coalesced all the same is counted (Coalesced) and reaches the
-// subscriber as Update.Duplicates.
+// subscriber as Update.Duplicates. Restart plays a restart of the
+// server (every stream ends; it serves again on the same address), for
+// fault drills (emulator.Lab.RestartGNMI).
 //
 // Nothing outside emulator/ imports it. It imports collectors for the
 // schema's names only (IdleLeaf: the mark it sends, the collector reads).

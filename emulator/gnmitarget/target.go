@@ -38,6 +38,9 @@ type Target struct {
 	intervals map[int]time.Duration // active SAMPLE subscriptions
 	nextID    int
 	addr      string
+	serveCtx  context.Context
+	restart   *restartReq // set while Restart waits for Serve
+	closed    bool
 
 	// Flow control (flow.go): STREAM subscriptions and what each has yet
 	// to send.
@@ -75,17 +78,103 @@ func New(name string, log *slog.Logger) (*Target, error) {
 	return t, nil
 }
 
-// Serve serves gNMI on lis until ctx is done. Plain TCP: the emulated lab
-// listens on loopback only.
+// Serve serves gNMI on lis until ctx is done or Close; a Restart in
+// between serves again on the same address, and Serve returns only then.
 func (t *Target) Serve(ctx context.Context, lis net.Listener) error {
 	t.mu.Lock()
-	t.grpc = grpc.NewServer()
 	t.addr = lis.Addr().String()
+	t.serveCtx = ctx
 	t.mu.Unlock()
-	pb.RegisterGNMIServer(t.grpc, t)
-	go func() { <-ctx.Done(); t.grpc.Stop() }()
-	return t.grpc.Serve(lis)
+	stop := context.AfterFunc(ctx, func() { t.Close() })
+	defer stop()
+	for {
+		t.mu.Lock()
+		g := grpc.NewServer()
+		pb.RegisterGNMIServer(g, t)
+		t.grpc = g
+		t.mu.Unlock()
+		err := g.Serve(lis)
+		t.mu.Lock()
+		restart, closed := t.restart, t.closed
+		t.restart = nil
+		t.mu.Unlock()
+		if restart == nil || closed || ctx.Err() != nil {
+			if restart != nil {
+				restart.err = fmt.Errorf("gnmi %s: closed during the restart", t.name)
+				close(restart.done)
+			}
+			return err
+		}
+		// Restart: down for a while, then the same address again.
+		select {
+		case <-time.After(restart.down):
+		case <-ctx.Done():
+		}
+		lis, err = listenAgain(ctx, t.Addr())
+		t.mu.Lock()
+		if err == nil && t.closed {
+			lis.Close()
+			err = fmt.Errorf("gnmi %s: closed during the restart", t.name)
+		}
+		t.mu.Unlock()
+		restart.err = err
+		close(restart.done)
+		if err != nil {
+			return err
+		}
+	}
 }
+
+// restartReq is a Restart Serve carries out.
+type restartReq struct {
+	down time.Duration
+	done chan struct{}
+	err  error
+}
+
+// listenAgain listens on addr, retrying while the old socket lets go.
+func listenAgain(ctx context.Context, addr string) (net.Listener, error) {
+	var err error
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(10 * time.Millisecond) {
+		var lis net.Listener
+		if lis, err = net.Listen("tcp", addr); err == nil {
+			return lis, nil
+		}
+	}
+	return nil, fmt.Errorf("gnmi: listen again on %s: %w", addr, err)
+}
+
+// Restart plays a restart of the switch's gNMI server: it stops serving
+// (every stream ends, the listener closes), stays down for down, and
+// serves again on the same address. It returns once the target serves
+// again. Published samples stay in the cache, as a real target's state
+// outlives its server process only when the platform keeps it; those
+// published while down reach no subscriber.
+func (t *Target) Restart(ctx context.Context, down time.Duration) error {
+	t.mu.Lock()
+	g := t.grpc
+	if g == nil || t.closed || t.serveCtx == nil || t.serveCtx.Err() != nil {
+		t.mu.Unlock()
+		return fmt.Errorf("gnmi %s: not serving", t.name)
+	}
+	if t.restart != nil {
+		t.mu.Unlock()
+		return fmt.Errorf("gnmi %s: a restart is under way", t.name)
+	}
+	req := &restartReq{down: down, done: make(chan struct{})}
+	t.restart = req
+	t.mu.Unlock()
+	g.Stop()
+	select {
+	case <-req.done:
+		return req.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Name is the switch's name.
+func (t *Target) Name() string { return t.name }
 
 // Addr is where it listens.
 func (t *Target) Addr() string { t.mu.Lock(); defer t.mu.Unlock(); return t.addr }
@@ -94,6 +183,7 @@ func (t *Target) Addr() string { t.mu.Lock(); defer t.mu.Unlock(); return t.addr
 func (t *Target) Close() error {
 	t.mu.Lock()
 	g := t.grpc
+	t.closed = true
 	t.mu.Unlock()
 	if g != nil {
 		g.Stop()

@@ -37,9 +37,17 @@ func serve(t *testing.T) (*Target, pb.GNMIClient) {
 // sync response.
 func once(t *testing.T, c pb.GNMIClient, target string, path *pb.Path) []*pb.Notification {
 	t.Helper()
-	sc, err := c.Subscribe(context.Background())
+	all, err := onceErr(c, target, path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return all
+}
+
+func onceErr(c pb.GNMIClient, target string, path *pb.Path) ([]*pb.Notification, error) {
+	sc, err := c.Subscribe(context.Background())
+	if err != nil {
+		return nil, err
 	}
 	sc.Send(&pb.SubscribeRequest{Request: &pb.SubscribeRequest_Subscribe{Subscribe: &pb.SubscriptionList{
 		Prefix: &pb.Path{Target: target}, Mode: pb.SubscriptionList_ONCE, Subscription: []*pb.Subscription{{Path: path}}}}})
@@ -47,10 +55,10 @@ func once(t *testing.T, c pb.GNMIClient, target string, path *pb.Path) []*pb.Not
 	for {
 		r, err := sc.Recv()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if r.GetSyncResponse() {
-			return all
+			return all, nil
 		}
 		all = append(all, r.GetUpdate())
 	}

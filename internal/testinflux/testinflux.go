@@ -18,7 +18,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +44,11 @@ func Start(t testing.TB) *Server {
 	if base == "" {
 		base = startInfluxd(t)
 	}
+	return createDB(t, base)
+}
+
+func createDB(t testing.TB, base string) *Server {
+	t.Helper()
 	db := fmt.Sprintf("labctl_test_%d_%d", os.Getpid(), seq.Add(1))
 	resp, err := http.PostForm(base+"/query", url.Values{"q": {"CREATE DATABASE " + db}})
 	if err != nil {
@@ -83,6 +90,24 @@ func freePort(t testing.TB) int {
 }
 
 func startInfluxd(t testing.TB) string {
+	return StartProcess(t).base
+}
+
+// Process is an influxd of the test's own, which the test may kill,
+// restart and stop (SIGSTOP) to play an InfluxDB outage.
+type Process struct {
+	t         testing.TB
+	bin, conf string
+	dir, base string
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	exited    chan struct{}
+}
+
+// StartProcess starts an influxd for the test alone (never the shared one
+// of LABCTL_INFLUX_URL), stopped when the test ends.
+func StartProcess(t testing.TB) *Process {
+	t.Helper()
 	bin := findInfluxd()
 	if bin == "" {
 		msg := "no influxd: run ./scripts/test.sh, which installs InfluxDB 1.8.10 (or set LABCTL_INFLUXD)"
@@ -98,23 +123,64 @@ func startInfluxd(t testing.TB) string {
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "-config", cf)
-	log, _ := os.Create(filepath.Join(dir, "influxd.log"))
+	p := &Process{t: t, bin: bin, conf: cf, dir: dir, base: fmt.Sprintf("http://127.0.0.1:%d", http)}
+	p.start()
+	t.Cleanup(func() { p.Resume(); p.Kill() })
+	return p
+}
+
+func (p *Process) start() {
+	p.t.Helper()
+	cmd := exec.Command(p.bin, "run", "-config", p.conf)
+	log, _ := os.OpenFile(filepath.Join(p.dir, "influxd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start influxd: %v", err)
+		p.t.Fatalf("start influxd: %v", err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d", http)
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if resp, err := httpGet(base + "/ping"); err == nil {
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); log.Close(); close(exited) }()
+	p.mu.Lock()
+	p.cmd, p.exited = cmd, exited
+	p.mu.Unlock()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if resp, err := httpGet(p.base + "/ping"); err == nil {
 			resp.Body.Close()
-			return base
+			return
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "influxd.log"))
-	t.Fatalf("influxd did not start:\n%s", b)
-	return ""
+	b, _ := os.ReadFile(filepath.Join(p.dir, "influxd.log"))
+	p.t.Fatalf("influxd did not start:\n%s", b)
+}
+
+// Database creates a fresh database on the process.
+func (p *Process) Database(t testing.TB) *Server { return createDB(t, p.base) }
+
+// Kill kills influxd (SIGKILL) and waits until it is gone.
+func (p *Process) Kill() {
+	p.mu.Lock()
+	cmd, exited := p.cmd, p.exited
+	p.mu.Unlock()
+	if cmd != nil {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// Restart starts influxd again on the same port and data.
+func (p *Process) Restart() { p.start() }
+
+// Pause stops influxd (SIGSTOP): it keeps its socket and answers nothing.
+func (p *Process) Pause() { p.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused influxd (SIGCONT).
+func (p *Process) Resume() { p.signal(syscall.SIGCONT) }
+
+func (p *Process) signal(s syscall.Signal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil {
+		_ = p.cmd.Process.Signal(s)
+	}
 }
 
 func httpGet(u string) (*http.Response, error) { return http.Get(u) }
@@ -136,4 +202,15 @@ func (s *Server) Flux(t testing.TB, query string) []map[string]any {
 		t.Fatalf("flux: %v", res.Err())
 	}
 	return out
+}
+
+// Count is how many field values of measurement meas the database holds
+// (one per series, time and field).
+func (s *Server) Count(t testing.TB, meas string) int64 {
+	t.Helper()
+	rows := s.Flux(t, fmt.Sprintf(`from(bucket:%q) |> range(start: 0) |> filter(fn: (r) => r._measurement == %q) |> group() |> count()`, s.Bucket, meas))
+	if len(rows) == 0 {
+		return 0
+	}
+	return rows[0]["_value"].(int64)
 }
