@@ -74,7 +74,7 @@ func FaultKinds() []FaultKind {
 		FaultKind{"fail-ports-down", "switch", "", "the next bf_switchd start leaves the ports down"},
 		FaultKind{"fail-ssh-command", "any", "", "the next command over SSH exits 1"},
 		FaultKind{"clear", "any", "", "end the device's drops and delays now"},
-		// gnmi-restart is wired by the coordinator to (*Lab).RestartGNMI (branch tele).
+		FaultKind{"gnmi-restart", "switch", "", "restart the switch's gNMI server: every stream ends and it serves again on the same address (down for --for, 0 if not given)"},
 	)
 }
 
@@ -125,8 +125,10 @@ func (l *Lab) Inject(ctx context.Context, req FaultRequest) (string, error) {
 		err := l.DelayEndpoint(req.Device, Endpoint(ep), req.Delay, req.For)
 		return fmt.Sprintf("%s: new %s connections held %s until %s", req.Device, ep, req.Delay, until), err
 	}
-	// gnmi-restart (coordinator): case k.Name == "gnmi-restart": return ..., l.RestartGNMI(ctx, req.Device)
-	_ = ctx
+	if k.Name == "gnmi-restart" {
+		err := l.RestartGNMIFor(ctx, req.Device, max(req.For, 0))
+		return fmt.Sprintf("%s: gNMI server restarted (down %s)", req.Device, max(req.For, 0)), err
+	}
 	f := failNext[k.Name]
 	return fmt.Sprintf("%s: the next %v fails", req.Device, f), l.FailNext(req.Device, f)
 }

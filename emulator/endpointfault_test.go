@@ -230,3 +230,45 @@ func containsAll(s string, subs []string) bool {
 	}
 	return true
 }
+
+// A gNMI restart through the fault command ends live connections, serves
+// again on the same address, and keeps the endpoint behind its gate: a
+// drop after the restart still closes new connections.
+func TestGNMIRestartStaysBehindTheGate(t *testing.T) {
+	t.Parallel()
+	l, inv, _ := testlab.Start(t, "leafspine:1x1:2@100", nil, emulator.Options{Seed: 1},
+		sshdrv.Config{DialTimeout: 5 * time.Second, Retries: -1})
+	ctx := context.Background()
+	sw := inv.Switches[0]
+	live, err := net.Dial("tcp", sw.Mgmt.GNMI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if !open(live, 200*time.Millisecond) {
+		t.Fatal("a fresh gNMI connection was closed before any fault")
+	}
+	if _, err := l.Inject(ctx, emulator.FaultRequest{Device: sw.Name, Kind: "gnmi-restart", For: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if open(live, time.Second) {
+		t.Error("a gNMI connection survived the restart")
+	}
+	after, err := net.Dial("tcp", sw.Mgmt.GNMI)
+	if err != nil {
+		t.Fatalf("not serving on %s after the restart: %v", sw.Mgmt.GNMI, err)
+	}
+	defer after.Close()
+	if !open(after, 300*time.Millisecond) {
+		t.Fatal("a new gNMI connection was closed after the restart")
+	}
+	if _, err := l.DropEndpoint(sw.Name, emulator.EndpointGNMI, 800*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if open(after, time.Second) {
+		t.Error("the drop after a restart left a live connection open: the restarted listener bypasses the gate")
+	}
+	if _, err := l.Inject(ctx, emulator.FaultRequest{Device: inv.Hosts[0].Name, Kind: "gnmi-restart"}); err == nil {
+		t.Error("gnmi-restart on a host was accepted")
+	}
+}

@@ -203,7 +203,9 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
 		}
-		lis = l.endpointGate(sw.Name, EndpointGNMI).listen(lis)
+		gate := l.endpointGate(sw.Name, EndpointGNMI)
+		lis = gate.listen(lis)
+		tgt.WrapListener(gate.listen) // a restarted target stays behind the gate
 		go func() { _ = tgt.Serve(runCtx, lis) }()
 		l.targets = append(l.targets, tgt)
 		sw.Mgmt.GNMI = lis.Addr().String()

@@ -41,6 +41,7 @@ type Target struct {
 	serveCtx  context.Context
 	restart   *restartReq // set while Restart waits for Serve
 	closed    bool
+	wrap      func(net.Listener) net.Listener // WrapListener
 
 	// Flow control (flow.go): STREAM subscriptions and what each has yet
 	// to send.
@@ -112,6 +113,9 @@ func (t *Target) Serve(ctx context.Context, lis net.Listener) error {
 		}
 		lis, err = listenAgain(ctx, t.Addr())
 		t.mu.Lock()
+		if err == nil && t.wrap != nil {
+			lis = t.wrap(lis)
+		}
 		if err == nil && t.closed {
 			lis.Close()
 			err = fmt.Errorf("gnmi %s: closed during the restart", t.name)
@@ -123,6 +127,15 @@ func (t *Target) Serve(ctx context.Context, lis net.Listener) error {
 			return err
 		}
 	}
+}
+
+// WrapListener makes Serve wrap the listener it opens again after a
+// Restart with wrap, as the caller wrapped the first one (the emulated
+// lab gates its endpoints so that faults can drop or delay them).
+func (t *Target) WrapListener(wrap func(net.Listener) net.Listener) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.wrap = wrap
 }
 
 // restartReq is a Restart Serve carries out.
