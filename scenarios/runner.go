@@ -145,6 +145,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
 	st.m.Host, st.m.PID, st.m.PIDStart = lease.Self() // labctl runs tells a crashed run by them
+	rc := *r // this run's runner: its stages go to the manifest too
+	rc.Progress = stageLog{r.Progress, st.m}
+	st.r = &rc
 	for _, v := range variants {
 		st.total += max(s.Repetitions, 1) * len(v.Entries)
 	}
@@ -162,7 +165,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		}
 		sess = st.runVariant(ctx, sess, v, vi)
 	}
-	r.Progress.Stage("gather", "stopping collectors")
+	st.r.Progress.Stage("gather", "stopping collectors")
 	st.closeSession(ctx, sess)
 	return st.finish(ctx)
 }
@@ -400,6 +403,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	out.Summary, out.Report = sum, filepath.Join(st.dir, "report.html")
 	m.Stage, m.Outcome, out.Outcome = "done", OutcomeOK, OutcomeOK
+	m.Stages = append(m.Stages, reports.StageTime{Stage: m.Stage, At: time.Now().UTC()}) // where the report's time ends
 	if len(st.failures) > 0 {
 		m.Outcome, out.Outcome = OutcomePartial, OutcomePartial
 		m.Error = fmt.Sprintf("%d of %d points failed: %s", len(st.failures), len(m.Points), strings.Join(out.Failed, ", "))

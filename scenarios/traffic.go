@@ -78,6 +78,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	r.Progress.Flows(pt.Name, 0, total)
 
 	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
+	var gathering sync.Once // the first agent back: the traffic is over, its results come in
 	// Every host's agent runs at once, not a pool's few at a time: each
 	// waits for the common epoch, and a host that received a flow must
 	// have its server up when the sender's client starts.
@@ -87,6 +88,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		if err != nil {
 			return err
 		}
+		gathering.Do(func() { r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets))) })
 		// Keep the agent's own output whatever happened: it is the evidence.
 		_ = os.WriteFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...), 0o644)
 		if err := res.Err(); err != nil {
