@@ -76,6 +76,7 @@ type Lab struct {
 	// host): a version uploaded to one host is present on all, as on
 	// hosts sharing an NFS home.
 	agentStore string
+	sums       sumCache // SHA-256 of the hosts' files by version (sha256sum)
 	cancel     context.CancelFunc
 	log        *slog.Logger
 }

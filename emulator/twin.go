@@ -229,6 +229,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 	if !base.After(t.lastTs) {
 		base = t.lastTs.Add(time.Microsecond)
 	}
+	began := time.Now()
 	smp := t.startSampling(s.ID, base)
 	results, err := t.engine.Run(ctx, flows, fabric.RunOptions{SampleEvery: smp.every, OnSample: smp.sample})
 	if err != nil {
@@ -246,7 +247,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 		end = max(end, r.End)
 	}
 	smp.finish(end)
-	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end)
+	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end, "samples", smp.samples, "wall", time.Since(began))
 	return base, out, nil
 }
 

@@ -83,7 +83,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	// waits for the common epoch, and a host that received a flow must
 	// have its server up when the sender's client starts.
 	err := allAtOnce(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json")
+		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json.gz") // gzipped (agent.Compressed)
 		res, err := sess.ssh.Exec(ctx, t, agentCommand(sum, remoteSched(t.Name), t.Name, remoteOut, r.MaxConcurrent))
 		if err != nil {
 			return err
@@ -94,7 +94,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		if err := res.Err(); err != nil {
 			return err
 		}
-		local := filepath.Join(rawDir, t.Name+".result.json")
+		local := filepath.Join(rawDir, t.Name+".result.json.gz")
 		if err := sess.ssh.Download(ctx, t, remoteOut, local); err != nil {
 			return fmt.Errorf("host %s: fetch agent result: %w", t.Name, err)
 		}
@@ -162,7 +162,7 @@ const flushEvery = 1024
 
 // add streams one host's result file and returns how many records it had.
 func (t *pointTally) add(file string) (int, error) {
-	f, err := os.Open(file)
+	f, err := agent.OpenResult(file)
 	if err != nil {
 		return 0, err
 	}
