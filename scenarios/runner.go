@@ -145,7 +145,8 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
 	st.m.Host, st.m.PID, st.m.PIDStart = lease.Self() // labctl runs tells a crashed run by them
-	rc := *r // this run's runner: its stages go to the manifest too
+	// This run's runner: its stages go to the manifest too.
+	rc := *r
 	rc.Progress = stageLog{r.Progress, st.m}
 	st.r = &rc
 	for _, v := range variants {

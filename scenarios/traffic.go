@@ -88,7 +88,9 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		if err != nil {
 			return err
 		}
-		gathering.Do(func() { r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets))) })
+		gathering.Do(func() {
+			r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets)))
+		})
 		// Keep the agent's own output whatever happened: it is the evidence.
 		_ = os.WriteFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...), 0o644)
 		if err := res.Err(); err != nil {
