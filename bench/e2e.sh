@@ -8,7 +8,7 @@
 # 10 ms of arrivals: the SELB and ConWeave setting).
 #
 #   ./bench/e2e.sh [fattree:K | paper]...
-#   PROFILE=1 ./bench/e2e.sh fattree:8   # also a CPU profile of the run (controller and lab)
+#   PROFILE=1 ./bench/e2e.sh fattree:8   # also CPU and allocation profiles of the run (controller and lab)
 #   KEEP=1 ...                           # keep the archives (path printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ for lab in "${@:-fattree:4 fattree:8 fattree:12 fattree:16 paper}"; do
 		mkdir -p "$out"
 		echo "== $l ($spec), load average before: $(load)"
 		prof=()
-		[ "${PROFILE:-}" = 1 ] && prof=(env LABCTL_CPUPROFILE="$out/cpu.prof")
+		[ "${PROFILE:-}" = 1 ] && prof=(env LABCTL_CPUPROFILE="$out/cpu.prof" LABCTL_MEMPROFILE="$out/allocs.prof")
 		/usr/bin/time -o "$out/time" -f "%e %U %S %M" "${prof[@]}" \
 			"$work/labctl" run "$scen" --lab "$spec" --out "$out" >"$out/stdout" 2>"$out/progress.jsonl" || {
 			echo "labctl run failed:"; tail -5 "$out/progress.jsonl"; continue; }
@@ -56,7 +56,7 @@ for lab in "${@:-fattree:4 fattree:8 fattree:12 fattree:16 paper}"; do
 		echo "  end to end ${wall} s wall, CPU ${user} + ${sys} s, max RSS $((rss / 1024)) MiB"
 		echo "  simulation alone ${sim} CPU-s (one core, load average $(load))"
 		echo "  archive $(du -sm "$run" | cut -f1) MB (raw $(du -sm "$run/raw" | cut -f1) MB, telemetry $(du -sm "$run/telemetry" | cut -f1) MB)"
-		[ "${PROFILE:-}" = 1 ] && echo "  profile: go tool pprof -top $work/labctl $out/cpu.prof"
+		[ "${PROFILE:-}" = 1 ] && echo "  profiles: go tool pprof -top $work/labctl $out/cpu.prof (or $out/allocs.prof)"
 	done
 done
 [ "${KEEP:-}" = 1 ] && echo "kept: $work"

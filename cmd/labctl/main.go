@@ -23,6 +23,7 @@ func main() {
 	stopProfile := startProfile(os.Getenv("LABCTL_CPUPROFILE"))
 	err := app.RunContext(ctx, interspersed(app, os.Args))
 	stopProfile()
+	writeAllocs(os.Getenv("LABCTL_MEMPROFILE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "labctl:", err)
 		os.Exit(exitCode(err))
@@ -46,6 +47,23 @@ func startProfile(file string) func() {
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// writeAllocs writes the process's allocation profile (what it allocated
+// over its life, and what is still in use) to file, when one is named
+// ($LABCTL_MEMPROFILE): where a large run's garbage comes from.
+func writeAllocs(file string) {
+	if file == "" {
+		return
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "labctl: warning: memory profile:", err)
+	}
 }
 
 func newApp() *cli.App {
