@@ -36,8 +36,9 @@ type Twin struct {
 	// (Lab.nicPriority); nil: priority 3.
 	nicPrio func(host, dev string, tclass int) int
 
-	mu     sync.Mutex // serialises simulations and publishing
+	mu     sync.Mutex // serialises simulations and queueing samples
 	lastTs time.Time
+	pub    pubQueue // samples on their way to the switches (twinpublish.go)
 	// idleDone: no schedule ran since the last idle sample, whose
 	// counters are therefore still current (idle).
 	idleDone bool
@@ -262,6 +263,8 @@ func (t *Twin) sampleInterval() time.Duration {
 	return d
 }
 
+// publishLocked queues a snapshot of the switches' counters stamped ts
+// (never before the last one) for publication (twinpublish.go).
 func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 	if !ts.After(t.lastTs) {
 		ts = t.lastTs.Add(time.Nanosecond)
@@ -275,13 +278,19 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 		if per[k.Device] == nil {
 			per[k.Device] = map[string]*fabric.PortCounters{}
 		}
-		per[k.Device][k.Port] = v
+		cp := *v // the engine goes on counting
+		per[k.Device][k.Port] = &cp
 	}
+	t.pub.push(snapshot{ts: ts, idle: idle, per: per}, t.publish)
+}
+
+// publish hands one snapshot to every switch's telemetry endpoint.
+func (t *Twin) publish(s snapshot) {
 	for name, p := range t.switches {
-		if idle {
-			p.PublishIdle(ts, per[name])
+		if s.idle {
+			p.PublishIdle(s.ts, s.per[name])
 		} else {
-			p.Publish(ts, per[name])
+			p.Publish(s.ts, s.per[name])
 		}
 	}
 }

@@ -59,6 +59,7 @@ func (s *simSampler) finish(end int64) {
 	if s.last < end {
 		s.sample(end, s.t.engine.Counters())
 	}
+	s.t.pub.flush() // the point's telemetry is with the switches before its agents hear back
 	if n := s.t.coalesced() - s.coalesced; n > 0 {
 		s.t.log.Warn("gnmi targets coalesced samples of the schedule (collectors record collector_gap points)", "schedule", s.id, "samples", n)
 	}
