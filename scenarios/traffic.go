@@ -134,6 +134,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	// Telemetry is asynchronous: wait until every switch has sent a sample
 	// stamped after the last flow ended, so the report sees the whole point.
+	r.Progress.Stage("telemetry", fmt.Sprintf("%s: waiting for %d switches' samples to reach the traffic's end", pt.Name, len(sess.col.devices)))
 	if lag := sess.col.sink.waitFor(ctx, sess.col.devices, time.Unix(0, meta.EndNs), 10*time.Second); len(lag) > 0 {
 		r.Logger.Warn("telemetry lags behind traffic", "point", pt.Name, "devices", lag)
 		meta.TelemetryLag = lag
