@@ -182,8 +182,7 @@ func (t *pointTally) add(file string) (int, error) {
 		batch = batch[:0]
 	}
 	var bytes float64
-	head, err := agent.ReadResult(f, func(h *agent.Result, rec perftest.FlowRecord) error {
-		rec.Output = "" // kept in raw/
+	head, err := agent.ReadRecords(f, func(h *agent.Result, rec perftest.FlowRecord) error { // the output stays in raw/
 		n++
 		t.span(rec)
 		if t.pt.WindowNs > 0 && perftest.InWindow(rec, time.Unix(0, h.EpochNs), time.Duration(t.pt.WindowNs)) {
