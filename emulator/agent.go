@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
@@ -52,8 +54,34 @@ func (h *host) executeOnTwin(ctx context.Context, part *perftest.Schedule, o age
 	// and recorded, as the real agent does, and has nothing to slow down.
 	head := agent.Result{Host: o.Self, ScheduleID: part.ID, EpochNs: base.UnixNano(),
 		LateToleranceNs: agent.DefaultLateTolerance.Nanoseconds(), MaxConcurrent: o.MaxConcurrent}
+	if err := h.lab.writers.acquire(ctx); err != nil {
+		return err
+	}
+	defer h.lab.writers.release()
 	return h.writeResult(w, head, part, base, results)
 }
+
+// writerSlots bounds the emulated hosts writing their results at once.
+// Writing is CPU work (perftest's output for every flow, JSON, gzip) on
+// this machine's few cores, so more at once gains nothing, and at 1,024
+// hosts every agent wrote at once after the simulation, each holding a
+// gzip compressor (~1.2 MB) and its buffers: over a gigabyte of heap.
+type writerSlots struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (w *writerSlots) acquire(ctx context.Context) error {
+	w.once.Do(func() { w.ch = make(chan struct{}, 2*runtime.GOMAXPROCS(0)) })
+	select {
+	case w.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *writerSlots) release() { <-w.ch }
 
 // writeResult streams this host's result to w: a record with the client's
 // output for every flow it sends, then a server run with the server's

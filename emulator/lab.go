@@ -76,7 +76,8 @@ type Lab struct {
 	// host): a version uploaded to one host is present on all, as on
 	// hosts sharing an NFS home.
 	agentStore string
-	sums       sumCache // SHA-256 of the hosts' files by version (sha256sum)
+	sums       sumCache    // SHA-256 of the hosts' files by version (sha256sum)
+	writers    writerSlots // hosts writing their agent results at once (agent.go)
 	cancel     context.CancelFunc
 	log        *slog.Logger
 }
