@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -284,15 +285,26 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 	t.pub.push(snapshot{ts: ts, idle: idle, per: per}, t.publish)
 }
 
-// publish hands one snapshot to every switch's telemetry endpoint.
+// publish hands one snapshot to every switch's telemetry endpoint, a few
+// switches at a time (each endpoint first waits for its own subscribers,
+// and encodes its ports: one switch after another left a core idle), and
+// returns when all have it, so the next snapshot comes after it on every
+// switch.
 func (t *Twin) publish(s snapshot) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	for name, p := range t.switches {
-		if s.idle {
-			p.PublishIdle(s.ts, s.per[name])
-		} else {
-			p.Publish(s.ts, s.per[name])
-		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if s.idle {
+				p.PublishIdle(s.ts, s.per[name])
+			} else {
+				p.Publish(s.ts, s.per[name])
+			}
+		})
 	}
+	wg.Wait()
 }
 
 // idleEvery is how often the twin looks whether to take an idle sample.
