@@ -28,7 +28,8 @@ for lab in "${@:-fattree:4 fattree:8 fattree:12 fattree:16 paper}"; do
 		fattree:*) spec=$l scen=bench/scenarios/alistorage-point.yaml bench="PacketEngineScale/k=${l#fattree:}\$" ;;
 		*) echo "unknown lab $l (fattree:K or paper)" >&2; exit 2 ;;
 		esac
-		out="$work/${l//:/_}"
+		n=$((${n:-0} + 1))
+		out="$work/$n.${l//:/_}" # a lab may be named twice: one directory per run
 		mkdir -p "$out"
 		echo "== $l ($spec), load average before: $(load)"
 		prof=()
