@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -33,9 +34,11 @@ traffic:
 		t.Fatal(err)
 	}
 	r := &scenarios.Runner{Lab: inv, SSH: pool, OutDir: t.TempDir(), AgentPath: fakeAgent(t)}
-	if _, err := r.Run(ctx, s); err != nil {
+	o, err := r.Run(ctx, s)
+	if err != nil {
 		t.Fatal(err)
 	}
+	checkStages(t, o.Dir)
 	uploads := 0
 	for _, h := range inv.Hosts {
 		use, ok := lab.SSHUse(h.Name)
@@ -56,5 +59,25 @@ traffic:
 	}
 	if uploads != 1 {
 		t.Errorf("the agent went to %d hosts, want 1 (the others share its store)", uploads)
+	}
+}
+
+// checkStages: the manifest records the run's stages in the order they
+// ran, each with its time (bench/e2e.sh times the stages by them).
+func checkStages(t *testing.T, dir string) {
+	t.Helper()
+	m := readManifest(t, dir)
+	var got []string
+	for i, st := range m.Stages {
+		if i > 0 && st.At.Before(m.Stages[i-1].At) || st.At.Before(m.Started) {
+			t.Errorf("stage %d (%s) at %v, before the one before it or the run's start", i, st.Stage, st.At)
+		}
+		if len(got) == 0 || got[len(got)-1] != st.Stage {
+			got = append(got, st.Stage)
+		}
+	}
+	want := []string{"plan", "collect", "agent", "counters", "schedules", "traffic", "gather", "counters", "telemetry", "gather", "analyse", "done"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stages %v, want %v", got, want)
 	}
 }
