@@ -58,3 +58,7 @@ go test -run XXX -bench Activate -benchtime 20x -cpu 1 ./drivers/tofino/
 
 # Issue 13's workload point end to end, stage by stage (bench/point.sh).
 ./bench/point.sh fattree:4 fattree:8
+
+# Issue 13's targets end to end: fattree:4..16 and the paper point, stage
+# by stage from the manifest, beside the simulation alone (bench/e2e.sh).
+./bench/e2e.sh

@@ -2,14 +2,14 @@ package e2e_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/perftest/agent"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -177,20 +177,19 @@ traffic:
 // pointEpoch is where the twin put a point's epoch, as its agents report.
 func pointEpoch(t *testing.T, dir, point string) int64 {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "raw", point, "*.result.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, "raw", point, "*.result.json.gz"))
 	if len(files) == 0 {
 		t.Fatalf("point %s: no agent result", point)
 	}
 	var epoch int64
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		rc, err := agent.OpenResult(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r struct {
-			EpochNs int64 `json:"epoch_ns"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
+		r, err := agent.ReadResult(rc, func(*agent.Result, perftest.FlowRecord) error { return nil })
+		rc.Close()
+		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if epoch != 0 && r.EpochNs != epoch {

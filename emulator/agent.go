@@ -1,12 +1,15 @@
 package emulator
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
@@ -54,19 +57,46 @@ func (h *host) executeOnTwin(ctx context.Context, part *perftest.Schedule, o age
 	// and recorded, as the real agent does, and has nothing to slow down.
 	head := agent.Result{Host: o.Self, ScheduleID: part.ID, EpochNs: base.UnixNano(),
 		LateToleranceNs: agent.DefaultLateTolerance.Nanoseconds(), MaxConcurrent: o.MaxConcurrent}
+	if err := h.lab.writers.acquire(ctx); err != nil {
+		return err
+	}
+	defer h.lab.writers.release()
 	return h.writeResult(w, head, part, base, results)
 }
+
+// writerSlots bounds the emulated hosts writing their results at once.
+// Writing is CPU work (perftest's output for every flow, JSON, gzip) on
+// this machine's few cores, so more at once gains nothing, and at 1,024
+// hosts every agent wrote at once after the simulation, each holding a
+// gzip compressor (~1.2 MB) and its buffers: over a gigabyte of heap.
+type writerSlots struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (w *writerSlots) acquire(ctx context.Context) error {
+	w.once.Do(func() { w.ch = make(chan struct{}, 2*runtime.GOMAXPROCS(0)) })
+	select {
+	case w.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *writerSlots) release() { <-w.ch }
 
 // writeResult streams this host's result to w: a record with the client's
 // output for every flow it sends, then a server run with the server's
 // output for every flow it received that completed.
 func (h *host) writeResult(w io.Writer, head agent.Result, part *perftest.Schedule, base time.Time, results map[int]fabric.Result) error {
 	rw := agent.NewResultWriter(w, head)
+	var f flowFormatter
 	for _, fl := range part.Flows {
 		if fl.Src == head.Host {
 			rec := record(fl, results, base)
 			if rec.Result != nil {
-				rec.Output = h.formatFlow(fl, perftest.Client, *rec.Result)
+				rec.Output = f.format(h.lab, fl, perftest.Client, *rec.Result)
 			}
 			_ = rw.Record(rec) // errors stick: Close returns them
 		}
@@ -74,7 +104,7 @@ func (h *host) writeResult(w io.Writer, head agent.Result, part *perftest.Schedu
 	for _, fl := range part.Flows {
 		if fl.Dst == head.Host {
 			if rec := record(fl, results, base); rec.Result != nil {
-				_ = rw.Server(agent.ServerRun{FlowID: fl.ID, Output: h.formatFlow(fl, perftest.Server, *rec.Result),
+				_ = rw.Server(agent.ServerRun{FlowID: fl.ID, Output: f.format(h.lab, fl, perftest.Server, *rec.Result),
 					StartNs: rec.StartNs, EndNs: rec.EndNs})
 			}
 		}
@@ -107,8 +137,15 @@ func record(f perftest.Flow, results map[int]fabric.Result, base time.Time) perf
 	return rec
 }
 
-func (h *host) formatFlow(f perftest.Flow, role perftest.Role, res perftest.BWResult) string {
-	src, dst := mustRNIC(h.lab, f.Src), mustRNIC(h.lab, f.Dst)
+// flowFormatter renders the output perftest prints for flows, one buffer
+// for all of a host's (a point at 1,024 hosts renders 300,000 of them).
+type flowFormatter struct {
+	buf bytes.Buffer
+	w   *bufio.Writer
+}
+
+func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) string {
+	src, dst := mustRNIC(lab, f.Src), mustRNIC(lab, f.Dst)
 	inv := perftest.Invocation{Tool: f.Tool, QPs: max(f.QPs, 1), Port: f.Port}
 	sess := perftest.Session{Tool: f.Tool, Role: role, QPs: max(f.QPs, 1), MTU: 4096, TxDepth: 128, Result: res, Gbits: true}
 	if role == perftest.Client {
@@ -118,7 +155,11 @@ func (h *host) formatFlow(f perftest.Flow, role perftest.Role, res perftest.BWRe
 		sess.Device, sess.GIDIndex = dst.Device, dst.GIDIndex
 		sess.Local, sess.Remote = qpInfos(f.Dst, dst, inv), qpInfos(f.Src, src, inv)
 	}
-	var b bytes.Buffer
-	_ = perftest.FormatBW(&b, sess)
-	return b.String()
+	ff.buf.Reset()
+	if ff.w == nil {
+		ff.w = bufio.NewWriter(&ff.buf)
+	}
+	ff.w.Reset(&ff.buf)               // nothing left over from a failed one
+	_ = perftest.FormatBW(ff.w, sess) // flushes into buf
+	return ff.buf.String()
 }

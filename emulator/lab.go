@@ -77,6 +77,8 @@ type Lab struct {
 	// host): a version uploaded to one host is present on all, as on
 	// hosts sharing an NFS home.
 	agentStore string
+	sums       sumCache    // SHA-256 of the hosts' files by version (sha256sum)
+	writers    writerSlots // hosts writing their agent results at once (agent.go)
 	cancel     context.CancelFunc
 	log        *slog.Logger
 }
@@ -245,16 +247,20 @@ func (l *Lab) Inventory() *inventory.Lab { return l.inv }
 // Dir is the lab's state directory.
 func (l *Lab) Dir() string { return l.dir }
 
-// Close stops every endpoint.
+// Close stops every endpoint, all at once: each SSH server waits for its
+// connections' handlers, and a lab of a thousand hosts closed one server
+// after another took seconds of waiting.
 func (l *Lab) Close() error {
 	l.cancel()
-	var errs []error
-	for _, s := range l.servers {
-		errs = append(errs, s.Close())
+	errs := make([]error, len(l.servers)+len(l.targets))
+	var wg sync.WaitGroup
+	for i, s := range l.servers {
+		wg.Go(func() { errs[i] = s.Close() })
 	}
-	for _, t := range l.targets {
-		errs = append(errs, t.Close())
+	for i, t := range l.targets {
+		wg.Go(func() { errs[len(l.servers)+i] = t.Close() })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

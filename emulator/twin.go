@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -36,9 +37,10 @@ type Twin struct {
 	// (Lab.nicPriority); nil: priority 3.
 	nicPrio func(host, dev string, tclass int) int
 
-	mu     sync.Mutex // serialises simulations and publishing
+	mu     sync.Mutex // serialises simulations and queueing samples
 	lastTs time.Time
 	hostLB lbChoice // the hosts' module (twinhost.go)
+	pub    pubQueue // samples on their way to the switches (twinpublish.go)
 	// idleDone: no schedule ran since the last idle sample, whose
 	// counters are therefore still current (idle).
 	idleDone bool
@@ -230,6 +232,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 	if !base.After(t.lastTs) {
 		base = t.lastTs.Add(time.Microsecond)
 	}
+	began := time.Now()
 	smp := t.startSampling(s.ID, base)
 	results, err := t.engine.Run(ctx, flows, fabric.RunOptions{SampleEvery: smp.every, OnSample: smp.sample})
 	if err != nil {
@@ -247,7 +250,7 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 		end = max(end, r.End)
 	}
 	smp.finish(end)
-	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end)
+	t.log.Debug("schedule simulated", "schedule", s.ID, "flows", len(flows), "sim_ns", end, "samples", smp.samples, "wall", time.Since(began))
 	return base, out, nil
 }
 
@@ -262,6 +265,8 @@ func (t *Twin) sampleInterval() time.Duration {
 	return d
 }
 
+// publishLocked queues a snapshot of the switches' counters stamped ts
+// (never before the last one) for publication (twinpublish.go).
 func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 	if !ts.After(t.lastTs) {
 		ts = t.lastTs.Add(time.Nanosecond)
@@ -275,15 +280,32 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 		if per[k.Device] == nil {
 			per[k.Device] = map[string]*fabric.PortCounters{}
 		}
-		per[k.Device][k.Port] = v
+		cp := *v // the engine goes on counting
+		per[k.Device][k.Port] = &cp
 	}
+	t.pub.push(snapshot{ts: ts, idle: idle, per: per}, t.publish)
+}
+
+// publish hands one snapshot to every switch's telemetry endpoint, a few
+// switches at a time (each endpoint first waits for its own subscribers,
+// and encodes its ports: one switch after another left a core idle), and
+// returns when all have it, so the next snapshot comes after it on every
+// switch.
+func (t *Twin) publish(s snapshot) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	for name, p := range t.switches {
-		if idle {
-			p.PublishIdle(ts, per[name])
-		} else {
-			p.Publish(ts, per[name])
-		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if s.idle {
+				p.PublishIdle(s.ts, s.per[name])
+			} else {
+				p.Publish(s.ts, s.per[name])
+			}
+		})
 	}
+	wg.Wait()
 }
 
 // idleEvery is how often the twin looks whether to take an idle sample.

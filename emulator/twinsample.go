@@ -23,6 +23,7 @@ type simSampler struct {
 	last int64
 	// coalesced is the targets' count when the schedule began.
 	coalesced uint64
+	samples   int // published
 }
 
 func (t *Twin) startSampling(id string, base time.Time) *simSampler {
@@ -46,6 +47,7 @@ func (s *simSampler) sample(now int64, c *fabric.Counters) {
 		at = s.last + 1
 	}
 	s.last = at
+	s.samples++
 	s.t.publishLocked(s.base.Add(time.Duration(at)), c, false)
 }
 
@@ -57,6 +59,7 @@ func (s *simSampler) finish(end int64) {
 	if s.last < end {
 		s.sample(end, s.t.engine.Counters())
 	}
+	s.t.pub.flush() // the point's telemetry is with the switches before its agents hear back
 	if n := s.t.coalesced() - s.coalesced; n > 0 {
 		s.t.log.Warn("gnmi targets coalesced samples of the schedule (collectors record collector_gap points)", "schedule", s.id, "samples", n)
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Packet geometry and link delay that the fabric twin simulates and that
@@ -80,23 +81,43 @@ func (l *Lab) ShortestPath(src, dst string) ([]PathLink, error) {
 }
 
 // Paths answers shortest-path questions about one lab; it builds the
-// lab's graph once, for callers that ask about many host pairs.
+// lab's graph once, for callers that ask about many host pairs, and keeps
+// every destination's hop counts once computed (a report asks about most
+// pairs of a fabric of a thousand hosts: one breadth-first search per
+// destination, not per pair). Safe for concurrent use.
 type Paths struct {
 	lab   *Lab
-	adj   map[string][]pathHop
-	hosts map[string]bool
+	index map[string]int32 // device -> node
+	adj   [][]pathHop      // by node, in the lab's link order
+	host  []bool           // by node
+
+	mu   sync.Mutex
+	dist map[int32][]int32 // destination node -> hop count of every node to it (-1: none)
 }
 
 type pathHop struct {
-	to   string
+	to   int32
 	link PathLink
 }
 
+// distCacheMax bounds the destinations whose hop counts Paths keeps.
+const distCacheMax = 4096
+
 // NewPaths builds the graph of a lab; every link needs a known speed.
 func NewPaths(l *Lab) (*Paths, error) {
-	p := &Paths{lab: l, adj: map[string][]pathHop{}, hosts: map[string]bool{}}
+	p := &Paths{lab: l, index: map[string]int32{}, dist: map[int32][]int32{}}
+	node := func(name string) int32 {
+		i, ok := p.index[name]
+		if !ok {
+			i = int32(len(p.adj))
+			p.index[name] = i
+			p.adj = append(p.adj, nil)
+			p.host = append(p.host, false)
+		}
+		return i
+	}
 	for _, h := range l.Hosts {
-		p.hosts[h.Name] = true
+		p.host[node(h.Name)] = true
 	}
 	for i, k := range l.Links {
 		gbps := l.LinkSpeedGbps(k)
@@ -107,8 +128,9 @@ func NewPaths(l *Lab) (*Paths, error) {
 		if pl.DelayNs == 0 {
 			pl.DelayNs = DefaultLinkDelayNs
 		}
-		p.adj[k.A.Device] = append(p.adj[k.A.Device], pathHop{k.B.Device, pl})
-		p.adj[k.B.Device] = append(p.adj[k.B.Device], pathHop{k.A.Device, pl})
+		a, b := node(k.A.Device), node(k.B.Device)
+		p.adj[a] = append(p.adj[a], pathHop{b, pl})
+		p.adj[b] = append(p.adj[b], pathHop{a, pl})
 	}
 	return p, nil
 }
@@ -119,38 +141,27 @@ func NewPaths(l *Lab) (*Paths, error) {
 // lab's link order; on a symmetric fabric they all have the same ideal FCT.
 func (p *Paths) Shortest(src, dst string) ([]PathLink, error) {
 	l := p.lab
-	for _, h := range []string{src, dst} {
-		if !p.hosts[h] {
+	var ends [2]int32
+	for i, h := range []string{src, dst} {
+		n, ok := p.index[h]
+		if !ok || !p.host[n] {
 			return nil, fmt.Errorf("lab %s: %s is not a host", l.Name, h)
 		}
+		ends[i] = n
 	}
-	if src == dst {
+	s, d := ends[0], ends[1]
+	if s == d {
 		return nil, fmt.Errorf("lab %s: %s to itself has no path", l.Name, src)
 	}
-	forwards := func(n string) bool { return !p.hosts[n] || n == dst }
-	// Breadth-first from dst gives every device's hop count to it.
-	dist := map[string]int{dst: 0}
-	queue := []string{dst}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		if !forwards(n) {
-			continue // hosts do not forward
-		}
-		for _, h := range p.adj[n] {
-			if _, seen := dist[h.to]; !seen {
-				dist[h.to] = dist[n] + 1
-				queue = append(queue, h.to)
-			}
-		}
-	}
-	if _, ok := dist[src]; !ok {
+	dist := p.distTo(d)
+	if dist[s] < 0 {
 		return nil, fmt.Errorf("lab %s: no path from %s to %s", l.Name, src, dst)
 	}
+	forwards := func(n int32) bool { return !p.host[n] || n == d }
 	var path []PathLink
-	for n := src; n != dst; {
+	for n := s; n != d; {
 		for _, h := range p.adj[n] {
-			if d, ok := dist[h.to]; ok && d == dist[n]-1 && forwards(h.to) {
+			if dist[h.to] >= 0 && dist[h.to] == dist[n]-1 && forwards(h.to) {
 				path = append(path, h.link)
 				n = h.to
 				break
@@ -158,4 +169,38 @@ func (p *Paths) Shortest(src, dst string) ([]PathLink, error) {
 		}
 	}
 	return path, nil
+}
+
+// distTo is every node's hop count to d (-1: no path), breadth-first from
+// d through devices that forward (hosts do not, but d), computed once.
+func (p *Paths) distTo(d int32) []int32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if dist, ok := p.dist[d]; ok {
+		return dist
+	}
+	dist := make([]int32, len(p.adj))
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[d] = 0
+	queue := []int32{d}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if p.host[n] && n != d {
+			continue // hosts do not forward
+		}
+		for _, h := range p.adj[n] {
+			if dist[h.to] < 0 {
+				dist[h.to] = dist[n] + 1
+				queue = append(queue, h.to)
+			}
+		}
+	}
+	if len(p.dist) >= distCacheMax {
+		clear(p.dist)
+	}
+	p.dist[d] = dist
+	return dist
 }

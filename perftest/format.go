@@ -42,7 +42,10 @@ func FormatBW(w io.Writer, s Session) error {
 	if !ok {
 		return fmt.Errorf("perftest: unknown tool %q", s.Tool)
 	}
-	b := bufio.NewWriter(w)
+	b, ok := w.(*bufio.Writer) // a caller formatting many reuses its own
+	if !ok {
+		b = bufio.NewWriter(w)
+	}
 	if s.Role == Server {
 		b.WriteString(serverBanner)
 	}

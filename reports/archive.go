@@ -45,6 +45,16 @@ type Manifest struct {
 	// range, counts); others inform (InfluxDB was down a while, hosts
 	// started flows late).
 	Warnings []string `json:"warnings,omitempty"`
+	// Stages is every stage the run entered (as its progress shows them),
+	// with when: where a run's wall time went (bench/e2e.sh reads it).
+	Stages []StageTime `json:"stages,omitempty"`
+}
+
+// StageTime is when a run entered a stage (Manifest.Stages).
+type StageTime struct {
+	Stage  string    `json:"stage"`
+	Detail string    `json:"detail,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // labOf is the snapshot of the lab a point ran on: Labs[pm.Lab], else Lab

@@ -153,6 +153,10 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
 			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
 	st.m.Host, st.m.PID, st.m.PIDStart = lease.Self() // labctl runs tells a crashed run by them
+	// This run's runner: its stages go to the manifest too.
+	rc := *r
+	rc.Progress = stageLog{r.Progress, st.m}
+	st.r = &rc
 	for _, v := range variants {
 		st.offsets = append(st.offsets, st.total)
 		st.total += max(s.Repetitions, 1) * len(v.Entries)
@@ -178,7 +182,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if ctx.Err() == nil { // an interrupted run keeps the stage it was stopped at
 		st.reach("gather")
 	}
-	r.Progress.Stage("gather", "stopping collectors")
+	st.r.Progress.Stage("gather", "stopping collectors")
 	st.closeSession(ctx, sess)
 	return st.finish(ctx)
 }
@@ -438,6 +442,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	out.Summary, out.Report = sum, filepath.Join(st.dir, "report.html")
 	m.Stage, m.Outcome, out.Outcome = "done", outcome, outcome
+	m.Stages = append(m.Stages, reports.StageTime{Stage: m.Stage, At: time.Now().UTC()}) // where the report's time ends
 	if len(st.failures) > 0 {
 		m.Error = fmt.Sprintf("%d of %d points failed: %s", len(st.failures), len(m.Points), strings.Join(out.Failed, ", "))
 		st.save()

@@ -78,21 +78,25 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	r.Progress.Flows(pt.Name, 0, total)
 
 	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
+	var gathering sync.Once // the first agent back: the traffic is over, its results come in
 	// Every host's agent runs at once, not a pool's few at a time: each
 	// waits for the common epoch, and a host that received a flow must
 	// have its server up when the sender's client starts.
 	err := allAtOnce(tctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json")
+		remoteOut := path.Join(remoteRun, safe+"."+t.Name+".result.json.gz") // gzipped (agent.Compressed)
 		res, err := sess.ssh.Exec(ctx, t, agentCommand(sum, remoteSched(t.Name), t.Name, remoteOut, r.MaxConcurrent))
 		if err != nil {
 			return err
 		}
+		gathering.Do(func() {
+			r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets)))
+		})
 		// Keep the agent's own output whatever happened: it is the evidence.
 		_ = writeFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...))
 		if err := res.Err(); err != nil {
 			return err
 		}
-		local := filepath.Join(rawDir, t.Name+".result.json")
+		local := filepath.Join(rawDir, t.Name+".result.json.gz")
 		if err := sess.ssh.Download(ctx, t, remoteOut, local); err != nil {
 			return fmt.Errorf("host %s: fetch agent result: %w", t.Name, err)
 		}
@@ -130,6 +134,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	// Telemetry is asynchronous: wait until every switch has sent a sample
 	// stamped after the last flow ended, so the report sees the whole point.
+	r.Progress.Stage("telemetry", fmt.Sprintf("%s: waiting for %d switches' samples to reach the traffic's end", pt.Name, len(sess.col.devices)))
 	if lag := sess.col.sink.waitFor(ctx, sess.col.devices, time.Unix(0, meta.EndNs), 10*time.Second); len(lag) > 0 {
 		r.Logger.Warn("telemetry lags behind traffic", "point", pt.Name, "devices", lag)
 		meta.TelemetryLag = lag
@@ -160,7 +165,7 @@ const flushEvery = 1024
 
 // add streams one host's result file and returns how many records it had.
 func (t *pointTally) add(file string) (int, error) {
-	f, err := os.Open(file)
+	f, err := agent.OpenResult(file)
 	if err != nil {
 		return 0, err
 	}
@@ -177,8 +182,7 @@ func (t *pointTally) add(file string) (int, error) {
 		batch = batch[:0]
 	}
 	var bytes float64
-	head, err := agent.ReadResult(f, func(h *agent.Result, rec perftest.FlowRecord) error {
-		rec.Output = "" // kept in raw/
+	head, err := agent.ReadRecords(f, func(h *agent.Result, rec perftest.FlowRecord) error { // the output stays in raw/
 		n++
 		t.span(rec)
 		if t.pt.WindowNs > 0 && perftest.InWindow(rec, time.Unix(0, h.EpochNs), time.Duration(t.pt.WindowNs)) {

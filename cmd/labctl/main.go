@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -19,9 +20,49 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp()
-	if err := app.RunContext(ctx, interspersed(app, os.Args)); err != nil {
+	stopProfile := startProfile(os.Getenv("LABCTL_CPUPROFILE"))
+	err := app.RunContext(ctx, interspersed(app, os.Args))
+	stopProfile()
+	writeAllocs(os.Getenv("LABCTL_MEMPROFILE"))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "labctl:", err)
 		os.Exit(exitCode(err))
+	}
+}
+
+// startProfile writes a CPU profile of the whole process (controller and,
+// for an emulated lab, the lab it started) to file, when one is named
+// ($LABCTL_CPUPROFILE: bench/e2e.sh uses it to see where a run's time
+// goes), until the returned function is called.
+func startProfile(file string) func() {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "labctl: warning: cpu profile:", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
+
+// writeAllocs writes the process's allocation profile (what it allocated
+// over its life, and what is still in use) to file, when one is named
+// ($LABCTL_MEMPROFILE): where a large run's garbage comes from.
+func writeAllocs(file string) {
+	if file == "" {
+		return
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "labctl: warning: memory profile:", err)
 	}
 }
 

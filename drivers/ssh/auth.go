@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -33,15 +34,15 @@ func (e *HostKeyError) Error() string {
 		e.Device, e.Addr, e.KnownHosts, e.Fingerprint)
 }
 
-// hostKeyCallback verifies against known_hosts, re-read at every dial so an
-// emulated lab that rewrites the file is picked up. The key is looked up
+// hostKeyCallback verifies against known_hosts, re-read at a dial whenever
+// the file changed so an emulated lab that rewrites it is picked up. The key is looked up
 // under t.Addr as the lab names it (a host name in known_hosts), whatever
 // name or address the connection was made with.
 func (p *Pool) hostKeyCallback(t Target) (xssh.HostKeyCallback, error) {
 	if p.cfg.KnownHosts == "" {
 		return nil, errors.New("no known_hosts file configured; host keys are always verified")
 	}
-	kh, err := knownhosts.New(p.cfg.KnownHosts)
+	kh, err := p.knownHosts()
 	if err != nil {
 		return nil, fmt.Errorf("known_hosts: %w", err)
 	}
@@ -160,4 +161,36 @@ func (p *Pool) ClientConfig(t Target) (*xssh.ClientConfig, io.Closer, error) {
 		return nil, nil, err
 	}
 	return &xssh.ClientConfig{User: t.Cred.User, Auth: auth, HostKeyCallback: cb, Timeout: p.cfg.DialTimeout}, closer, nil
+}
+
+// knownHosts is the parsed known_hosts file, parsed again only when the
+// file changed (its size, modification time or inode): a lab of a thousand
+// hosts has a thousand lines, and parsing them at each of its thousand
+// dials cost seconds.
+func (p *Pool) knownHosts() (xssh.HostKeyCallback, error) {
+	fi, err := os.Stat(p.cfg.KnownHosts)
+	if err != nil {
+		return nil, err
+	}
+	v := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		v.ino = st.Ino
+	}
+	p.khMu.Lock()
+	defer p.khMu.Unlock()
+	if p.kh != nil && p.khStamp == v {
+		return p.kh, nil
+	}
+	kh, err := knownhosts.New(p.cfg.KnownHosts)
+	if err != nil {
+		return nil, err
+	}
+	p.kh, p.khStamp = kh, v
+	return kh, nil
+}
+
+// fileStamp tells versions of a file apart.
+type fileStamp struct {
+	size, mtime int64
+	ino         uint64
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/melbahja/goph"
+	xssh "golang.org/x/crypto/ssh"
 
 	"github.com/labctl/labctl/inventory"
 )
@@ -49,6 +50,10 @@ type Pool struct {
 	mu     sync.Mutex
 	slots  map[string]*slot
 	closed bool
+
+	khMu    sync.Mutex // guards the parsed known_hosts (auth.go)
+	kh      xssh.HostKeyCallback
+	khStamp fileStamp
 }
 
 // slot is one target's connection.

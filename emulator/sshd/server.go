@@ -72,6 +72,24 @@ type Server struct {
 	closed bool
 
 	logins atomic.Int64 // counted in the auth callbacks, before the client hears of success
+	// execs and subsystems count the sessions that ran a command or a
+	// subsystem (SFTP, NETCONF): what a run costs a device (Use).
+	execs, subsystems atomic.Int64
+}
+
+// Use is what a device's SSH server has served so far.
+type Use struct {
+	Connections int // authenticated (each a handshake and key exchange)
+	Execs       int // sessions that ran a command
+	Subsystems  int // sessions that ran a subsystem (an SFTP transfer, a NETCONF session)
+}
+
+// Name is the device the server belongs to.
+func (s *Server) Name() string { return s.cfg.Name }
+
+// Use says what the server has served so far.
+func (s *Server) Use() Use {
+	return Use{Connections: int(s.logins.Load()), Execs: int(s.execs.Load()), Subsystems: int(s.subsystems.Load())}
 }
 
 // New checks cfg and prepares a server; Start makes it listen.

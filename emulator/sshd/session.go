@@ -77,6 +77,7 @@ func (s *Server) request(ctx context.Context, kill context.CancelFunc, req *ssh.
 		sess := base
 		sess.Command = p.Command
 		s.cfg.Logger.Debug("exec", "user", user, "command", p.Command)
+		s.execs.Add(1)
 		start(func() int { return s.cfg.Exec(ctx, &sess) })
 		return true
 	case "shell":
@@ -94,6 +95,7 @@ func (s *Server) request(ctx context.Context, kill context.CancelFunc, req *ssh.
 		if h == nil {
 			return false
 		}
+		s.subsystems.Add(1)
 		start(func() int {
 			if err := h(ctx, ch); err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 				s.cfg.Logger.Debug("subsystem ended", "subsystem", p.Name, "err", err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/labctl/labctl/perftest"
 )
@@ -69,7 +71,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	fs.SetOutput(env.Stderr)
 	schedPath := fs.String("schedule", "", "this host's part of a point's schedule (JSON)")
 	self := fs.String("host", "", "this host's name in the schedule")
-	out := fs.String("out", "", "where to write the result JSON")
+	out := fs.String("out", "", "where to write the result JSON (gzipped when the name ends in .gz)")
 	maxConc := fs.Int("max-concurrent", 0, "run at most this many perftest clients at once (0: no bound); later flows start late")
 	sum := fs.String("sha256", "", "refuse to run unless this binary's SHA-256 is this (hex) and its directories are the user's alone")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -101,9 +103,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return 0
 }
 
-// executeTo runs s with env and writes its result to file, through
-// file+".part" renamed once the result is closed: a killed agent leaves a
-// .part, never a truncated result under the name labctl fetches.
+// executeTo runs s with env and writes its result to file (gzipped when
+// its name ends in .gz, Compressed), through file+".part" renamed once the
+// result is closed: a killed agent leaves a .part, never a truncated
+// result under the name labctl fetches.
 func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, o Options) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return err
@@ -113,7 +116,18 @@ func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, 
 	if err != nil {
 		return err
 	}
-	runErr := env.Execute(ctx, s, o, f)
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if Compressed(file) {
+		zw, _ = gzip.NewWriterLevel(f, gzip.BestSpeed) // the level is valid
+		w = zw
+	}
+	runErr := env.Execute(ctx, s, o, w)
+	if zw != nil {
+		if err := zw.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("agent result %s: %w", file, err)
+		}
+	}
 	err = f.Close()
 	if err == nil {
 		err = os.Rename(part, file)
@@ -123,6 +137,34 @@ func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, 
 	}
 	return runErr
 }
+
+// Compressed says whether a result file is gzipped: its name ends in .gz.
+// A point's results hold every flow's verbatim perftest output, ~3 KB a
+// flow, which gzip shrinks about twelvefold: the runner asks for gzipped
+// results, so fewer bytes cross SFTP and the archive stays small.
+func Compressed(file string) bool { return strings.HasSuffix(file, ".gz") }
+
+// OpenResult opens a result file for ReadResult, through gzip when it is
+// Compressed; closing the returned reader closes the file.
+func OpenResult(file string) (io.ReadCloser, error) {
+	f, err := os.Open(file)
+	if err != nil || !Compressed(file) {
+		return f, err
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return gzipFile{zr, f}, nil
+}
+
+type gzipFile struct {
+	*gzip.Reader
+	f *os.File
+}
+
+func (g gzipFile) Close() error { g.Reader.Close(); return g.f.Close() }
 
 // ReadSchedule reads a schedule's JSON file.
 func ReadSchedule(file string) (*perftest.Schedule, error) {

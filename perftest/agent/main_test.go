@@ -52,3 +52,41 @@ func TestMainCommandLine(t *testing.T) {
 		t.Errorf("result: %+v %v", head, err)
 	}
 }
+
+// TestResultGzippedByName: --out NAME.gz writes a gzip stream (its magic
+// bytes on disk) that OpenResult reads back; a plain name stays plain.
+func TestResultGzippedByName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	part := filepath.Join(dir, "h1.schedule.json")
+	b, _ := json.Marshal(&perftest.Schedule{ID: "run/pt", Epoch: time.Now(), Host: "h1", PointFlows: 1, Flows: []perftest.Flow{}})
+	if err := os.WriteFile(part, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		gzip bool
+	}{{"h1.result.json.gz", true}, {"h1.result.json", false}} {
+		out := filepath.Join(dir, tc.name)
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), []string{"run", "--schedule", part, "--host", "h1", "--out", out}, LocalEnv(&stdout, &stderr)); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr.String())
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isGzip := bytes.HasPrefix(raw, []byte{0x1f, 0x8b}); isGzip != tc.gzip {
+			t.Errorf("%s: gzip magic %v, want %v", tc.name, isGzip, tc.gzip)
+		}
+		rc, err := OpenResult(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := ReadResult(rc, func(*Result, perftest.FlowRecord) error { return nil })
+		rc.Close()
+		if err != nil || head.Host != "h1" || head.ScheduleID != "run/pt" {
+			t.Errorf("%s: result %+v %v", tc.name, head, err)
+		}
+	}
+}

@@ -76,6 +76,33 @@ func TestReadResultStreamsRecords(t *testing.T) {
 	}
 }
 
+// TestReadRecordsDropsOnlyTheOutput: ReadRecords gives every record as
+// ReadResult does but for its empty Output, and refuses what it refuses.
+func TestReadRecordsDropsOnlyTheOutput(t *testing.T) {
+	res := sampleResult()
+	b, _ := json.Marshal(res)
+	var got []perftest.FlowRecord
+	head, err := ReadRecords(bytes.NewReader(b), func(_ *Result, r perftest.FlowRecord) error {
+		got = append(got, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]perftest.FlowRecord(nil), res.Records...)
+	for i := range want {
+		want[i].Output = ""
+	}
+	if !reflect.DeepEqual(got, want) || head.Host != "h1" || head.Late != 1 {
+		t.Errorf("records %+v, head %+v", got, head)
+	}
+	for _, bad := range []string{`{"records":[{"flow_id":"x"}]}`, `{"records":[{"flow_id":1,"output":"x"}]`} {
+		if _, err := ReadRecords(strings.NewReader(bad), func(*Result, perftest.FlowRecord) error { return nil }); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
 // FuzzReadResult: any input is read or refused, never a panic.
 func FuzzReadResult(f *testing.F) {
 	b, _ := json.Marshal(sampleResult())

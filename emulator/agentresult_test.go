@@ -1,0 +1,60 @@
+package emulator
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/perftest"
+	"github.com/labctl/labctl/perftest/agent"
+)
+
+// An emulated host's result carries, for every flow, the output perftest
+// would print for it, each rendered on its own (one buffer serves them
+// all): it parses back to that flow's own message size and iterations.
+func TestAgentResultOutputsParseToTheirFlows(t *testing.T) {
+	t.Parallel()
+	inv := mustLab(t)
+	l := &Lab{inv: inv}
+	h1, h2 := inv.Hosts[0].Name, inv.Hosts[1].Name
+	h := &host{lab: l, inv: inv.Hosts[0]}
+	flows := []perftest.Flow{
+		{ID: 1, Src: h1, Dst: h2, Tool: "ib_write_bw", Bytes: 64 << 10, MsgSize: 4096, QPs: 1},
+		{ID: 2, Src: h1, Dst: h2, Tool: "ib_write_bw", Bytes: 3 << 20, MsgSize: 65536, QPs: 2},
+		{ID: 3, Src: h2, Dst: h1, Tool: "ib_write_bw", Bytes: 8192, MsgSize: 1024, QPs: 1},
+	}
+	base := time.Unix(1700000000, 0)
+	results := map[int]fabric.Result{}
+	for i, f := range flows {
+		results[f.ID] = fabric.Result{ID: f.ID, Start: int64(i) * 1000, End: int64(i)*1000 + 50000}
+	}
+	var out bytes.Buffer
+	head := agent.Result{Host: h1, ScheduleID: "s", EpochNs: base.UnixNano()}
+	if err := h.writeResult(&out, head, &perftest.Schedule{ID: "s", Epoch: base, Host: h1, Flows: flows}, base, results); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int]perftest.Flow{}
+	for _, f := range flows {
+		byID[f.ID] = f
+	}
+	n := 0
+	if _, err := agent.ReadResult(&out, func(_ *agent.Result, rec perftest.FlowRecord) error {
+		n++
+		f := byID[rec.FlowID]
+		rep, err := perftest.ParseBW(rec.Output)
+		if err != nil {
+			t.Errorf("flow %d: %v in\n%s", rec.FlowID, err, rec.Output)
+			return nil
+		}
+		if len(rep.Rows) != 1 || rep.Rows[0].Bytes != f.MsgSize || rep.Rows[0].Iterations != f.Iterations()*int64(f.QPs) || rep.QPs != f.QPs {
+			t.Errorf("flow %d: parsed %d QPs, %+v; want %d QPs, %d-byte messages x %d", rec.FlowID, rep.QPs, rep.Rows, f.QPs, f.MsgSize, f.Iterations()*int64(f.QPs))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("%d records, want h1's 2 flows", n)
+	}
+}
