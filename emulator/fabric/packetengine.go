@@ -16,8 +16,10 @@ type PacketEngine struct {
 	cfg  Config
 	portSet
 	links      []plink
-	rev        []int32        // reverse direction of each link
-	swc        []SwitchConfig // each switch's settings
+	lc         []lctr              // per link and priority: packet counters (pcounters.go)
+	portLinks  map[PortKey][]int32 // the links whose counters are a port's
+	rev        []int32             // reverse direction of each link
+	swc        []SwitchConfig      // each switch's settings
 	swUsed     []int64
 	swHeadroom []int64 // reserved per switch: HeadroomBytes per ingress port
 	ev         eventQueue
@@ -103,10 +105,10 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
-		rng: seedRand(cfg.Seed)}
+		lc: make([]lctr, 8*n), portLinks: portLinks(t), rng: seedRand(cfg.Seed)}
 	sw := map[string]int32{}
 	for i, l := range t.links {
-		pl := plink{dlink: l, atSwitch: !t.isHost[l.from]}
+		pl := plink{rate: l.rate, delay: l.delay, from: l.from, fromPort: l.fromPort, to: l.to, atSwitch: !t.isHost[l.from]}
 		if pl.atSwitch {
 			id, ok := sw[l.from]
 			if !ok {
@@ -180,13 +182,19 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 
 // Counters implements Engine.
 func (e *PacketEngine) Counters() *Counters {
+	e.foldCounters()
 	c := countersOf(e.ports)
 	c.Transport = true
 	return c
 }
 
 // PortCounters implements Engine.
-func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) { return portCounters(e.ports, k) }
+func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) {
+	for _, li := range e.portLinks[k] {
+		e.foldLink(li)
+	}
+	return portCounters(e.ports, k)
+}
 
 // Run implements Engine. Times in flows and results are ns; the engine
 // runs in ps.
@@ -377,7 +385,7 @@ func (e *PacketEngine) settle() {
 				e.lto[i].pauseTxNs[p] += float64(e.now-l.xoffAt[p]) / 1000
 			}
 			l.paused[p], l.inBytes[p], l.xoffSent[p] = false, 0, false
-			e.lfrom[i].q[p].depth = 0
+			e.lfrom[i].q[p].depth, e.lc[i<<3|p].depth = 0, 0
 		}
 		l.busy, l.waiting = false, l.waiting[:0]
 	}

@@ -427,12 +427,14 @@ func (p *pool) put(k *packet) {
 	p.free = k
 }
 
-// fifo is a packet queue with a byte count.
+// fifo is a packet queue with a byte count, 48 bytes so that a link's
+// queues each sit in one cache line (plink).
 type fifo struct {
 	head, tail *packet
 	bytes      int64
 	n          int
 	in         int64 // bytes ever pushed (a module's rate of growth)
+	_          int64
 }
 
 func (f *fifo) push(p *packet) {
