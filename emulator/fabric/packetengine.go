@@ -44,7 +44,12 @@ type PacketEngine struct {
 	cands     [][]int32        // [switch][host, then switch] -> 1 + index in hops, 0 until needed
 	hops      [][]lb.Egress    // the distinct lists of next hops
 	hopLinks  [][]int          // the same lists as link indexes
+	hopSpans  []hopSpan        // the same lists in hopFlat
+	hopFlat   []int32          // every list's links, one after another
 	hopIDs    map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
+	hostName  []string         // per host index
+	salts     []uint64         // per switch: its ECMP salt (its view's)
+	qf        []qpFwd          // per QP: what forwarding reads
 	attach    []int32          // per host: the switch of its only link, -1: several links
 	pathSets  [][]*pathSet     // [switch][switch] -> shortest paths, on demand
 	routes    [][]int32        // every enumerated path's links (pinned packets)
@@ -144,6 +149,10 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	}
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
+		e.hostName = append(e.hostName, h)
+	}
+	for _, v := range e.sws {
+		e.salts = append(e.salts, v.salt)
 	}
 	e.attach = make([]int32, len(e.hostID))
 	for h, id := range e.hostID {
@@ -214,7 +223,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		e.byID[f.ID] = i
 	}
 	e.left = len(sorted)
-	e.qpToR = e.qpToR[:0]
+	e.qpToR, e.qf = e.qpToR[:0], make([]qpFwd, len(sorted))
 	e.resetModules()
 	// The QPs' state is one array: flows started together sit together in
 	// memory, and the collector has one object to follow, not one per flow.
@@ -250,6 +259,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
+		e.qf[i] = qpFwd{fwdKey: q.fwdKey, revKey: q.revKey, srcIdx: q.srcIdx, dstIdx: q.dstIdx}
 		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
 		switch {
 		case f.TOS > 0: // the NIC classified the flow: any data priority
