@@ -390,20 +390,22 @@ const (
 )
 
 type packet struct {
+	// what a hop reads, in the first 64 bytes
 	kind    pktKind
-	qp      int32
-	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
-	sack    int64 // IRN NACK: the out-of-order PSN that arrived
-	payload int32
-	wire    int32 // bytes on the wire incl. headers
 	prio    uint8 // priority (= traffic class) at the current hop
 	ecn     bool  // CE mark
 	notECT  bool  // data of a flow whose ToS is not ECN-capable
+	qp      int32
+	payload int32
+	wire    int32 // bytes on the wire incl. headers
 	inLink  int32 // link it arrived on at the current switch (PFC accounting)
+	route   int32 // pinned path: index+1 in PacketEngine.routes; 0: none
+	hop     uint8 // next link of the pinned path
+	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
+	sack    int64 // IRN NACK: the out-of-order PSN that arrived
 	next    *packet
 	hdr     lb.Header // the load-balancing modules' header
-	route   int32     // pinned path: index+1 in PacketEngine.routes; 0: none
-	hop     uint8     // next link of the pinned path
+	_       [8]byte   // 128 bytes: a slab's packets start on cache lines
 }
 
 // pool recycles packets: no heap allocation per packet in steady state.
