@@ -385,7 +385,7 @@ func (e *PacketEngine) settle() {
 	for i := range e.links {
 		l := &e.links[i]
 		for p := range l.q {
-			for pk := l.q[p].pop(); pk != nil; pk = l.q[p].pop() {
+			for pk := l.pop(p); pk != nil; pk = l.pop(p) {
 				e.pool.put(pk)
 			}
 			if l.paused[p] {

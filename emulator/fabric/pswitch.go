@@ -33,9 +33,10 @@ type plink struct {
 	atSwitch bool  // egress of a switch (else a host NIC)
 	deqHook  bool  // its switch's module is an lb.Dequeuer
 	rqMask   uint8 // bit p: rqPkts[p] > 0
+	qMask    uint8 // bit p: q[p] holds packets (push, pop)
 	paused   [8]bool
 	xoffSent [8]bool
-	_        [16]byte // the queues start on a line of their own
+	_        [15]byte // the queues start on a line of their own
 
 	q [8]fifo
 	// ingress accounting at this link's far end (a switch): bytes buffered
@@ -63,6 +64,22 @@ type plink struct {
 
 	from, fromPort, to string   // the topology's names (modules, errors)
 	_                  [32]byte // a whole number of lines: links in an array keep the layout
+}
+
+// push queues packet p at priority prio of link l.
+func (l *plink) push(prio uint8, p *packet) {
+	l.q[prio].push(p)
+	l.qMask |= 1 << prio
+}
+
+// pop takes the next packet of priority prio of link l's own queue, nil if
+// it is empty.
+func (l *plink) pop(prio int) *packet {
+	p := l.q[prio].pop()
+	if l.q[prio].n == 0 {
+		l.qMask &^= 1 << prio
+	}
+	return p
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
@@ -95,7 +112,7 @@ func (e *PacketEngine) kick(li int32) {
 	}
 	var p *packet
 	if l.rqMask == 0 {
-		p = l.q[prio].pop()
+		p = l.pop(prio)
 	} else {
 		p = e.popNext(l, prio)
 	}
@@ -118,10 +135,11 @@ func (e *PacketEngine) kick(li int32) {
 }
 
 // ready is whether priority p of link l has a packet it may send: in its
-// own queue or, by held (its rqMask, read once per pick), a resumed
-// reorder queue's; and is not paused.
+// own queue (qMask) or, by held (its rqMask, read once per pick), a
+// resumed reorder queue's; and is not paused. It reads the link's first
+// cache line only.
 func (l *plink) ready(p int, held uint8) bool {
-	return !l.paused[p] && (l.q[p].n > 0 || held != 0 && held>>p&1 != 0)
+	return !l.paused[p] && (l.qMask|held)>>p&1 != 0
 }
 
 // pick chooses the priority to send from: control first, then strict
@@ -266,7 +284,7 @@ func (e *PacketEngine) enqueue(c *SwitchConfig, sw, in, out int32, p *packet, rq
 	}
 	p.inLink = in
 	if rq == lb.Normal || !e.hold(out, p, rq) {
-		ol.q[p.prio].push(p)
+		ol.push(p.prio, p)
 	}
 	e.swUsed[ol.sw] += int64(p.wire)
 	fq := e.ctr(out, p.prio)
