@@ -67,6 +67,7 @@ type PacketEngine struct {
 	freeFns   []int32
 	fault     error  // set by a broken module: ends the run
 	events    uint64 // processed, over the engine's life
+	sink      int32  // warm's reads go here, so that they are made
 }
 
 // Events is how many events the engine has processed.
@@ -316,6 +317,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		e.now = ev.t
 		e.events++
+		e.warm()
 		switch ev.kind() {
 		case evTxDone:
 			e.onTxDone(ev)

@@ -171,6 +171,15 @@ func (q *eventQueue) pop() event {
 	return e
 }
 
+// ahead is the event k places after the next one if the current bucket
+// holds it, else nil.
+func (q *eventQueue) ahead(k int) *event {
+	if i := q.head + k; i < len(q.now) {
+		return &q.now[i]
+	}
+	return nil
+}
+
 // place queues e in its bucket ahead of the current one.
 func (q *eventQueue) place(e event) {
 	slot := e.t >> q.shift & q.mask
