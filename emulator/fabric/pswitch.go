@@ -231,24 +231,28 @@ func (e *PacketEngine) onTxDone(ev event) {
 	e.wake(ev.id)
 }
 
-// warm reads the first cache line of the link and the packet of an event
-// a little ahead of the one in hand. On a fabric whose state does not fit
-// in a core's cache (a thousand hosts) nearly every event starts with
-// misses on both; read early, they overlap with the work of the events
-// before it instead of stalling its own.
+// warm reads ahead what the coming events of the current bucket will
+// read: the first cache line of the link and the packet of the event two
+// ahead, then, for the arrival after the one in hand (its packet read one
+// event earlier), its counter slot and its QP's forwarding entry. On a
+// fabric whose state does not fit in a core's cache (a thousand hosts)
+// nearly every event starts with misses on these; read early, they overlap
+// with the work of the events before it instead of stalling its own.
 func (e *PacketEngine) warm() {
-	nx := e.ev.ahead(warmAhead)
-	if nx == nil || nx.kind() > evPFC { // link events only
-		return
+	if nx := e.ev.ahead(2); nx != nil && nx.kind() <= evPFC { // link events
+		e.sink += e.links[nx.id].swTo
+		if p := nx.pkt; p != nil {
+			e.sink += p.qp
+		}
 	}
-	e.sink += e.links[nx.id].swTo
-	if p := nx.pkt; p != nil {
-		e.sink += p.qp
+	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive {
+		p := nx.pkt
+		e.sink += int32(e.ctr(nx.id, p.prio).rxP)
+		if p.qp >= 0 {
+			e.sink += e.qf[p.qp].dstIdx
+		}
 	}
 }
-
-// warmAhead is how many events ahead warm reads.
-const warmAhead = 2
 
 // onArrive delivers a packet at the far end of its link: to the RNIC of a
 // host, or through a switch to its next link.
