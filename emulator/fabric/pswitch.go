@@ -234,7 +234,8 @@ func (e *PacketEngine) onTxDone(ev event) {
 // warm reads ahead what the coming events of the current bucket will
 // read: the first cache line of the link and the packet of the event two
 // ahead, then, for the arrival after the one in hand (its packet read one
-// event earlier), its counter slot and its QP's forwarding entry. On a
+// event earlier), its counter slot, and at a switch its QP's forwarding
+// entry and the ingress account, at a host its QP's state. On a
 // fabric whose state does not fit in a core's cache (a thousand hosts)
 // nearly every event starts with misses on these; read early, they overlap
 // with the work of the events before it instead of stalling its own.
@@ -248,8 +249,15 @@ func (e *PacketEngine) warm() {
 	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive {
 		p := nx.pkt
 		e.sink += int32(e.ctr(nx.id, p.prio).rxP)
-		if p.qp >= 0 {
-			e.sink += e.qf[p.qp].dstIdx
+		if p.qp < 0 {
+			return
+		}
+		if l := &e.links[nx.id]; l.swTo >= 0 {
+			e.sink += e.qf[p.qp].dstIdx + int32(l.inBytes[p.prio])
+		} else if q := e.qps[p.qp]; p.kind == pktData { // the receiver's state
+			e.sink += int32(q.expected)
+		} else {
+			e.sink += int32(q.sndUna)
 		}
 	}
 }
