@@ -1,6 +1,10 @@
 package fabric
 
-import "github.com/labctl/labctl/emulator/fabric/lb"
+import (
+	"math/bits"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
 
 // The packet engine's links and switches. A directed link's egress port
 // holds per-priority FIFOs and sends strict priority (7 first), skipping
@@ -246,7 +250,14 @@ func (e *PacketEngine) warm() {
 			e.sink += p.qp
 		}
 	}
-	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive {
+	nx := e.ev.ahead(1)
+	if nx != nil && nx.kind() == evTxDone { // the packet its link sends next, likely
+		if l := &e.links[nx.id]; l.qMask != 0 {
+			e.sink += l.q[bits.Len8(l.qMask)-1].head.qp
+		}
+		return
+	}
+	if nx != nil && nx.kind() == evArrive {
 		p := nx.pkt
 		e.sink += int32(e.ctr(nx.id, p.prio).rxP)
 		if p.qp < 0 {
