@@ -299,17 +299,36 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	if opt.SampleEvery > 0 && opt.OnSample != nil {
 		e.ev.push(event{t: opt.SampleEvery * 1000, key: uint64(evSample)})
 	}
+	if err := e.loop(ctx, opt); err != nil {
+		return nil, err
+	}
+	for i, q := range e.qps {
+		if !q.senderDone {
+			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
+		}
+	}
+	e.settle()
+	if opt.OnSample != nil {
+		opt.OnSample(e.now/1000, e.Counters())
+	}
+	return e.results, nil
+}
+
+// loop runs events until every flow is done, the queue is empty or the
+// simulated time is up; an error (the context's, a module's fault) ends
+// the run with the fabric settled.
+func (e *PacketEngine) loop(ctx context.Context, opt RunOptions) error {
 	limit := e.cfg.MaxSimNs * 1000
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
 		if n%65536 == 0 && ctx.Err() != nil {
 			e.settle() // the next run starts on an idle fabric
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		if e.fault != nil {
 			err := e.fault
 			e.fault = nil
 			e.settle()
-			return nil, err
+			return err
 		}
 		ev := e.ev.pop()
 		if ev.t > limit {
@@ -347,16 +366,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.ev.push(event{t: e.now + opt.SampleEvery*1000, key: uint64(evSample)})
 		}
 	}
-	for i, q := range e.qps {
-		if !q.senderDone {
-			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
-		}
-	}
-	e.settle()
-	if opt.OnSample != nil {
-		opt.OnSample(e.now/1000, e.Counters())
-	}
-	return e.results, nil
+	return nil
 }
 
 // flowDone records a finished flow and releases its dependants.
