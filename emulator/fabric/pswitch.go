@@ -239,7 +239,8 @@ func (e *PacketEngine) onTxDone(ev event) {
 // read: the first cache line of the link and the packet of the event two
 // ahead, then, for the arrival after the one in hand (its packet read one
 // event earlier), its counter slot, and at a switch its QP's forwarding
-// entry and the ingress account, at a host its QP's state. On a
+// entry, the ingress account and the entry of its next hops, at a host
+// its QP's state. On a
 // fabric whose state does not fit in a core's cache (a thousand hosts)
 // nearly every event starts with misses on these; read early, they overlap
 // with the work of the events before it instead of stalling its own.
@@ -264,7 +265,15 @@ func (e *PacketEngine) warm() {
 			return
 		}
 		if l := &e.links[nx.id]; l.swTo >= 0 {
-			e.sink += e.qf[p.qp].dstIdx + int32(l.inBytes[p.prio])
+			f := &e.qf[p.qp]
+			dsti := f.dstIdx
+			if p.kind != pktData {
+				dsti = f.srcIdx
+			}
+			e.sink += int32(l.inBytes[p.prio])
+			if row := e.cands[l.swTo]; row != nil { // its next hops' entry
+				e.sink += row[e.hostSlot(l.swTo, dsti)]
+			}
 		} else if q := e.qps[p.qp]; p.kind == pktData { // the receiver's state
 			e.sink += int32(q.expected)
 		} else {
