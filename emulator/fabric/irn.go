@@ -70,7 +70,7 @@ func (e *PacketEngine) irnReceive(q *qp, kind pktKind, psn, sack int64, ecn bool
 			p := e.pool.get()
 			p.kind, p.qp, p.psn, p.sack, p.prio, p.inLink, p.wire = pktNack, q.idx, q.expected, psn, ctrlPrio, -1, inventory.DefaultAckBytes
 			li := q.rpath[0]
-			e.links[li].q[ctrlPrio].push(p)
+			e.links[li].push(ctrlPrio, p)
 			e.kick(li)
 			return
 		}

@@ -16,8 +16,10 @@ type PacketEngine struct {
 	cfg  Config
 	portSet
 	links      []plink
-	rev        []int32        // reverse direction of each link
-	swc        []SwitchConfig // each switch's settings
+	lc         []lctr              // per link and priority: packet counters (pcounters.go)
+	portLinks  map[PortKey][]int32 // the links whose counters are a port's
+	rev        []int32             // reverse direction of each link
+	swc        []SwitchConfig      // each switch's settings
 	swUsed     []int64
 	swHeadroom []int64 // reserved per switch: HeadroomBytes per ingress port
 	ev         eventQueue
@@ -42,7 +44,12 @@ type PacketEngine struct {
 	cands     [][]int32        // [switch][host, then switch] -> 1 + index in hops, 0 until needed
 	hops      [][]lb.Egress    // the distinct lists of next hops
 	hopLinks  [][]int          // the same lists as link indexes
+	hopSpans  []hopSpan        // the same lists in hopFlat
+	hopFlat   []int32          // every list's links, one after another
 	hopIDs    map[string]int32 // a list's links (little-endian uint32s) -> 1 + index in hops
+	hostName  []string         // per host index
+	salts     []uint64         // per switch: its ECMP salt (its view's)
+	qf        []qpFwd          // per QP: what forwarding reads
 	attach    []int32          // per host: the switch of its only link, -1: several links
 	pathSets  [][]*pathSet     // [switch][switch] -> shortest paths, on demand
 	routes    [][]int32        // every enumerated path's links (pinned packets)
@@ -61,6 +68,7 @@ type PacketEngine struct {
 	host      hostState // host modules (phost.go)
 	fault     error     // set by a broken module: ends the run
 	events    uint64    // processed, over the engine's life
+	sink      int32     // warm's reads go here, so that they are made
 }
 
 // Events is how many events the engine has processed.
@@ -104,10 +112,10 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
-		rng: seedRand(cfg.Seed)}
+		lc: make([]lctr, 8*n), portLinks: portLinks(t), rng: seedRand(cfg.Seed)}
 	sw := map[string]int32{}
 	for i, l := range t.links {
-		pl := plink{dlink: l, atSwitch: !t.isHost[l.from]}
+		pl := plink{rate: l.rate, delay: l.delay, from: l.from, fromPort: l.fromPort, to: l.to, atSwitch: !t.isHost[l.from]}
 		if pl.atSwitch {
 			id, ok := sw[l.from]
 			if !ok {
@@ -143,6 +151,10 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	}
 	for h := range t.isHost {
 		e.hostID[h] = int32(len(e.hostID))
+		e.hostName = append(e.hostName, h)
+	}
+	for _, v := range e.sws {
+		e.salts = append(e.salts, v.salt)
 	}
 	e.attach = make([]int32, len(e.hostID))
 	for h, id := range e.hostID {
@@ -184,13 +196,19 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 
 // Counters implements Engine.
 func (e *PacketEngine) Counters() *Counters {
+	e.foldCounters()
 	c := countersOf(e.ports)
 	c.Transport = true
 	return c
 }
 
 // PortCounters implements Engine.
-func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) { return portCounters(e.ports, k) }
+func (e *PacketEngine) PortCounters(k PortKey) (PortCounters, bool) {
+	for _, li := range e.portLinks[k] {
+		e.foldLink(li)
+	}
+	return portCounters(e.ports, k)
+}
 
 // Run implements Engine. Times in flows and results are ns; the engine
 // runs in ps.
@@ -210,7 +228,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		e.byID[f.ID] = i
 	}
 	e.left = len(sorted)
-	e.qpToR = e.qpToR[:0]
+	e.qpToR, e.qf = e.qpToR[:0], make([]qpFwd, len(sorted))
 	e.resetModules()
 	// The QPs' state is one array: flows started together sit together in
 	// memory, and the collector has one object to follow, not one per flow.
@@ -246,6 +264,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		q.fwdKey, q.revKey = flowKey(f.Src, f.Dst, f.ID), flowKey(f.Dst, f.Src, f.ID)
 		q.srcIdx, q.dstIdx = e.hostID[f.Src], e.hostID[f.Dst]
+		e.qf[i] = qpFwd{fwdKey: q.fwdKey, revKey: q.revKey, srcIdx: q.srcIdx, dstIdx: q.dstIdx}
 		q.rp, q.np = &e.hostDC[q.srcIdx], &e.hostDC[q.dstIdx]
 		e.bindHost(q)
 		switch {
@@ -285,17 +304,36 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	if opt.SampleEvery > 0 && opt.OnSample != nil {
 		e.ev.push(event{t: opt.SampleEvery * 1000, key: uint64(evSample)})
 	}
+	if err := e.loop(ctx, opt); err != nil {
+		return nil, err
+	}
+	for i, q := range e.qps {
+		if !q.senderDone {
+			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
+		}
+	}
+	e.settle()
+	if opt.OnSample != nil {
+		opt.OnSample(e.now/1000, e.Counters())
+	}
+	return e.results, nil
+}
+
+// loop runs events until every flow is done, the queue is empty or the
+// simulated time is up; an error (the context's, a module's fault) ends
+// the run with the fabric settled.
+func (e *PacketEngine) loop(ctx context.Context, opt RunOptions) error {
 	limit := e.cfg.MaxSimNs * 1000
 	for n := 0; e.ev.len() > 0 && e.left > 0; n++ {
 		if n%65536 == 0 && ctx.Err() != nil {
 			e.settle() // the next run starts on an idle fabric
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		if e.fault != nil {
 			err := e.fault
 			e.fault = nil
 			e.settle()
-			return nil, err
+			return err
 		}
 		ev := e.ev.pop()
 		if ev.t > limit {
@@ -303,6 +341,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 		}
 		e.now = ev.t
 		e.events++
+		e.warm()
 		switch ev.kind() {
 		case evTxDone:
 			e.onTxDone(ev)
@@ -332,16 +371,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 			e.ev.push(event{t: e.now + opt.SampleEvery*1000, key: uint64(evSample)})
 		}
 	}
-	for i, q := range e.qps {
-		if !q.senderDone {
-			e.results[i].Err = fmt.Sprintf("did not complete within %d ns of simulated time", e.cfg.MaxSimNs)
-		}
-	}
-	e.settle()
-	if opt.OnSample != nil {
-		opt.OnSample(e.now/1000, e.Counters())
-	}
-	return e.results, nil
+	return nil
 }
 
 // flowDone records a finished flow and releases its dependants.
@@ -372,7 +402,7 @@ func (e *PacketEngine) settle() {
 	for i := range e.links {
 		l := &e.links[i]
 		for p := range l.q {
-			for pk := l.q[p].pop(); pk != nil; pk = l.q[p].pop() {
+			for pk := l.pop(p); pk != nil; pk = l.pop(p) {
 				e.pool.put(pk)
 			}
 			if l.paused[p] {
@@ -382,7 +412,7 @@ func (e *PacketEngine) settle() {
 				e.lto[i].pauseTxNs[p] += float64(e.now-l.xoffAt[p]) / 1000
 			}
 			l.paused[p], l.inBytes[p], l.xoffSent[p] = false, 0, false
-			e.lfrom[i].q[p].depth = 0
+			e.lfrom[i].q[p].depth, e.lc[i<<3|p].depth = 0, 0
 		}
 		l.busy, l.waiting = false, l.waiting[:0]
 	}

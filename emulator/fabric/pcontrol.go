@@ -26,7 +26,7 @@ func (v *swView) Send(to int, bytes int, h *lb.Header) bool {
 		e.pool.put(p)
 		return false
 	}
-	if len(e.ctlCandidates(v.id, int32(to))) == 0 {
+	if e.hopSpans[e.ctlHops(v.id, int32(to))].n == 0 {
 		e.pool.put(p)
 		return false
 	}

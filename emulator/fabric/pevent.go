@@ -171,6 +171,15 @@ func (q *eventQueue) pop() event {
 	return e
 }
 
+// ahead is the event k places after the next one if the current bucket
+// holds it, else nil.
+func (q *eventQueue) ahead(k int) *event {
+	if i := q.head + k; i < len(q.now) {
+		return &q.now[i]
+	}
+	return nil
+}
+
 // place queues e in its bucket ahead of the current one.
 func (q *eventQueue) place(e event) {
 	slot := e.t >> q.shift & q.mask
@@ -390,21 +399,23 @@ const (
 )
 
 type packet struct {
+	// what a hop reads, in the first 64 bytes
 	kind    pktKind
-	qp      int32
-	psn     int64 // data: sequence number; ack/nack: the PSN acknowledged / expected
-	sack    int64 // IRN NACK: the out-of-order PSN that arrived
-	payload int32
-	wire    int32 // bytes on the wire incl. headers
 	prio    uint8 // priority (= traffic class) at the current hop
 	ecn     bool  // CE mark
 	notECT  bool  // data of a flow whose ToS is not ECN-capable
-	inLink  int32 // link it arrived on at the current switch (PFC accounting)
+	qp      int32
+	payload int32
+	wire    int32  // bytes on the wire incl. headers
+	inLink  int32  // link it arrived on at the current switch (PFC accounting)
+	route   int32  // pinned path: index+1 in PacketEngine.routes; 0: none
+	hop     uint8  // next link of the pinned path
+	sport   uint16 // data: the UDP source port a host module gave it (0: its QP's own)
+	psn     int64  // data: sequence number; ack/nack: the PSN acknowledged / expected
+	sack    int64  // IRN NACK: the out-of-order PSN that arrived
 	next    *packet
 	hdr     lb.Header // the load-balancing modules' header
-	route   int32     // pinned path: index+1 in PacketEngine.routes; 0: none
-	hop     uint8     // next link of the pinned path
-	sport   uint16    // data: the UDP source port a host module gave it (0: its QP's own)
+	_       [8]byte   // 128 bytes: a slab's packets start on cache lines
 }
 
 // pool recycles packets: no heap allocation per packet in steady state.
@@ -428,12 +439,14 @@ func (p *pool) put(k *packet) {
 	p.free = k
 }
 
-// fifo is a packet queue with a byte count.
+// fifo is a packet queue with a byte count, 48 bytes so that a link's
+// queues each sit in one cache line (plink).
 type fifo struct {
 	head, tail *packet
 	bytes      int64
 	n          int
 	in         int64 // bytes ever pushed (a module's rate of growth)
+	_          int64
 }
 
 func (f *fifo) push(p *packet) {

@@ -123,11 +123,11 @@ func defaultPort(q *qp) uint16 { return uint16(0xc000 | q.fwdKey&0x3fff) }
 
 // dataKey is the hash a data packet is forwarded by: its QP's, or, once
 // the host moved the QP to another source port, one of that port.
-func dataKey(q *qp, p *packet) uint64 {
+func dataKey(fwdKey uint64, p *packet) uint64 {
 	if p.sport == 0 {
-		return q.fwdKey
+		return fwdKey
 	}
-	return mix(q.fwdKey ^ uint64(p.sport)<<40)
+	return mix(fwdKey ^ uint64(p.sport)<<40)
 }
 
 // hostPass asks q's host module about the data packet psn that is about

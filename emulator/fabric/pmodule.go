@@ -132,7 +132,7 @@ func (e *PacketEngine) fill(v *lb.Packet, sw int32, p *packet) *lb.Packet {
 	}
 	q := e.qps[p.qp]
 	t := e.qpToR[p.qp]
-	src, dst, key := q.flow.Src, q.flow.Dst, dataKey(q, p)
+	src, dst, key := q.flow.Src, q.flow.Dst, dataKey(q.fwdKey, p)
 	if p.kind != pktData {
 		src, dst, key, t[0], t[1] = dst, src, q.revKey, t[1], t[0]
 	}
@@ -151,27 +151,29 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 			return li, e.arrive(sw, p, li)
 		}
 	}
-	var c []lb.Egress
+	var hid int32
 	var key uint64
 	if p.kind == pktCtl {
-		c, key = e.ctlCandidates(sw, int32(p.sack)), ctlKey(int32(p.psn), int32(p.sack))
+		hid, key = e.ctlHops(sw, int32(p.sack)), ctlKey(int32(p.psn), int32(p.sack))
 	} else {
-		q := e.qps[p.qp]
-		dst, dsti := q.flow.Dst, q.dstIdx
-		key = dataKey(q, p)
+		f := &e.qf[p.qp]
+		dsti := f.dstIdx
+		key = dataKey(f.fwdKey, p)
 		if p.kind != pktData {
-			dst, key, dsti = q.flow.Src, q.revKey, q.srcIdx
+			key, dsti = f.revKey, f.srcIdx
 		}
-		c = e.candidates(sw, dsti, dst)
+		hid = e.cachedHops(sw, e.hostSlot(sw, dsti))
 	}
+	span := e.hopSpans[hid]
 	m := e.mods[sw].m
 	var li int32
 	switch {
-	case len(c) == 1:
-		li = c[0].Link
+	case span.n == 1:
+		li = e.hopFlat[span.off]
 	case m == nil || p.kind >= pktCtl: // control and notifications: no module
-		li = c[ecmpPick(key, e.sws[sw].salt, len(c))].Link
+		li = e.hopFlat[span.off+int32(ecmpPick(key, e.salts[sw], int(span.n)))]
 	default:
+		c := e.hops[hid]
 		e.selecting = true
 		i := m.Select(e.sws[sw], e.view(sw, p), c)
 		e.selecting = false
@@ -237,14 +239,10 @@ func (e *PacketEngine) resetModules() {
 	}
 }
 
-// candidates are the links from switch sw one hop closer to host dst
-// (index dsti), computed once per switch and destination (cachedHops). A
-// host on a single link is reached through its switch, so away from that
-// switch its next hops are the switch's and are computed once for all its
-// hosts (the switch's slot, which control packets to it use too).
-func (e *PacketEngine) candidates(sw, dsti int32, dst string) []lb.Egress {
-	return e.hops[e.cachedHops(sw, e.hostSlot(sw, dsti), dst)]
-}
+// A host on a single link is reached through its switch, so away from
+// that switch its next hops are the switch's and are computed once for
+// all its hosts (the switch's slot in e.cands, which control packets to
+// it use too; hostSlot).
 
 // hostSlot is host dsti's slot in switch sw's row of e.cands: its own, or
 // away from the switch of a single-homed host that switch's.
@@ -255,14 +253,15 @@ func (e *PacketEngine) hostSlot(sw, dsti int32) int32 {
 	return dsti
 }
 
-// cachedHops is the index in e.hops (and e.hopLinks) of the next hops from
-// switch sw toward device dst, slot at of sw's row (a host's, then a
-// switch's), computed on first use. Slots with the same next hops share
-// one list (at an edge switch every remote host's is its uplinks), and
-// each switch keeps only a small index per destination: a list per pair
-// put tens of megabytes between the packets and the cache on a fabric of
-// a thousand hosts.
-func (e *PacketEngine) cachedHops(sw, at int32, dst string) int32 {
+// cachedHops is the index in e.hops (and e.hopLinks, e.hopSpans) of the
+// next hops from switch sw toward the device of slot at of sw's row (a
+// host's, then a switch's), computed on first use. Slots with the same
+// next hops share one list (at an edge switch every remote host's is its
+// uplinks), and each switch keeps only a small index per destination: a
+// list per pair put tens of megabytes between the packets and the cache on
+// a fabric of a thousand hosts. The built-in ECMP reads a list's links
+// from one flat array (hopFlat), a few kilobytes however large the fabric.
+func (e *PacketEngine) cachedHops(sw, at int32) int32 {
 	row := e.cands[sw]
 	if row == nil {
 		row = make([]int32, len(e.hostID)+len(e.sws))
@@ -271,7 +270,7 @@ func (e *PacketEngine) cachedHops(sw, at int32, dst string) int32 {
 	if id := row[at]; id > 0 {
 		return id - 1
 	}
-	links := e.topo.nextHops(e.sws[sw].name, dst)
+	links := e.fillHops(sw, at)
 	var key []byte
 	for _, li := range links {
 		key = binary.LittleEndian.AppendUint32(key, uint32(li))
@@ -279,15 +278,41 @@ func (e *PacketEngine) cachedHops(sw, at int32, dst string) int32 {
 	id, ok := e.hopIDs[string(key)]
 	if !ok {
 		c := []lb.Egress{}
+		span := hopSpan{off: int32(len(e.hopFlat)), n: int32(len(links))}
 		for _, li := range links {
 			c = append(c, e.egress(int32(li)))
+			e.hopFlat = append(e.hopFlat, int32(li))
 		}
-		e.hops, e.hopLinks = append(e.hops, c), append(e.hopLinks, links)
+		e.hops, e.hopLinks, e.hopSpans = append(e.hops, c), append(e.hopLinks, links), append(e.hopSpans, span)
 		id = int32(len(e.hops))
 		e.hopIDs[string(key)] = id
 	}
 	row[at] = id
 	return id - 1
+}
+
+// hopSpan is where a list of next hops lies in e.hopFlat.
+type hopSpan struct{ off, n int32 }
+
+// fillHops lists the links from switch sw one hop closer to the device of
+// slot at: at the switch of a single-homed host, its links to the host
+// (what the topology's distances give, without a search from every host);
+// otherwise the topology's next hops.
+func (e *PacketEngine) fillHops(sw, at int32) []int {
+	if int(at) >= len(e.hostName) {
+		return e.topo.nextHops(e.sws[sw].name, e.sws[at-int32(len(e.hostName))].name)
+	}
+	dst := e.hostName[at]
+	if e.attach[at] != sw {
+		return e.topo.nextHops(e.sws[sw].name, dst)
+	}
+	var links []int
+	for _, li := range e.topo.out[e.sws[sw].name] {
+		if e.topo.links[li].to == dst {
+			links = append(links, li)
+		}
+	}
+	return links
 }
 
 // route is a flow's ECMP path, Topology.path's, with the next hops at
@@ -300,13 +325,19 @@ func (e *PacketEngine) route(f Flow) ([]int, error) {
 	}
 	hops := func(n, dst string) []int {
 		if sw, ok := e.swID[n]; ok {
-			return e.hopLinks[e.cachedHops(sw, e.hostSlot(sw, dsti), dst)]
+			return e.hopLinks[e.cachedHops(sw, e.hostSlot(sw, dsti))]
+		}
+		if id, ok := e.hostID[n]; ok && e.attach[id] >= 0 {
+			// A single-homed source's one link, if its switch leads on.
+			if sw := e.attach[id]; sw == e.attach[dsti] || len(e.hopLinks[e.cachedHops(sw, e.hostSlot(sw, dsti))]) > 0 {
+				return e.topo.out[n]
+			}
 		}
 		return e.topo.nextHops(n, dst)
 	}
 	salt := func(n string) uint64 {
 		if sw, ok := e.swID[n]; ok {
-			return e.sws[sw].salt
+			return e.salts[sw]
 		}
 		return switchSalt(n, e.cfg.Seed)
 	}
@@ -320,4 +351,11 @@ func (e *PacketEngine) egresses(n, dst string) []lb.Egress {
 		c = append(c, e.egress(int32(li)))
 	}
 	return c
+}
+
+// qpFwd is what forwarding reads of a QP, in an array of its own: a hop
+// reads 24 bytes, not the QP's state spread over several cache lines.
+type qpFwd struct {
+	fwdKey, revKey uint64 // 5-tuple hashes of the data and the ACK direction
+	srcIdx, dstIdx int32  // host indexes of the two ends
 }

@@ -89,9 +89,9 @@ func (e *PacketEngine) pinnedNext(sw int32, p *packet) (int32, bool) {
 // ctlKey is the hash a control packet between two switches is forwarded by.
 func ctlKey(from, to int32) uint64 { return mix(uint64(from)<<32 | uint64(uint32(to)) | 1<<63) }
 
-// ctlCandidates are the links from switch sw one hop closer to switch to:
-// the slot of to in sw's row of the engine's next hops, which the hosts
-// on a single link to it share.
-func (e *PacketEngine) ctlCandidates(sw, to int32) []lb.Egress {
-	return e.hops[e.cachedHops(sw, int32(len(e.hostID))+to, e.sws[to].name)]
+// ctlHops is the index in e.hops of the links from switch sw one hop
+// closer to switch to: the slot of to in sw's row of the engine's next
+// hops, which the hosts on a single link to it share.
+func (e *PacketEngine) ctlHops(sw, to int32) int32 {
+	return e.cachedHops(sw, int32(len(e.hostID))+to)
 }

@@ -279,13 +279,13 @@ func (e *PacketEngine) nextFrom(l *plink, prio int) *fifo {
 // popNext takes the next packet of priority prio from link l.
 func (e *PacketEngine) popNext(l *plink, prio int) *packet {
 	if l.rqHead[prio] == 0 {
-		return l.q[prio].pop()
+		return l.pop(prio)
 	}
 	f := e.nextFrom(l, prio)
-	p := f.pop()
 	if f == &l.q[prio] {
-		return p
+		return l.pop(prio)
 	}
+	p := f.pop()
 	l.addHeld(uint8(prio), -1)
 	q := lb.Queue(l.rqHead[prio])
 	if r := &e.rqs[q-1]; r.f.n == 0 {

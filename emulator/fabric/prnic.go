@@ -117,7 +117,7 @@ func (e *PacketEngine) trySend(q *qp) {
 		q.irn.retxNext = psn + 1
 	}
 	q.highest = max(q.highest, q.sndNxt)
-	l.q[q.prio].push(p)
+	l.push(q.prio, p)
 	e.kick(li)
 	e.armRTO(q)
 	if q.rp.reacts(q.prio) && q.rate < q.line {
@@ -218,7 +218,7 @@ func (e *PacketEngine) control(q *qp, kind pktKind, psn int64) {
 	p.kind, p.qp, p.psn, p.prio, p.inLink = kind, q.idx, psn, ctrlPrio, -1
 	p.wire = inventory.DefaultAckBytes
 	li := q.rpath[0]
-	e.links[li].q[ctrlPrio].push(p)
+	e.links[li].push(ctrlPrio, p)
 	e.kick(li)
 }
 

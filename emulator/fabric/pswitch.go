@@ -1,6 +1,10 @@
 package fabric
 
-import "github.com/labctl/labctl/emulator/fabric/lb"
+import (
+	"math/bits"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
 
 // The packet engine's links and switches. A directed link's egress port
 // holds per-priority FIFOs and sends strict priority (7 first), skipping
@@ -17,22 +21,36 @@ const (
 	pauseBytes = 64 // a PFC frame on the wire
 )
 
+// plink is a directed link's state in the packet engine. Fields are laid
+// out by use: what every packet reads first (one cache line), then the
+// queues (one line per priority's queue), then the ingress accounting of
+// the far end; the rest is read by PFC frames, DRR, reorder queues and
+// error messages. On a fabric of a thousand hosts the links' state does
+// not fit in a core's cache, and a layout in declaration order had a
+// packet's hop touch seven of a link's fifteen lines.
 type plink struct {
-	dlink
-	q          [8]fifo
-	busy       bool
-	paused     [8]bool
-	pauseSince [8]int64
-	atSwitch   bool  // egress of a switch (else a host NIC)
-	sw         int32 // switch index of the egress side
-	swTo       int32 // switch index of the far side (-1: a host)
+	rate     float64 // bits per ns
+	delay    int64   // ns
+	sw       int32   // switch index of the egress side
+	swTo     int32   // switch index of the far side (-1: a host)
+	busy     bool
+	atSwitch bool  // egress of a switch (else a host NIC)
+	deqHook  bool  // its switch's module is an lb.Dequeuer
+	rqMask   uint8 // bit p: rqPkts[p] > 0
+	qMask    uint8 // bit p: q[p] holds packets (push, pop)
+	paused   [8]bool
+	xoffSent [8]bool
+	_        [15]byte // the queues start on a line of their own
+
+	q [8]fifo
 	// ingress accounting at this link's far end (a switch): bytes buffered
 	// there that came over this link, per priority
-	inBytes  [8]int64
-	xoffSent [8]bool
-	xoffAt   [8]int64 // ps: when the PAUSE now in force was sent
-	waiting  []int32  // QPs waiting for this NIC port to take a packet
-	spare    []int32  // wake's second list
+	inBytes [8]int64
+
+	pauseSince [8]int64
+	xoffAt     [8]int64 // ps: when the PAUSE now in force was sent
+	waiting    []int32  // QPs waiting for this NIC port to take a packet
+	spare      []int32  // wake's second list
 
 	// PFC timing (pfc.go)
 	pauseUntil [8]int64  // ps: when the pause in force runs out unless refreshed
@@ -47,8 +65,25 @@ type plink struct {
 	// how many the port has allocated
 	rqHead, rqTail, rqPkts [8]int32
 	rqUsed                 int32
-	rqMask                 uint8 // bit p: rqPkts[p] > 0
-	deqHook                bool  // its switch's module is an lb.Dequeuer
+
+	from, fromPort, to string   // the topology's names (modules, errors)
+	_                  [32]byte // a whole number of lines: links in an array keep the layout
+}
+
+// push queues packet p at priority prio of link l.
+func (l *plink) push(prio uint8, p *packet) {
+	l.q[prio].push(p)
+	l.qMask |= 1 << prio
+}
+
+// pop takes the next packet of priority prio of link l's own queue, nil if
+// it is empty.
+func (l *plink) pop(prio int) *packet {
+	p := l.q[prio].pop()
+	if l.q[prio].n == 0 {
+		l.qMask &^= 1 << prio
+	}
+	return p
 }
 
 // psPer is the serialisation time of n bytes on l, in ps.
@@ -81,18 +116,15 @@ func (e *PacketEngine) kick(li int32) {
 	}
 	var p *packet
 	if l.rqMask == 0 {
-		p = l.q[prio].pop()
+		p = l.pop(prio)
 	} else {
 		p = e.popNext(l, prio)
 	}
 	l.busy = true
-	from := e.lfrom[li]
-	from.txB += float64(p.wire)
-	from.txP++
-	fq := &from.q[prio]
-	fq.txB += float64(p.wire)
-	fq.txP++
-	fq.depth = float64(l.q[prio].bytes)
+	c := e.ctr(li, uint8(prio))
+	c.txB += int64(p.wire)
+	c.txP++
+	c.depth = l.q[prio].bytes
 	if l.atSwitch {
 		e.swUsed[l.sw] -= int64(p.wire)
 		e.release(p)
@@ -107,10 +139,11 @@ func (e *PacketEngine) kick(li int32) {
 }
 
 // ready is whether priority p of link l has a packet it may send: in its
-// own queue or, by held (its rqMask, read once per pick), a resumed
-// reorder queue's; and is not paused.
+// own queue (qMask) or, by held (its rqMask, read once per pick), a
+// resumed reorder queue's; and is not paused. It reads the link's first
+// cache line only.
 func (l *plink) ready(p int, held uint8) bool {
-	return !l.paused[p] && (l.q[p].n > 0 || held != 0 && held>>p&1 != 0)
+	return !l.paused[p] && (l.qMask|held)>>p&1 != 0
 }
 
 // pick chooses the priority to send from: control first, then strict
@@ -202,15 +235,60 @@ func (e *PacketEngine) onTxDone(ev event) {
 	e.wake(ev.id)
 }
 
+// warm reads ahead what the coming events of the current bucket will
+// read: the first cache line of the link and the packet of the event two
+// ahead, then, for the arrival after the one in hand (its packet read one
+// event earlier), its counter slot, and at a switch its QP's forwarding
+// entry, the ingress account and the entry of its next hops, at a host
+// its QP's state. On a
+// fabric whose state does not fit in a core's cache (a thousand hosts)
+// nearly every event starts with misses on these; read early, they overlap
+// with the work of the events before it instead of stalling its own.
+func (e *PacketEngine) warm() {
+	if nx := e.ev.ahead(2); nx != nil && nx.kind() <= evPFC { // link events
+		e.sink += e.links[nx.id].swTo
+		if p := nx.pkt; p != nil {
+			e.sink += p.qp
+		}
+	}
+	nx := e.ev.ahead(1)
+	if nx != nil && nx.kind() == evTxDone { // the packet its link sends next, likely
+		if l := &e.links[nx.id]; l.qMask != 0 {
+			e.sink += l.q[bits.Len8(l.qMask)-1].head.qp
+		}
+		return
+	}
+	if nx != nil && nx.kind() == evArrive {
+		p := nx.pkt
+		e.sink += int32(e.ctr(nx.id, p.prio).rxP)
+		if p.qp < 0 {
+			return
+		}
+		if l := &e.links[nx.id]; l.swTo >= 0 {
+			f := &e.qf[p.qp]
+			dsti := f.dstIdx
+			if p.kind != pktData {
+				dsti = f.srcIdx
+			}
+			e.sink += int32(l.inBytes[p.prio])
+			if row := e.cands[l.swTo]; row != nil { // its next hops' entry
+				e.sink += row[e.hostSlot(l.swTo, dsti)]
+			}
+		} else if q := e.qps[p.qp]; p.kind == pktData { // the receiver's state
+			e.sink += int32(q.expected)
+		} else {
+			e.sink += int32(q.sndUna)
+		}
+	}
+}
+
 // onArrive delivers a packet at the far end of its link: to the RNIC of a
 // host, or through a switch to its next link.
 func (e *PacketEngine) onArrive(ev event) {
 	p := ev.pkt
-	to := e.lto[ev.id]
-	to.rxB += float64(p.wire)
-	to.rxP++
-	to.rxPrioB[p.prio] += float64(p.wire)
-	to.rxPrioP[p.prio]++
+	rc := e.ctr(ev.id, p.prio)
+	rc.rxB += int64(p.wire)
+	rc.rxP++
 	l := &e.links[ev.id]
 	if l.swTo < 0 { // a host
 		e.receive(p)
@@ -257,14 +335,12 @@ func (e *PacketEngine) enqueue(c *SwitchConfig, sw, in, out int32, p *packet, rq
 	}
 	p.inLink = in
 	if rq == lb.Normal || !e.hold(out, p, rq) {
-		ol.q[p.prio].push(p)
+		ol.push(p.prio, p)
 	}
 	e.swUsed[ol.sw] += int64(p.wire)
-	fq := &e.lfrom[out].q[p.prio]
-	fq.depth = float64(ol.q[p.prio].bytes)
-	if fq.depth > fq.wm {
-		fq.wm = fq.depth
-	}
+	fq := e.ctr(out, p.prio)
+	fq.depth = ol.q[p.prio].bytes
+	fq.wm = max(fq.wm, fq.depth)
 	if lossless && in >= 0 {
 		l := &e.links[in]
 		l.inBytes[p.prio] += int64(p.wire)
@@ -284,9 +360,7 @@ func (e *PacketEngine) xoff(sw int32) int64 {
 }
 
 func (e *PacketEngine) drop(li int32, p *packet) {
-	from := e.lfrom[li]
-	from.drops++
-	from.q[p.prio].drops++
+	e.ctr(li, p.prio).drops++
 	e.pool.put(p)
 }
 
@@ -297,9 +371,7 @@ func (e *PacketEngine) maybeMark(li int32, p *packet, depth int64) {
 		return
 	}
 	p.ecn = true
-	from := e.lfrom[li]
-	from.ecn++
-	from.q[p.prio].ecn++
+	e.ctr(li, p.prio).ecn++
 }
 
 // mark is RED on the instantaneous depth with a switch's thresholds: 0

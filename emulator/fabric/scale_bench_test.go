@@ -2,9 +2,16 @@ package fabric
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
+	"time"
 )
+
+// scaleWindow shortens the arrivals of BenchmarkPacketEngineScale: the
+// same fabric and per-host load over less simulated time, short enough
+// for a cache simulator (valgrind) at 1,024 hosts.
+var scaleWindow = flag.Duration("scale-window", time.Millisecond, "BenchmarkPacketEngineScale: how long flows arrive")
 
 // BenchmarkPacketEngineScale is the scaling issue's workload point on
 // fat-trees of 16 to 1,024 hosts: AliStorage flows arriving at 0.5 load for
@@ -16,7 +23,8 @@ import (
 func BenchmarkPacketEngineScale(b *testing.B) {
 	for _, k := range []int{4, 8, 12, 16} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
-			topo, flows := fatTreeWorkload(b, k)
+			topo, eps := generatedHosts(b, fmt.Sprintf("fattree:%d", k))
+			flows := workload(b, eps, "alistorage2019", 0.5, *scaleWindow)
 			b.Logf("k=%d: %d hosts, %d flows", k, k*k*k/4, len(flows))
 			benchPackets(b, topo, DefaultConfig(), flows)
 		})
