@@ -350,3 +350,21 @@ func TestPersistentConfirmedCommit(t *testing.T) {
 		t.Fatalf("cancel after the timeout: %s", r)
 	}
 }
+
+// FuzzHandle: any bytes a client sends as one message get one rpc-reply
+// (an rpc-error for what is not a well-formed rpc), never a panic.
+func FuzzHandle(f *testing.F) {
+	f.Add([]byte(`<rpc message-id="1">` + editRPC(port("1/0", "100")) + `</rpc>`))
+	f.Add([]byte(`<rpc message-id="2"><commit><confirmed/><persist>t</persist></commit></rpc>`))
+	f.Add([]byte(`<rpc message-id="3"><cancel-commit><persist-id>t</persist-id></cancel-commit></rpc>`))
+	f.Add([]byte(`<rpc><get-config><source><running/></source></get-config></rpc>`))
+	f.Add([]byte(`<hello/>`))
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		s := New("leaf1", nil)
+		reply, _ := s.handle(1, msg)
+		if !strings.Contains(string(reply), "<rpc-reply") {
+			t.Fatalf("not an rpc-reply: %s", reply)
+		}
+		s.endSession(1)
+	})
+}
