@@ -3,43 +3,15 @@ package connectx_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/labctl/labctl/drivers/connectx"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/internal/shtest"
 	"github.com/labctl/labctl/inventory"
 )
-
-// hostile are values that a POSIX shell would split, expand or run if they
-// reached it unquoted. Their payloads are harmless builtins: a failure
-// shows as the word INJECTED, not as damage.
-var hostile = []string{"a;echo INJECTED", "$(echo INJECTED)", "`echo INJECTED`", "a b", "a'b", `a"b`, "a\nb", `a\b`, "-rf", "*", "a|echo INJECTED", "a&&echo INJECTED"}
-
-// shellWords is how a real /bin/sh splits cmd into words (with globbing
-// off): `set --` takes the words, printf ends each with a NUL. A command
-// of ours that redirects ("echo 1 > FILE") is split at its own " > ", and
-// FILE must be one word too. Anything else the shell ran prints into the
-// words, which then differ.
-func shellWords(t *testing.T, cmd string) []string {
-	t.Helper()
-	parts := []string{cmd}
-	if head, file, ok := strings.Cut(cmd, " > "); ok && strings.HasPrefix(cmd, "echo ") {
-		parts = []string{head, file}
-	}
-	var words []string
-	for _, p := range parts {
-		out, err := exec.Command("/bin/sh", "-c", "set -f; set -- "+p+"\nprintf '%s\\0' \"$@\"").CombinedOutput()
-		if err != nil {
-			t.Fatalf("sh: %q: %v: %s", cmd, err, out)
-		}
-		w := strings.Split(string(out), "\x00")
-		words = append(words, w[:len(w)-1]...)
-	}
-	return words
-}
 
 // commands are every remote command the connectx driver builds for an
 // RNIC: reading its state (both driver stacks) and setting every field
@@ -105,23 +77,23 @@ func TestHostileNamesReachTheShellAsOneWord(t *testing.T) {
 	if len(plain) < 10 {
 		t.Fatalf("only %d commands: %q", len(plain), plain)
 	}
-	for _, v := range hostile {
+	for _, v := range shtest.Hostile {
 		got := commands(t, inventory.RNIC{Device: v + "D", Netdev: v + "N"})
 		if len(got) != len(plain) {
 			t.Fatalf("%q: %d commands, %d for an ordinary name", v, len(got), len(plain))
 		}
 		for i := range got {
-			want := shellWords(t, plain[i])
+			want := shtest.Words(t, plain[i])
 			for j := range want {
 				want[j] = strings.NewReplacer(dev0, v+"D", net0, v+"N").Replace(want[j])
 			}
-			if words := shellWords(t, got[i]); !slices.Equal(words, want) {
+			if words := shtest.Words(t, got[i]); !slices.Equal(words, want) {
 				t.Errorf("%q: the shell splits %q into %q, want %q", v, got[i], words, want)
 			}
 		}
 	}
-	for _, v := range hostile { // the quoting itself
-		if words := shellWords(t, "x "+sshdrv.Quote(v)); !slices.Equal(words, []string{"x", v}) {
+	for _, v := range shtest.Hostile { // the quoting itself
+		if words := shtest.Words(t, "x "+sshdrv.Quote(v)); !slices.Equal(words, []string{"x", v}) {
 			t.Errorf("Quote(%q): the shell sees %q", v, words)
 		}
 	}
