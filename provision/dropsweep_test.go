@@ -134,6 +134,20 @@ func (sl *sweepLab) cut(i int) {
 	}
 }
 
+// readAll reads every switch, with an error instead of failing the test:
+// it runs on the sweep's goroutines.
+func (sl *sweepLab) readAll() (map[string]any, error) {
+	out := map[string]any{}
+	for _, sw := range sl.inv.Switches {
+		c, err := provision.ReadSwitch(context.Background(), sl.pool, sl.inv, sw.Name)
+		if err != nil {
+			return nil, err
+		}
+		out[sw.Name] = c
+	}
+	return out, nil
+}
+
 func (sl *sweepLab) apply(t *testing.T, p *provision.QoSProfile, atomic bool) ([]provision.SwitchResult, error) {
 	t.Helper()
 	return provision.ApplySwitches(context.Background(), sl.pool, sl.inv, p, atomic, nil)
@@ -142,8 +156,7 @@ func (sl *sweepLab) apply(t *testing.T, p *provision.QoSProfile, atomic bool) ([
 // pendingCommit is the rpc-error a NETCONF switch answers to a plain
 // commit while a persistent confirmed commit waits for its token: a staged
 // change that the switch would undo later, by itself.
-func (sl *sweepLab) pendingCommits(t *testing.T) []string {
-	t.Helper()
+func (sl *sweepLab) pendingCommits() []string {
 	var pending []string
 	for _, sw := range sl.inv.Switches {
 		if sw.QoSDriver == provision.DriverSDE {
@@ -184,14 +197,8 @@ func maxTimings() time.Duration {
 func dropSweep(t *testing.T, isAtomic bool) {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	labs := make([]*sweepLab, workers)
-	var wg sync.WaitGroup
 	for w := range labs {
-		wg.Add(1)
-		go func() { defer wg.Done(); labs[w] = newSweepLab(t, "leafspine:2x2:2@100", sdeEvery(4, 1)) }()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
+		labs[w] = newSweepLab(t, "leafspine:2x2:2@100", sdeEvery(4, 1))
 	}
 	oldP, newP := fullProfile(100000), fullProfile(150000)
 	states := make([][2]map[string]any, workers) // old, new per lab
@@ -212,6 +219,7 @@ func dropSweep(t *testing.T, isAtomic bool) {
 	step := max(time.Millisecond, last/maxTimings())
 	t.Logf("a clean apply takes %v: dropping sessions every %v from 0 to %v, on %d labs at once", span, step, last, workers)
 	var next atomic.Int64
+	var wg sync.WaitGroup
 	for w, sl := range labs {
 		wg.Add(1)
 		go func() {
@@ -239,10 +247,17 @@ func dropOnce(t *testing.T, sl *sweepLab, state [2]map[string]any, d time.Durati
 		}
 		return "neither"
 	}
-	timer := time.AfterFunc(d, func() { sl.cut(i) })
+	cutDone := make(chan struct{})
+	timer := time.AfterFunc(d, func() { sl.cut(i); close(cutDone) })
 	rs, err := sl.apply(t, newP, atomic)
-	timer.Stop()
-	got := readAll(t, sl.pool, sl.inv)
+	if !timer.Stop() {
+		<-cutDone // a late cut must not hit the reads below
+	}
+	got, rerr := sl.readAll()
+	if rerr != nil {
+		t.Errorf("drop at %v (switch %d): reading the switches back: %v", d, i, rerr)
+		return false
+	}
 	ends := map[string]string{}
 	for _, r := range rs {
 		ends[r.Switch] = which(r.Switch, got[r.Switch])
@@ -254,7 +269,7 @@ func dropOnce(t *testing.T, sl *sweepLab, state [2]map[string]any, d time.Durati
 	if atomic && len(slices.Compact(slices.Sorted(maps.Values(ends)))) != 1 {
 		t.Errorf("drop at %v (switch %d): --atomic left the switches apart: %v (err %v)", d, i, ends, err)
 	}
-	if p := sl.pendingCommits(t); len(p) > 0 {
+	if p := sl.pendingCommits(); len(p) > 0 {
 		t.Errorf("drop at %v (switch %d): staged changes left for the switch to undo later: %v", d, i, p)
 	}
 	if _, err := sl.apply(t, oldP, false); err != nil {

@@ -55,11 +55,17 @@ const (
 // (anything but an rpc-error the switch answered), until op succeeds, the
 // switch answers an rpc-error, or ctx ends. retried says op may have run
 // before on a session whose answer was lost.
+//
+// A new session first takes the candidate lock (fence): the switch may
+// still be working through what the dropped session had sent (a commit, a
+// confirm), and it releases that session's lock only once it is done with
+// it, so every answer after the fence is final, and an rpc-error such as
+// "nothing pending" means what it says.
 func (n *netconfSession) retry(ctx context.Context, op func(ctx context.Context, s *netconf.Session) error) (retried bool, err error) {
 	backoff := redialFirst
 	for {
 		if n.s == nil {
-			n.s, err = netconf.Dial(ctx, n.pool, n.t)
+			err = n.redial(ctx)
 		}
 		if n.s != nil {
 			err = op(ctx, n.s)
@@ -74,6 +80,35 @@ func (n *netconfSession) retry(ctx context.Context, op func(ctx context.Context,
 		select {
 		case <-ctx.Done():
 			return retried, fmt.Errorf("%w (gave up reaching the switch again: %w)", err, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, redialMax)
+	}
+}
+
+// redial opens a new session and takes the candidate lock on it, waiting
+// (within ctx) while the dropped session still holds it.
+func (n *netconfSession) redial(ctx context.Context) error {
+	s, err := netconf.Dial(ctx, n.pool, n.t)
+	if err != nil {
+		return err
+	}
+	backoff := redialFirst
+	for {
+		err := s.Lock(ctx)
+		var rpc *netconf.Error
+		if err == nil {
+			n.s = s
+			return nil
+		}
+		if !errors.As(err, &rpc) || rpc.Tag != "lock-denied" {
+			s.Close()
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			s.Close()
+			return fmt.Errorf("%w (waiting for the dropped session's lock: %w)", err, ctx.Err())
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, redialMax)

@@ -153,8 +153,17 @@ func (s *Session) StagePersistent(ctx context.Context, config string, timeout ti
 	return s.stage(ctx, config, timeout, "<persist>"+escapeText(token)+"</persist>")
 }
 
+// Lock takes the candidate datastore's lock. A device releases the lock
+// of a session that ended only once that session is gone, after the last
+// rpc it had received: taking the lock from a new session fences off the
+// operations of one that dropped.
+func (s *Session) Lock(ctx context.Context) error {
+	_, err := s.exec(ctx, "lock", "<lock><target><candidate/></target></lock>")
+	return err
+}
+
 func (s *Session) stage(ctx context.Context, config string, timeout time.Duration, persist string) (err error) {
-	if _, err := s.exec(ctx, "lock", "<lock><target><candidate/></target></lock>"); err != nil {
+	if err := s.Lock(ctx); err != nil {
 		return err
 	}
 	defer func() {
