@@ -49,7 +49,7 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 		s.ix.Add(&ps, "repetitions", "%d is above the limit of %d (raise it with --max-repetitions)", s.Repetitions, lim.Repetitions)
 	}
 	labs := map[string]*inventory.Lab{}
-	files := &fileChecks{schemes: schemes}
+	files := &fileChecks{root: s, schemes: schemes}
 	for _, v := range variants {
 		spec := cmp.Or(v.Scenario.Lab, DefaultLab)
 		lab, seen := labs[spec]

@@ -16,10 +16,23 @@ import (
 // fileChecks loads, once per file, the image bundle and profiles that
 // variants name, as their provision step would, so that a missing or
 // broken file is refused at the scenario's line before a run directory
-// exists or a device is touched.
+// exists or a device is touched. A file a matrix sweeps is left to its
+// variants: one that fails to provision is a failed point of a partial
+// run, as matrices record failures.
 type fileChecks struct {
+	root    *Scenario // the scenario as written, with its matrix
 	schemes tofino.SchemeCheck
 	done    map[string]error // by field and resolved path
+}
+
+// swept says whether the matrix sweeps field, or a section holding it.
+func (fc *fileChecks) swept(field string) bool {
+	for _, w := range fc.root.Matrix {
+		if within(w.Path, field) || within(field, w.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // check checks s's files; withSchemes checks an image's load-balancing
@@ -51,11 +64,11 @@ func (fc *fileChecks) check(s *Scenario, ps *yamlpos.Problems, withSchemes bool)
 // one checks file with load, unless key (the field, and how it is
 // checked after a "/") saw the same path before.
 func (fc *fileChecks) one(s *Scenario, ps *yamlpos.Problems, key, file string, load func(string) error) {
-	if file == "" {
+	field, _, _ := strings.Cut(key, "/")
+	if file == "" || fc.swept(field) {
 		return
 	}
 	path := s.resolve(file)
-	field, _, _ := strings.Cut(key, "/")
 	key += "\x00" + path
 	err, seen := fc.done[key]
 	if !seen {
