@@ -26,7 +26,7 @@ func FuzzParseQoSProfile(f *testing.F) {
 	f.Add([]byte("pfc_priorities: [3]\npfc_alpha: 0.125\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		slow := time.AfterFunc(2*time.Second, func() { panic(fmt.Sprintf("ParseQoSProfile still running after 2s on %q", b)) })
+		slow := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("ParseQoSProfile still running after 10s on %q", b)) })
 		defer slow.Stop()
 		p, err := provision.ParseQoSProfile(b, "p.yaml")
 		if err != nil {
