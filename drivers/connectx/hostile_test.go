@@ -98,3 +98,20 @@ func TestHostileNamesReachTheShellAsOneWord(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNetdevReachesTheEmulatedHostWhole: over the emulated lab's
+// real SSH, the host's mlnx_qos gets a hostile netdev as its one -i
+// argument, and names it whole in its complaint (the emulated shell
+// refuses unquoted ; | & outright, so a split name would fail otherwise).
+func TestHostileNetdevReachesTheEmulatedHostWhole(t *testing.T) {
+	t.Parallel()
+	run, rnic := host(t, "h1")
+	for _, v := range shtest.Hostile {
+		r := rnic
+		r.Netdev = v
+		_, err := connectx.ReadState(context.Background(), run, r, false)
+		if err == nil || !strings.Contains(err.Error(), "no such device "+v) {
+			t.Errorf("%q: %v, want mlnx_qos to name the whole device", v, err)
+		}
+	}
+}
