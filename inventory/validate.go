@@ -2,10 +2,16 @@ package inventory
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
 )
+
+// MaxGIDIndex is the largest GID index perftest accepts for -x
+// (hardware-surfaces 1: "Gid index should be between 0 and 64"); an RNIC
+// whose RoCE GID sits past it cannot be measured with perftest anyway.
+const MaxGIDIndex = 64
 
 // Validate reports every problem in the lab, each with file:line: field.
 func (l *Lab) Validate() error {
@@ -98,7 +104,9 @@ func (l *Lab) Validate() error {
 			}
 			safe(pp+".name", portName.check(port.Name))
 			pm[port.Name] = true
-			if port.SpeedGbps < 0 {
+			// A port may leave its speed out (unknown); one that gives it
+			// gives a positive number (NaN and .inf pass a < 0 check).
+			if port.SpeedGbps < 0 || !finite(port.SpeedGbps) || port.SpeedGbps == 0 && l.pos.Has(pp+".speed_gbps") {
 				add(pp+".speed_gbps", "speed must be positive")
 			}
 		}
@@ -127,11 +135,11 @@ func (l *Lab) Validate() error {
 			safe(rp+".device", ifName.check(r.Device))
 			safe(rp+".netdev", ifName.check(r.Netdev))
 			pm[r.Device], pm[r.Netdev] = true, true
-			if r.SpeedGbps <= 0 {
+			if r.SpeedGbps <= 0 || !finite(r.SpeedGbps) {
 				add(rp+".speed_gbps", "speed must be > 0")
 			}
-			if r.GIDIndex < 0 {
-				add(rp+".gid_index", "gid_index must be >= 0")
+			if r.GIDIndex < 0 || r.GIDIndex > MaxGIDIndex {
+				add(rp+".gid_index", "gid_index %d is not 0..%d (what perftest's -x takes)", r.GIDIndex, MaxGIDIndex)
 			}
 			if net.ParseIP(r.IP) == nil {
 				add(rp+".ip", "bad IP %q", r.IP)
@@ -197,3 +205,7 @@ func (l *Lab) canonicalPort(e LinkEnd) string {
 	}
 	return e.Port
 }
+
+// finite is false for NaN and the infinities (YAML's .nan and .inf), which
+// every comparison lets through.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -102,7 +102,7 @@ func PlanSwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p 
 		ctx, cancel := context.WithTimeout(ctx, StepTimeout)
 		defer cancel()
 		sw, _ := lab.Switch(t.Name)
-		s, err := openSwitch(ctx, pool, lab, sw, 0)
+		s, err := openSwitch(ctx, pool, lab, sw, 0, "")
 		if err != nil {
 			return one{}, err
 		}
@@ -128,7 +128,7 @@ func ReadSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, name
 	if !ok {
 		return nil, fmt.Errorf("no switch %s in lab %s", name, lab.Name)
 	}
-	s, err := openSwitch(ctx, pool, lab, sw, 0)
+	s, err := openSwitch(ctx, pool, lab, sw, 0, "")
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +150,11 @@ type switchRun struct {
 // switch in the lab's order.
 //
 // Phase one stages the change on every switch in parallel (NETCONF: a
-// confirmed commit, which the switch undoes by itself unless confirmed
-// within ConfirmTimeout; SDE shell: written and read back, or written
-// back to the snapshot if that fails). A switch that fails to stage is on
-// its previous configuration, and its result names it and what it
-// answered. Switches that already match are left alone.
+// persistent confirmed commit, which the switch undoes by itself unless
+// confirmed within ConfirmTimeout; SDE shell: written and read back, or
+// written back to the snapshot if that fails). A switch that fails to
+// stage is on its previous configuration, and its result names it and
+// what it answered. Switches that already match are left alone.
 //
 // Phase two decides, and runs to its end even if ctx is cancelled (each
 // step bounded by StepTimeout), so no switch is left half done or
@@ -167,16 +167,22 @@ type switchRun struct {
 //   - without atomic, each staged switch is read back and confirmed, or
 //     rolled back alone if it does not match.
 //
-// The one case atomic cannot cover: a confirming commit that fails after
-// others succeeded (the switch then restores its old configuration when
-// its confirm timeout expires or its session ends).
+// A session that drops does not split the switches: phase two's steps
+// reach the switch again (NETCONF: a new session confirms or cancels the
+// commit by its persist token; SDE: the pool redials and the read or the
+// snapshot's write is repeated), and a stage whose session broke is
+// cancelled by its token. What atomic cannot cover is labctl itself
+// stopping half way through the confirms: the NETCONF switches not yet
+// confirmed then restore their old configuration when ConfirmTimeout
+// expires, and SDE switches keep what was written (docs/provisioning.md).
 func ApplySwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p *QoSProfile, atomic bool, progress Progress) ([]SwitchResult, error) {
 	want := p.Want()
 	confirm := ConfirmTimeout(len(lab.Switches), pool.MaxParallel())
+	token := newToken()
 	done := newCounter(progress, len(lab.Switches))
 	runs, errs := sshdrv.Each(ctx, pool, byName(lab), nil, func(ctx context.Context, t sshdrv.Target) (*switchRun, error) {
 		sw, _ := lab.Switch(t.Name)
-		r := stage(ctx, pool, lab, sw, want, confirm)
+		r := stage(ctx, pool, lab, sw, want, confirm, token)
 		if r.s == nil {
 			done.add(sw.Name)
 		}
@@ -219,11 +225,11 @@ func ApplySwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p
 
 // stage is phase one on one switch: read, diff, stage. The result is
 // final unless the change is staged (r.s set).
-func stage(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, want switchqos.Config, confirm time.Duration) *switchRun {
+func stage(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, want switchqos.Config, confirm time.Duration, token string) *switchRun {
 	r := &switchRun{SwitchResult: SwitchResult{Switch: sw.Name, Driver: driverOf(sw)}}
 	ctx, cancel := context.WithTimeout(ctx, StepTimeout)
 	defer cancel()
-	s, err := openSwitch(ctx, pool, lab, sw, confirm)
+	s, err := openSwitch(ctx, pool, lab, sw, confirm, token)
 	if err != nil {
 		r.set(Failed, err)
 		return r
@@ -243,7 +249,7 @@ func stage(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inven
 	if err != nil {
 		s.Close()
 		outcome := Failed
-		var rb *tofino.RollbackError
+		var rb *tofino.RollbackError // either driver's
 		if errors.As(err, &rb) {
 			outcome = RollbackFailed
 		}

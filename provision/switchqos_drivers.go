@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,8 +59,10 @@ type switchSession interface {
 }
 
 // openSwitch opens the driver the inventory names for sw; a NETCONF
-// switch keeps a staged change for confirm before it restores the old one.
-func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration) (switchSession, error) {
+// switch keeps a staged change for confirm before it restores the old one,
+// and stages it as a persistent confirmed commit named token (see
+// netconfSession).
+func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error) {
 	if driverOf(sw) == DriverSDE {
 		t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
 		if err != nil {
@@ -76,7 +79,7 @@ func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *
 	if err != nil {
 		return nil, err
 	}
-	return &netconfSession{s: s, device: sw.Name, confirm: confirm}, nil
+	return &netconfSession{pool: pool, t: t, s: s, device: sw.Name, confirm: confirm, token: token}, nil
 }
 
 func driverOf(sw *inventory.Switch) string {
@@ -93,54 +96,6 @@ func readBackError(device string, d []switchqos.Setting) error {
 	}
 	return fmt.Errorf("device %s: read-back: %d settings differ, first %s = %s (want %s)", device, len(d), d[0].Field, d[0].From, d[0].To)
 }
-
-// netconfSession: candidate, validate, confirmed commit, read back, then
-// the confirming commit (drivers/netconf).
-type netconfSession struct {
-	s       *netconf.Session
-	device  string
-	confirm time.Duration
-	have    switchqos.Config // from the last Read
-}
-
-func (n *netconfSession) Read(ctx context.Context) ([]string, map[string]switchqos.Config, error) {
-	run, err := n.s.GetConfig(ctx, "running")
-	if err != nil {
-		return nil, nil, err
-	}
-	q, err := netconf.ParseQoS(run)
-	if err != nil {
-		return nil, nil, fmt.Errorf("device %s: %w", n.device, err)
-	}
-	n.have = q
-	return []string{""}, map[string]switchqos.Config{"": q}, nil
-}
-
-// Want deletes only what the switch has: NETCONF's delete refuses the rest.
-func (n *netconfSession) Want(w switchqos.Config) switchqos.Config {
-	w.Remove = w.Remove.Within(n.have)
-	return w
-}
-
-func (n *netconfSession) Stage(ctx context.Context, w switchqos.Config) (bool, error) {
-	return false, n.s.Stage(ctx, netconf.RenderQoS(w), n.confirm)
-}
-
-func (n *netconfSession) Check(ctx context.Context, w switchqos.Config) error {
-	run, err := n.s.GetConfig(ctx, "running")
-	if err != nil {
-		return err
-	}
-	got, err := netconf.ParseQoS(run)
-	if err != nil {
-		return fmt.Errorf("device %s: read-back: %w", n.device, err)
-	}
-	return readBackError(n.device, switchqos.Diff(got, w))
-}
-
-func (n *netconfSession) Confirm(ctx context.Context) error { return n.s.Confirm(ctx) }
-func (n *netconfSession) Cancel(ctx context.Context) error  { return n.s.Cancel(ctx) }
-func (n *netconfSession) Close() error                      { return n.s.Close() }
 
 // sdeSession: snapshot, write, read back, restore on failure
 // (drivers/tofino).
@@ -175,8 +130,15 @@ func (d *sdeSession) Stage(ctx context.Context, w switchqos.Config) (bool, error
 	return d.s.Stage(ctx, w)
 }
 
+// Check reads back, again over a new connection if the SSH connection
+// dropped (the pool redials): a read has no effect to repeat.
 func (d *sdeSession) Check(ctx context.Context, w switchqos.Config) error {
-	ports, have, err := d.Read(ctx)
+	var ports []string
+	var have map[string]switchqos.Config
+	err := sdeRetry(ctx, func(ctx context.Context) (err error) {
+		ports, have, err = d.Read(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -184,6 +146,38 @@ func (d *sdeSession) Check(ctx context.Context, w switchqos.Config) error {
 }
 
 // Confirm has nothing to do: a staged SDE change is in place already.
-func (d *sdeSession) Confirm(context.Context) error    { return nil }
-func (d *sdeSession) Cancel(ctx context.Context) error { return d.s.Cancel(ctx) }
+func (d *sdeSession) Confirm(context.Context) error { return nil }
+
+// Cancel writes the snapshot back and reads it back, again if the SSH
+// connection dropped: writing the snapshot is idempotent (only the entries
+// that differ from it are written).
+func (d *sdeSession) Cancel(ctx context.Context) error { return sdeRetry(ctx, d.s.Cancel) }
 func (d *sdeSession) Close() error                     { return nil }
+
+// sdeAttempts bounds how often an SDE step is repeated after its SSH
+// connection broke.
+const sdeAttempts = 3
+
+// sdeRetry runs step again after an error that is not the device's answer
+// (a shell script or command that ran and failed): the session dropped,
+// and the pool dials again for the next attempt.
+func sdeRetry(ctx context.Context, step func(ctx context.Context) error) error {
+	var err error
+	for i := range sdeAttempts {
+		if err = step(ctx); err == nil || deviceAnswered(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i+1) * 50 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func deviceAnswered(err error) bool {
+	var ce *sshdrv.CommandError
+	var se *tofino.ShellError
+	return errors.As(err, &ce) || errors.As(err, &se)
+}

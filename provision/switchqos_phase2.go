@@ -105,11 +105,18 @@ func (p *phaseTwo) rollback(r *switchRun, cause error) {
 	r.Restored = r.Driver == DriverSDE
 }
 
-// confirm makes a staged change permanent.
+// confirm makes a staged change permanent. A switch that refuses its
+// confirming commit is rolled back at once, so its result is true now, not
+// only once its confirm timeout expires.
 func (p *phaseTwo) confirm(r *switchRun) {
-	if err := p.step(r.s.Confirm); err != nil {
-		r.set(Failed, fmt.Errorf("%w (the switch restores its previous config when the confirm timeout expires or the session ends)", err))
+	err := p.step(r.s.Confirm)
+	if err == nil {
+		r.set(Committed, nil)
 		return
 	}
-	r.set(Committed, nil)
+	if cerr := p.step(r.s.Cancel); cerr != nil {
+		r.set(RollbackFailed, fmt.Errorf("%w; rolling back: %w (the switch restores its previous config when the confirm timeout expires)", err, cerr))
+		return
+	}
+	r.set(Failed, fmt.Errorf("%w (rolled back)", err))
 }

@@ -36,9 +36,11 @@ type LabInventory interface {
 
 // Preflight checks every variant's traffic against its lab and the limits
 // before anything is created or any device touched: unknown hosts, more
-// senders than the lab has, limits passed, an RNIC profile with a host
-// module (host_lb) for real hosts, and (schemes, when given) the
-// emulated lab's load-balancing scheme and its parameters. Errors are file:line: field:
+// senders than the lab has, limits passed, the image and profile files
+// (missing, with a did-you-mean, or refused by their loaders), an RNIC
+// profile with a host module (host_lb) for real hosts, and (schemes, when
+// given) the emulated lab's load-balancing scheme and its parameters.
+// Errors are file:line: field:
 // message. labOf resolves a variant's lab: a nil lab with no error is one
 // it cannot tell about (left to the run), an error is a lab that cannot
 // exist (a bad topology, no such file or running lab).
@@ -48,6 +50,7 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 		s.ix.Add(&ps, "repetitions", "%d is above the limit of %d (raise it with --max-repetitions)", s.Repetitions, lim.Repetitions)
 	}
 	labs := map[string]*inventory.Lab{}
+	files := &fileChecks{root: s, schemes: schemes}
 	for _, v := range variants {
 		spec := cmp.Or(v.Scenario.Lab, DefaultLab)
 		lab, seen := labs[spec]
@@ -63,6 +66,7 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 				v.Scenario.ix.Add(&ps, "provision.rnic_profile", "lab %s has real hosts: %v", lab.Name, p.HostLBError())
 			}
 		}
+		files.check(v.Scenario, &ps, lab == nil || lab.Emulated) // the twin's schemes bind emulated labs only
 		if em := v.Scenario.Emulation; schemes != nil && em.LB != "" && (lab == nil || lab.Emulated) {
 			for _, p := range schemes(em.LB, em.LBParams) {
 				field := "emulation.lb"

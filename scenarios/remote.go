@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -61,6 +62,11 @@ func cleanupAgents(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target, runD
 	pids := strings.Fields(string(res.Stdout))
 	if len(pids) == 0 {
 		return nil
+	}
+	for _, p := range pids { // what the host printed goes back into a command: numbers only
+		if _, err := strconv.Atoi(p); err != nil {
+			return fmt.Errorf("host %s: pgrep answered %q, not process ids", t.Name, p)
+		}
 	}
 	res, err = pool.Exec(ctx, t, "kill "+strings.Join(pids, " "))
 	if err != nil {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -32,7 +33,9 @@ func ParseBytes(s string) (int64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 {
+	// NaN and infinities parse as floats; they and sizes past int64 are
+	// refused, not wrapped into a negative or arbitrary count.
+	if err != nil || math.IsNaN(v) || v < 0 || v*float64(mult) >= math.MaxInt64 {
 		return 0, fmt.Errorf("bad size %q (want e.g. 4096, 64KiB, 1MiB, 1.5MB)", s)
 	}
 	return int64(v * float64(mult)), nil

@@ -24,3 +24,16 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseBytes: a size from a scenario is a non-negative byte count or
+// refused: NaN, infinities and values past int64 are refused, not wrapped.
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"4096", "64KiB", "1MiB", "1.5MB", "NaN", "Inf", "-1", "1e30", "9223372036854775807", "+Inf KiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := ParseBytes(s); err == nil && v < 0 {
+			t.Fatalf("%q: %d bytes", s, v)
+		}
+	})
+}

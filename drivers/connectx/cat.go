@@ -16,7 +16,13 @@ import (
 // which files exist and what they hold.
 
 // catCommand reads files with one cat.
-func catCommand(files []string) string { return "cat " + strings.Join(files, " ") }
+func catCommand(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = sshdrv.Quote(f) // a name the inventory let through is still one word
+	}
+	return "cat " + strings.Join(q, " ")
+}
 
 // parseCat reads catCommand's output: stdout holds one whitespace-free
 // value per file that exists, in order; stderr names the absent ones.

@@ -143,7 +143,11 @@ func FuzzParseDevInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseDevInfo(s) })
 }
 
+// The seed follows ethtool -S's layout on mlx5 (hardware-surfaces 2.7): a
+// header line, then five spaces, name, colon, value.
 func FuzzParseEthtoolStats(f *testing.F) {
+	b, _ := os.ReadFile("testdata/ethtool_S.txt")
+	f.Add(string(b))
 	f.Add("NIC statistics:\n     rx_prio3_pause: 5\n")
 	f.Fuzz(func(t *testing.T, s string) { _, _, _ = ParseEthtoolStats(s) })
 }

@@ -84,7 +84,18 @@ func ParseDevInfo(out string) ([]DevInfo, error) {
 		if d == nil {
 			return nil, fmt.Errorf("ibv_devinfo: line %d: %q before any hca_id", n+1, line)
 		}
-		num := func(s string) int { i, _ := strconv.Atoi(strings.Fields(s + " ")[0]); return i }
+		// "1024 (3)": the number before the name. A field without one is
+		// refused (a truncated line), not read as 0.
+		bad := false
+		num := func(s string) int {
+			f := strings.Fields(s)
+			if len(f) == 0 {
+				bad = true
+				return 0
+			}
+			i, _ := strconv.Atoi(f[0])
+			return i
+		}
 		switch k {
 		case "transport":
 			d.Transport = v
@@ -106,6 +117,9 @@ func ParseDevInfo(out string) ([]DevInfo, error) {
 			d.Ports = append(d.Ports, DevPort{Num: num(v)})
 			p = &d.Ports[len(d.Ports)-1]
 		}
+		if bad {
+			return nil, fmt.Errorf("ibv_devinfo: line %d: %q has no number", n+1, line)
+		}
 		if p == nil {
 			continue
 		}
@@ -124,6 +138,9 @@ func ParseDevInfo(out string) ([]DevInfo, error) {
 			p.PortLMC = v
 		case "link_layer":
 			p.LinkLayer = v
+		}
+		if bad {
+			return nil, fmt.Errorf("ibv_devinfo: line %d: %q has no number", n+1, line)
 		}
 	}
 	if len(devs) == 0 {

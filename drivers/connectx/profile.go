@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/internal/yamlpos"
@@ -260,37 +259,37 @@ type Run func(ctx context.Context, cmd string) ([]byte, error)
 // driver's debugfs cc_params of the RNIC's PCI function.
 func ReadState(ctx context.Context, run Run, r inventory.RNIC, withECN bool) (State, error) {
 	var st State
-	out, err := run(ctx, "mlnx_qos -i "+r.Netdev)
+	out, err := run(ctx, "mlnx_qos -i "+sshdrv.Quote(r.Netdev))
 	if err != nil {
 		return st, err
 	}
 	if st.QoS, err = ParseMlnxQoS(string(out)); err != nil {
 		return st, err
 	}
-	if out, err = run(ctx, "cma_roce_tos -d "+r.Device); err != nil {
+	if out, err = run(ctx, "cma_roce_tos -d "+sshdrv.Quote(r.Device)); err != nil {
 		return st, err
 	}
 	if st.RoCETOS, err = ParseRoCETOS(string(out)); err != nil {
 		return st, err
 	}
-	if out, err = run(ctx, "cma_roce_mode -d "+r.Device+" -p 1"); err != nil {
+	if out, err = run(ctx, "cma_roce_mode -d "+sshdrv.Quote(r.Device)+" -p 1"); err != nil {
 		return st, err
 	}
 	if st.RoCEMode, err = ParseRoCEMode(string(out)); err != nil || !withECN {
 		return st, err
 	}
-	ofed, err := probe(ctx, run, "test -d "+ECNDir(r.Netdev))
+	ofed, err := probe(ctx, run, "test -d "+sshdrv.Quote(ECNDir(r.Netdev)))
 	if err != nil {
 		return st, err
 	}
 	var ecn ECNState
 	if ofed {
-		if out, err = run(ctx, "cat "+strings.Join(ECNFiles(r.Netdev), " ")); err != nil {
+		if out, err = run(ctx, catCommand(ECNFiles(r.Netdev))); err != nil {
 			return st, err
 		}
 		ecn, err = ParseECN(r.Netdev, string(out))
 	} else {
-		if out, err = run(ctx, "readlink /sys/class/net/"+r.Netdev+"/device"); err != nil {
+		if out, err = run(ctx, "readlink "+sshdrv.Quote("/sys/class/net/"+r.Netdev+"/device")); err != nil {
 			return st, err
 		}
 		pci, err := ParsePCILink(string(out))
@@ -383,7 +382,7 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 		}
 	}
 	if p.Trust != "" {
-		add("trust", st.QoS.Trust, p.Trust, "mlnx_qos -i "+r.Netdev+" --trust "+p.Trust)
+		add("trust", st.QoS.Trust, p.Trust, "mlnx_qos -i "+sshdrv.Quote(r.Netdev)+" --trust "+p.Trust)
 	}
 	if p.PFCPriorities != nil {
 		var want [8]bool
@@ -392,15 +391,15 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 		for _, pr := range prios {
 			want[pr] = true
 		}
-		add("pfc", FormatPFCList(st.QoS.PFCEnabled), FormatPFCList(want), "mlnx_qos -i "+r.Netdev+" --pfc "+FormatPFCList(want))
+		add("pfc", FormatPFCList(st.QoS.PFCEnabled), FormatPFCList(want), "mlnx_qos -i "+sshdrv.Quote(r.Netdev)+" --pfc "+FormatPFCList(want))
 	}
 	if p.RoCETOS != nil {
-		add("roce_tos", strconv.Itoa(st.RoCETOS), strconv.Itoa(*p.RoCETOS), fmt.Sprintf("cma_roce_tos -d %s -t %d", r.Device, *p.RoCETOS))
+		add("roce_tos", strconv.Itoa(st.RoCETOS), strconv.Itoa(*p.RoCETOS), fmt.Sprintf("cma_roce_tos -d %s -t %d", sshdrv.Quote(r.Device), *p.RoCETOS))
 	}
 	if p.RoCEMode != 0 {
-		add("roce_mode", strconv.Itoa(st.RoCEMode), strconv.Itoa(p.RoCEMode), fmt.Sprintf("cma_roce_mode -d %s -p 1 -m %d", r.Device, p.RoCEMode))
+		add("roce_mode", strconv.Itoa(st.RoCEMode), strconv.Itoa(p.RoCEMode), fmt.Sprintf("cma_roce_mode -d %s -p 1 -m %d", sshdrv.Quote(r.Device), p.RoCEMode))
 	}
-	mlnx := "mlnx_qos -i " + r.Netdev
+	mlnx := "mlnx_qos -i " + sshdrv.Quote(r.Netdev)
 	for _, d := range slices.Sorted(maps.Keys(p.DSCP2Prio)) {
 		v := p.DSCP2Prio[d]
 		add(fmt.Sprintf("dscp2prio[%d]", d), strconv.Itoa(st.QoS.DSCP2Prio[d]), strconv.Itoa(v), fmt.Sprintf("%s --dscp2prio set,%d,%d", mlnx, d, v))
@@ -416,7 +415,7 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 	if e := st.ECN; e != nil {
 		echo := func(field, from string, v int, point, name string) {
 			if e.Has(point, name) { // else a note says it cannot be set
-				add(field, from, strconv.Itoa(v), fmt.Sprintf("echo %d > %s", v, e.ParamFile(point, name)))
+				add(field, from, strconv.Itoa(v), fmt.Sprintf("echo %d > %s", v, sshdrv.Quote(e.ParamFile(point, name))))
 			}
 		}
 		if p.CNPDSCP != nil {
@@ -450,14 +449,14 @@ func (p *Profile) Diff(host string, r inventory.RNIC, st State) []Change {
 		}{{"roce_np", st.ECN.NPEnabled}, {"roce_rp", st.ECN.RPEnabled}} {
 			for pr := 0; pr < 8 && st.ECN.PerPriority(); pr++ {
 				file := fmt.Sprintf("%s/%s/enable/%d", ECNDir(r.Netdev), point.name, pr)
-				add(fmt.Sprintf("ecn.%s.enable[%d]", point.name, pr), b(point.have[pr]), b(want[pr]), "echo "+b(want[pr])+" > "+file)
+				add(fmt.Sprintf("ecn.%s.enable[%d]", point.name, pr), b(point.have[pr]), b(want[pr]), "echo "+b(want[pr])+" > "+sshdrv.Quote(file))
 			}
 		}
 		params := func(point string, wantP, haveP map[string]int) {
 			for _, name := range slices.Sorted(maps.Keys(wantP)) {
 				if st.ECN.Has(point, name) {
 					add("ecn."+point+"."+name, strconv.Itoa(haveP[name]), strconv.Itoa(wantP[name]),
-						fmt.Sprintf("echo %d > %s", wantP[name], st.ECN.ParamFile(point, name)))
+						fmt.Sprintf("echo %d > %s", wantP[name], sshdrv.Quote(st.ECN.ParamFile(point, name))))
 				}
 			}
 		}

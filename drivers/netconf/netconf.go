@@ -134,8 +134,36 @@ const cleanupTimeout = 30 * time.Second
 // (merge), validate, commit confirmed with timeout (the device rolls back
 // by itself if Confirm does not follow in time, or the session ends). On
 // error the candidate is discarded and the lock released.
-func (s *Session) Stage(ctx context.Context, config string, timeout time.Duration) (err error) {
-	if _, err := s.exec(ctx, "lock", "<lock><target><candidate/></target></lock>"); err != nil {
+func (s *Session) Stage(ctx context.Context, config string, timeout time.Duration) error {
+	return s.stage(ctx, config, timeout, "")
+}
+
+// StagePersistent is Stage with a persistent confirmed commit (RFC 6241
+// 8.4, persist): the change outlives this session, so a dropped session
+// does not undo it; any session confirms it with ConfirmPersistent or
+// undoes it with CancelPersistent, naming token, and the device rolls it
+// back by itself when timeout expires first. On error the commit may
+// still have happened (the answer lost with the session): undo it with
+// CancelPersistent, which a device answers with an rpc-error if nothing
+// is pending.
+func (s *Session) StagePersistent(ctx context.Context, config string, timeout time.Duration, token string) error {
+	if token == "" {
+		return fmt.Errorf("device %s: netconf commit: empty persist token", s.device)
+	}
+	return s.stage(ctx, config, timeout, "<persist>"+escapeText(token)+"</persist>")
+}
+
+// Lock takes the candidate datastore's lock. A device releases the lock
+// of a session that ended only once that session is gone, after the last
+// rpc it had received: taking the lock from a new session fences off the
+// operations of one that dropped.
+func (s *Session) Lock(ctx context.Context) error {
+	_, err := s.exec(ctx, "lock", "<lock><target><candidate/></target></lock>")
+	return err
+}
+
+func (s *Session) stage(ctx context.Context, config string, timeout time.Duration, persist string) (err error) {
+	if err := s.Lock(ctx); err != nil {
 		return err
 	}
 	defer func() {
@@ -153,7 +181,7 @@ func (s *Session) Stage(ctx context.Context, config string, timeout time.Duratio
 		return err
 	}
 	secs := max(int(timeout.Seconds()), 1)
-	_, err = s.exec(ctx, "commit", fmt.Sprintf("<commit><confirmed/><confirm-timeout>%d</confirm-timeout></commit>", secs))
+	_, err = s.exec(ctx, "commit", fmt.Sprintf("<commit><confirmed/><confirm-timeout>%d</confirm-timeout>%s</commit>", secs, persist))
 	return err
 }
 
@@ -165,10 +193,35 @@ func (s *Session) Confirm(ctx context.Context) error {
 	return err
 }
 
+// ConfirmPersistent is the confirming commit of StagePersistent's token,
+// from this or any later session. The lock is released if this session
+// holds it.
+func (s *Session) ConfirmPersistent(ctx context.Context, token string) error {
+	_, err := s.exec(ctx, "commit", "<commit><persist-id>"+escapeText(token)+"</persist-id></commit>")
+	_, _ = s.exec(ctx, "unlock", unlock)
+	return err
+}
+
 // Cancel rolls a staged commit back and releases the lock.
 func (s *Session) Cancel(ctx context.Context) error {
-	_, err := s.exec(ctx, "cancel-commit", "<cancel-commit/>")
+	return s.cancel(ctx, "<cancel-commit/>")
+}
+
+// CancelPersistent rolls StagePersistent's token back, from this or any
+// later session.
+func (s *Session) CancelPersistent(ctx context.Context, token string) error {
+	return s.cancel(ctx, "<cancel-commit><persist-id>"+escapeText(token)+"</persist-id></cancel-commit>")
+}
+
+func (s *Session) cancel(ctx context.Context, rpc string) error {
+	_, err := s.exec(ctx, "cancel-commit", rpc)
 	_, _ = s.exec(ctx, "discard-changes", "<discard-changes/>")
 	_, _ = s.exec(ctx, "unlock", unlock)
 	return err
+}
+
+func escapeText(v string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(v))
+	return b.String()
 }

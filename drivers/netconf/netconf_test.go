@@ -211,3 +211,57 @@ func TestDialLeavesNothingOpen(t *testing.T) {
 		t.Fatal("the connection of a cancelled dial stays open")
 	}
 }
+
+// A persistent stage survives its session: a new session confirms it by
+// its token, or cancels it; a second confirm of the same token is an
+// rpc-error (nothing pending), the answer a retry after a lost reply sees.
+func TestStagePersistentOutlivesTheSession(t *testing.T) {
+	_, inv, pool := testlab.Start(t, "leafspine:1x1:1@100", nil, emulator.Options{}, sshdrv.Config{})
+	ctx := context.Background()
+	open := func() *netconf.Session {
+		s, err := netconf.Dial(ctx, pool, testlab.Target(t, inv, "leaf1", sshdrv.EndpointNETCONF))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	running := func(s *netconf.Session) string {
+		r, err := s.GetConfig(ctx, "running")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a := open()
+	if err := a.StagePersistent(ctx, cfg("12345"), time.Minute, "tok<1>"); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	b := open()
+	if err := has("12345")(running(b)); err != nil {
+		t.Fatalf("the stage was undone when its session closed: %v", err)
+	}
+	if err := b.ConfirmPersistent(ctx, "tok<1>"); err != nil {
+		t.Fatal(err)
+	}
+	var ne *netconf.Error
+	if err := b.ConfirmPersistent(ctx, "tok<1>"); !errors.As(err, &ne) || ne.Tag != "invalid-value" {
+		t.Fatalf("a second confirm: %v", err)
+	}
+
+	if err := b.StagePersistent(ctx, cfg("23456"), time.Minute, "tok-2"); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	c := open()
+	if err := c.CancelPersistent(ctx, "tok-2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := has("12345")(running(c)); err != nil {
+		t.Fatalf("cancel from a new session: %v", err)
+	}
+	if err := c.StagePersistent(ctx, cfg("1"), time.Minute, ""); err == nil {
+		t.Fatal("an empty token must be refused")
+	}
+}

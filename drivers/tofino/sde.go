@@ -90,7 +90,7 @@ func (d *SDEQoS) run(ctx context.Context, t sshdrv.Target, name, script string) 
 	if err := d.SSH.WriteFile(ctx, t, p, []byte(script), 0o644); err != nil {
 		return "", err
 	}
-	res, err := d.SSH.Exec(ctx, t, path.Join(d.SDE, "run_bfshell.sh")+" -b "+p)
+	res, err := d.SSH.Exec(ctx, t, sshdrv.Quote(path.Join(d.SDE, "run_bfshell.sh"))+" -b "+sshdrv.Quote(p))
 	if err != nil {
 		return "", err
 	}

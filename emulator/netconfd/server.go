@@ -6,10 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Validator checks a candidate configuration against the device's data
@@ -73,12 +71,6 @@ func (s *Server) changedLocked() {
 	if s.onCommit != nil {
 		s.onCommit(&Tree{s.running.clone()})
 	}
-}
-
-type confirmed struct {
-	session  int
-	previous *node
-	timer    *time.Timer
 }
 
 // New makes the server of device name.
@@ -162,7 +154,8 @@ func (s *Server) Serve(ctx context.Context, rw io.ReadWriter) error {
 }
 
 // endSession releases a session's locks and, as RFC 6241 requires, rolls
-// back a confirmed commit the session issued and did not confirm.
+// back a confirmed commit the session issued and did not confirm, unless
+// it was made with persist (which outlives its session).
 func (s *Server) endSession(id int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,7 +164,7 @@ func (s *Server) endSession(id int) {
 			s.releaseLocked(ds)
 		}
 	}
-	if s.pending != nil && s.pending.session == id {
+	if s.pending != nil && s.pending.persist == "" && s.pending.session == id {
 		s.rollbackLocked()
 	}
 }
@@ -211,15 +204,7 @@ func (s *Server) handle(id int, msg []byte) (reply []byte, closing bool) {
 	case "commit":
 		err = s.commit(id, op)
 	case "cancel-commit":
-		switch {
-		case s.pending == nil:
-			err = &rpcError{"protocol", "invalid-value", "cancel-commit", "no confirmed commit is pending"}
-		case s.pending.session != id:
-			err = &rpcError{"protocol", "operation-failed", "cancel-commit",
-				fmt.Sprintf("the pending confirmed commit belongs to session %d", s.pending.session)}
-		default:
-			s.rollbackLocked()
-		}
+		err = s.cancelCommit(id, op)
 	case "discard-changes":
 		s.candidate = s.running.clone()
 	case "lock", "unlock":
@@ -320,61 +305,6 @@ func (s *Server) check(n *node) error {
 	if err := s.validate(&Tree{n}); err != nil {
 		return &rpcError{"application", "invalid-value", "", err.Error()}
 	}
-	return nil
-}
-
-func (s *Server) commit(id int, op *node) error {
-	for _, ds := range []string{"running", "candidate"} {
-		if err := s.locked(ds, id); err != nil {
-			return err
-		}
-	}
-	if op.child("persist") != nil || op.child("persist-id") != nil {
-		return &rpcError{"protocol", "operation-not-supported", "persist", "persistent confirmed commits are not supported"}
-	}
-	if s.pending != nil && s.pending.session != id {
-		// RFC 6241 8.4: without persist, the confirming commit must come
-		// from the session that made the confirmed one.
-		return &rpcError{"protocol", "in-use", "commit", fmt.Sprintf("a confirmed commit of session %d is pending", s.pending.session)}
-	}
-	if s.failCommit != nil && s.failCommit() {
-		return &rpcError{"application", "operation-failed", "commit", "commit failed: the device refused the configuration"}
-	}
-	if err := s.check(s.candidate); err != nil {
-		return err
-	}
-	if op.child("confirmed") == nil {
-		if s.pending != nil { // the confirming commit
-			s.pending.timer.Stop()
-			s.pending = nil
-		}
-		s.running = s.candidate.clone()
-		s.changedLocked()
-		return nil
-	}
-	timeout := 600 * time.Second // RFC 6241 default
-	if t := op.child("confirm-timeout"); t != nil {
-		secs, err := strconv.Atoi(t.Text)
-		if err != nil || secs < 1 {
-			return &rpcError{"protocol", "invalid-value", "confirm-timeout", fmt.Sprintf("bad confirm-timeout %q", t.Text)}
-		}
-		timeout = time.Duration(secs) * time.Second
-	}
-	if s.pending == nil {
-		s.pending = &confirmed{session: id, previous: s.running.clone()}
-	} else {
-		s.pending.timer.Stop() // a new confirmed commit extends the deadline
-	}
-	p := s.pending
-	p.timer = time.AfterFunc(timeout, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.pending == p {
-			s.rollbackLocked()
-		}
-	})
-	s.running = s.candidate.clone()
-	s.changedLocked()
 	return nil
 }
 

@@ -217,7 +217,7 @@ func TestOperationsAndRPCErrors(t *testing.T) {
 	}
 	fails(c.rpc(`<edit-config><target><candidate/></target><default-operation>merge-all</default-operation><config/></edit-config>`), "invalid-value")
 	fails(c.rpc(`<edit-config><target><startup/></target><config/></edit-config>`), "missing-element")
-	fails(c.rpc(`<commit><confirmed/><persist>x</persist></commit>`), "operation-not-supported")
+	fails(c.rpc(`<commit><persist>x</persist></commit>`), "invalid-value") // persist needs confirmed
 	fails(c.rpc(`<commit><confirmed/><confirm-timeout>soon</confirm-timeout></commit>`), "invalid-value")
 }
 
@@ -286,4 +286,85 @@ func TestBootLoadsAStartupConfig(t *testing.T) {
 	if r := c.rpc(lock); !strings.Contains(r, "<ok/>") {
 		t.Errorf("the candidate must equal running after boot (lockable): %s", r)
 	}
+}
+
+// A confirmed commit made with persist outlives its session: any session
+// naming its persist-id confirms or cancels it, no other can, and it is
+// still rolled back when its timeout expires.
+func TestPersistentConfirmedCommit(t *testing.T) {
+	s := New("leaf1", nil)
+	base := open(t, s, true)
+	base.rpc(editRPC(port("1/0", "100")))
+	base.rpc(`<commit/>`)
+	stage := func(xoff, persist, timeout string) {
+		t.Helper()
+		c := open(t, s, true)
+		c.rpc(lock)
+		c.rpc(editRPC(port("1/0", xoff)))
+		if r := c.rpc(`<commit><confirmed/><confirm-timeout>` + timeout + `</confirm-timeout><persist>` + persist + `</persist></commit>`); !strings.Contains(r, "<ok/>") {
+			t.Fatal(r)
+		}
+		c.c.Close() // the session drops with the commit unconfirmed
+		time.Sleep(50 * time.Millisecond)
+		if r := base.rpc(running); !strings.Contains(r, ">"+xoff+"<") {
+			t.Fatalf("a persistent confirmed commit was rolled back when its session ended: %s", r)
+		}
+	}
+	stage("200", "tok-a", "60")
+	for _, tc := range []struct{ rpc, want string }{
+		{`<commit/>`, "<error-tag>invalid-value</error-tag>"},
+		{`<commit><persist-id>tok-b</persist-id></commit>`, "<error-tag>invalid-value</error-tag>"},
+		{`<cancel-commit/>`, "<error-tag>invalid-value</error-tag>"},
+		{`<cancel-commit><persist-id>nope</persist-id></cancel-commit>`, "<error-tag>invalid-value</error-tag>"},
+		{`<commit><confirmed/><persist></persist></commit>`, "<error-tag>invalid-value</error-tag>"},
+	} {
+		if r := base.rpc(tc.rpc); !strings.Contains(r, tc.want) {
+			t.Errorf("%s: %s, want %s", tc.rpc, r, tc.want)
+		}
+	}
+	other := open(t, s, false)
+	if r := other.rpc(`<commit><persist-id>tok-a</persist-id></commit>`); !strings.Contains(r, "<ok/>") {
+		t.Fatalf("confirming from another session: %s", r)
+	}
+	if r := other.rpc(`<commit><persist-id>tok-a</persist-id></commit>`); !strings.Contains(r, "no confirmed commit is pending") {
+		t.Fatalf("confirming twice: %s", r)
+	}
+	if r := base.rpc(running); !strings.Contains(r, ">200<") {
+		t.Fatalf("confirmed: %s", r)
+	}
+
+	stage("300", "tok-c", "60")
+	if r := other.rpc(`<cancel-commit><persist-id>tok-c</persist-id></cancel-commit>`); !strings.Contains(r, "<ok/>") {
+		t.Fatalf("cancel from another session: %s", r)
+	}
+	if r := base.rpc(running); !strings.Contains(r, ">200<") {
+		t.Fatalf("cancel-commit did not restore: %s", r)
+	}
+
+	stage("400", "tok-d", "1")
+	time.Sleep(1200 * time.Millisecond)
+	if r := base.rpc(running); !strings.Contains(r, ">200<") {
+		t.Fatalf("no rollback after the confirm timeout: %s", r)
+	}
+	if r := base.rpc(`<cancel-commit><persist-id>tok-d</persist-id></cancel-commit>`); !strings.Contains(r, "no confirmed commit is pending") {
+		t.Fatalf("cancel after the timeout: %s", r)
+	}
+}
+
+// FuzzHandle: any bytes a client sends as one message get one rpc-reply
+// (an rpc-error for what is not a well-formed rpc), never a panic.
+func FuzzHandle(f *testing.F) {
+	f.Add([]byte(`<rpc message-id="1">` + editRPC(port("1/0", "100")) + `</rpc>`))
+	f.Add([]byte(`<rpc message-id="2"><commit><confirmed/><persist>t</persist></commit></rpc>`))
+	f.Add([]byte(`<rpc message-id="3"><cancel-commit><persist-id>t</persist-id></cancel-commit></rpc>`))
+	f.Add([]byte(`<rpc><get-config><source><running/></source></get-config></rpc>`))
+	f.Add([]byte(`<hello/>`))
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		s := New("leaf1", nil)
+		reply, _ := s.handle(1, msg)
+		if !strings.Contains(string(reply), "<rpc-reply") {
+			t.Fatalf("not an rpc-reply: %s", reply)
+		}
+		s.endSession(1)
+	})
 }

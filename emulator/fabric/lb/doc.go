@@ -13,8 +13,8 @@
 //
 // Each scheme lives in its own package below this one and imports only
 // this package; package schemes builds the registry from them. This
-// package imports nothing of labctl: the engine (package fabric) imports
-// it, never the reverse.
+// package imports nothing of labctl but a helper for its messages: the
+// engine (package fabric) imports it, never the reverse.
 //
-// Imports within labctl: none.
+// Imports within labctl: only internal/suggest.
 package lb

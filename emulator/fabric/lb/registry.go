@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	suggestpkg "github.com/labctl/labctl/internal/suggest"
 )
 
 // Factory makes a module from validated parameters (every declared one is
@@ -199,36 +201,4 @@ func (e *ParamError) Error() string {
 
 // suggest is ` (did you mean "x"?)` for the nearest known name within two
 // edits, or "".
-func suggest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance of two short names.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(name string, known []string) string { return suggestpkg.DidYouMean(name, known, 3) }
