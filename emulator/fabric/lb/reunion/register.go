@@ -24,7 +24,7 @@ func Register(r *lb.Registry) error {
 				Help: "ε: the sketch is ceil(2/ε) counters wide (the paper's example: 2000)"},
 			{Name: "cms_delta", Kind: lb.Float, Default: "0.01", Above: true, Max: 1,
 				Help: "δ: the sketch has ceil(log2(1/δ)) rows, so an estimate exceeds the count by more than ε·N with probability below δ (the paper's example: 7)"},
-			{Name: "cms_decay", Kind: lb.Float, Default: "0.5", Min: 0, Max: 1,
+			{Name: "cms_decay", Kind: lb.Float, Default: "0.25", Min: 0, Max: 1,
 				Help: "share of every sketch counter dropped at each interval's end, so that finished elephants leave the hot set (not in the paper; 1: reset every interval; default from a sweep, docs/fabric-twin.md)"},
 			{Name: "flowlet_timeout_us", Kind: lb.Float, Default: "500", Unit: "us", Above: true,
 				Help: "the fallback: a gap longer than this moves a flow (mice above all) to a random path (the paper: large, e.g. LetFlow's 500)"},
