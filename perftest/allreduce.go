@@ -11,6 +11,9 @@ type AllReduceParams struct {
 	Tool        string
 	BasePort    int
 	Group       string
+	// Steps runs only the first Steps steps (0: all 2(N-1)); 1 is every
+	// host sending one chunk to its successor at once.
+	Steps int
 }
 
 // RingAllReduce builds the 2(N-1) steps of a ring all-reduce
@@ -47,6 +50,12 @@ func RingAllReduce(p AllReduceParams) ([]Flow, error) {
 		return nil, fmt.Errorf("all-reduce: %w", err)
 	}
 	steps := 2 * (n - 1)
+	if p.Steps < 0 || p.Steps > steps {
+		return nil, fmt.Errorf("all-reduce: %d steps asked of a ring of %d hosts, which has %d", p.Steps, n, steps)
+	}
+	if p.Steps > 0 {
+		steps = p.Steps
+	}
 	flows := make([]Flow, 0, steps*n)
 	id := func(step, i int) int { return step*n + i }
 	for k := 0; k < steps; k++ {

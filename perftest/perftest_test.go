@@ -228,6 +228,12 @@ func TestRingAllReduce(t *testing.T) {
 	if _, err := RingAllReduce(AllReduceParams{Hosts: eps(1), BufferBytes: 1, MsgSize: 1, Tool: "ib_write_bw"}); err == nil {
 		t.Error("a ring of one must be refused")
 	}
+	for _, tc := range []struct{ steps, flows int }{{1, n}, {3, 3 * n}, {6, 6 * n}, {7, -1}, {-1, -1}} {
+		fl, err := RingAllReduce(AllReduceParams{Hosts: eps(n), BufferBytes: 64 << 20, MsgSize: 1 << 20, Tool: "ib_write_bw", Steps: tc.steps})
+		if (err == nil) != (tc.flows >= 0) || err == nil && len(fl) != tc.flows {
+			t.Errorf("steps %d: %d flows, %v; want %d", tc.steps, len(fl), err, tc.flows)
+		}
+	}
 }
 
 func FuzzParseBW(f *testing.F) {

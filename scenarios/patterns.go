@@ -38,7 +38,7 @@ func patternRegistry() []pattern {
 		{Name: PatternIncast, Summary: "senders write bytes each to one receiver, all at once",
 			Fields: []string{"senders", "receiver", "bytes"}, check: checkIncast, plan: planIncast},
 		{Name: PatternAllReduce, Summary: "ring all-reduce of a buffer over hosts: 2(N-1) dependent steps",
-			Fields: []string{"hosts", "buffer"}, check: checkAllReduce, plan: planAllReduce},
+			Fields: []string{"hosts", "buffer", "steps"}, check: checkAllReduce, plan: planAllReduce},
 		{Name: PatternWorkload, Summary: "flow sizes from a CDF, Poisson arrivals at a load of each host's link, random or permutation pairs",
 			Fields: []string{"hosts", "cdf", "load", "load_basis", "duration", "pairing", "intra_rack", "seed"}, check: checkWorkload, plan: planWorkload},
 		{Name: PatternPermutation, Summary: "every host sends one flow (bytes, or a size from a CDF) to a random partner; no host to itself",
@@ -198,6 +198,9 @@ func checkAllReduce(c *checker, t Traffic) {
 	c.size("buffer", t.Buffer, true, t.Pattern)
 	if t.Hosts < 2 && len(t.HostList) < 2 {
 		c.add("hosts", "an all-reduce ring needs hosts >= 2")
+	}
+	if t.Steps < 0 {
+		c.add("steps", "must be >= 0 (0: all 2(N-1) steps)")
 	}
 }
 

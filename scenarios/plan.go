@@ -277,10 +277,13 @@ func planAllReduce(pc *planCtx, t Traffic, pt *Point) error {
 	}
 	buf, _ := ParseBytes(t.Buffer)
 	flows, err := perftest.RingAllReduce(perftest.AllReduceParams{
-		Hosts: eps, BufferBytes: buf, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name,
+		Hosts: eps, BufferBytes: buf, MsgSize: msg, QPs: qps, Tool: tool, Group: pt.Name, Steps: t.Steps,
 	})
 	if err != nil {
 		return err
+	}
+	if t.Steps > 0 && t.Steps < 2*(len(names)-1) {
+		buf = 0 // not a whole all-reduce: no bus bandwidth
 	}
 	pt.Flows, pt.Hosts, pt.BufferBytes = flows, names, buf
 	pt.LinkGbps = rnicGbps(pc.lab, names[0])

@@ -123,6 +123,8 @@ type Traffic struct {
 	// allreduce, workload, permutation: how many hosts take part
 	Hosts  int    `yaml:"hosts,omitempty" json:"hosts,omitempty"`
 	Buffer string `yaml:"buffer,omitempty" json:"buffer,omitempty"`
+	// allreduce: only the first Steps steps (0: all 2(N-1))
+	Steps int `yaml:"steps,omitempty" json:"steps,omitempty"`
 	// workload, permutation: flow sizes from a CDF (a shipped name or a
 	// file, relative to the scenario file)
 	CDF string `yaml:"cdf,omitempty" json:"cdf,omitempty"`

@@ -24,7 +24,8 @@ func TestRegistryHasEverySchemeWithItsParams(t *testing.T) {
 		{"conga", []string{"flowlet_timeout_us", "dre_period_us", "dre_alpha", "quant_bits", "metric_age_us"}},
 		{"selb", []string{"k", "period_us", "theta", "inactive_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}},
 		{"gemma", []string{"alpha", "beta", "ref_kb", "s_reroute", "gap", "report_min_us", "report_max_us", "report_change_kb",
-			"scan_us", "clear_timeout_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}}} {
+			"scan_us", "clear_timeout_us", "ctrl_bytes", "reorder_margin_us", "reorder_wait_us"}},
+		{"reunion", []string{"interval_us", "tolerance", "high_util", "cms_epsilon", "cms_delta", "cms_decay", "flowlet_timeout_us", "ctrl_bytes"}}} {
 		ps, ok := r.Params(tc.scheme)
 		var names []string
 		for _, p := range ps {
