@@ -6,6 +6,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/flb"
 	"github.com/labctl/labctl/emulator/fabric/lb/gemma"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
 	"github.com/labctl/labctl/emulator/fabric/lb/selb"
@@ -22,6 +23,7 @@ func Registry() (*lb.Registry, error) {
 		conweave.Register,
 		selb.Register,
 		gemma.Register,
+		flb.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err
