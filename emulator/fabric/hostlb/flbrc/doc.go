@@ -3,7 +3,9 @@
 // without ramping); on a congestion CNM that the FLB switches forward to
 // the host (package lb/flb, lb.Switch.Notify) the flow pauses and its
 // rate becomes C/n, n the largest congested-flow count its CNMs carried;
-// on a release CNM it resumes at that rate. No iterative convergence.
+// on a release CNM it resumes at that rate. No iterative convergence; the
+// paper gives no way back to line rate, and here a flow with no CNM for
+// restore_us returns to it.
 //
 // It reads the CNM format of package lb/flb.
 //

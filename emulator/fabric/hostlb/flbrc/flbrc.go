@@ -14,8 +14,8 @@ func Register(r *hostlb.Registry) error {
 		Params: []lb.Param{
 			{Name: "pause_timeout_us", Kind: lb.Float, Default: "1000", Unit: "us", Above: true,
 				Help: "a paused flow whose release CNM has not come resumes (at C/n) after this long (the switches' entry timeout; the paper relies on timeouts for lost release CNMs without a value)"},
-			{Name: "restore_us", Kind: lb.Float, Default: "0", Unit: "us",
-				Help: "a flow that has had no CNM for this long returns to line rate (0: never, as in the paper, where the rate follows n and nothing else)"},
+			{Name: "restore_us", Kind: lb.Float, Default: "1000", Unit: "us",
+				Help: "a flow that has had no CNM for this long returns to line rate (0: never, as the paper has it: the rate follows n and nothing else, and a flow cut to C/n in a burst stays there; in the micro-benchmark f2 then took 634 ms instead of 9.4; the default, the switches' entry timeout, won a sweep: docs/fabric-twin.md, FLB)"},
 		}})
 }
 

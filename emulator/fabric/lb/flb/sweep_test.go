@@ -11,7 +11,7 @@ import (
 // TestDefaultsSweep is the sweep behind the defaults the paper leaves
 // out: k_pos (where K lies in Appendix A's range), aging_tick_us and
 // stamp_at, each varied alone from the defaults on the bursty
-// micro-benchmark over three seeds. It prints a table (f0+f1 and f2
+// micro-benchmark over three seeds; then FLB+RC's restore_us (seed 1). It prints a table (f0+f1 and f2
 // during the burst, PAUSE frames, packets out of sequence, when the burst
 // was done) and asserts nothing; docs/fabric-twin.md keeps its output.
 // Run it with
@@ -46,5 +46,16 @@ func TestDefaultsSweep(t *testing.T) {
 			}
 			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", sw.name, v, row[0], row[1], row[2], row[3], row[4])
 		}
+	}
+	fmt.Println()
+	fmt.Println("| FLB+RC restore_us | f0+f1 during burst Gb/s | f2 FCT ms | burst done ms | PAUSE frames | hosts' pauses | out of sequence |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, v := range []string{"0", "250", "500", "1000", "5000"} {
+		o := runMicro(t, topo, fs, "flb", nil, "flbrc", func(c *fabric.Config) { c.HostLBParams = map[string]string{"restore_us": v} })
+		var pauses uint64
+		for _, n := range o.pauses {
+			pauses += n
+		}
+		fmt.Printf("| %s | %.1f | %.2f | %.2f | %d | %d | %d |\n", v, o.burst[0]+o.burst[1], float64(o.fcts[2])/1e6, float64(o.burstEnd)/1e6, pauses, o.host.Pauses, o.ooo)
 	}
 }
