@@ -162,7 +162,7 @@ func (m *Module) isolate(sw lb.Switch, st *swState, t *pairState, flow, n int32)
 		}
 	}
 	for bits.OnesCount64(t.iso) < k {
-		t.iso |= 1 << m.best(sw, t, min(len(t.q), 64), sw.Now())
+		t.iso |= 1 << m.best(sw, t, int(f.dst), 3, min(len(t.q), 64), sw.Now())
 	}
 	if !st.ticking {
 		st.ticking = true

@@ -38,14 +38,14 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 			m.unisolate(sw, st, t, p.Flow)
 			m.stats.TimedOut++
 		}
-		f.path, f.valid, f.dst = m.best(sw, t, n, now), true, int32(p.DstToR)
+		f.path, f.valid, f.dst = m.best(sw, t, p.DstToR, int(p.Priority), n, now), true, int32(p.DstToR)
 		m.stats.NewFlows++
 	case f.congested: // stays on its isolation path
 	case t.isolated(f.path): // isolation paths are the congested flows' alone
-		f.path = m.best(sw, t, n, now)
+		f.path = m.best(sw, t, p.DstToR, int(p.Priority), n, now)
 		m.stats.Evictions++
 	default:
-		if id := m.faster(t, f.path, m.gap(now, f.last), n, now); id >= 0 {
+		if id := m.faster(sw, t, p.DstToR, int(p.Priority), f.path, m.gap(now, f.last), n, now); id >= 0 {
 			f.path = id
 			m.stats.Reroutes++
 		}
@@ -74,14 +74,14 @@ func (m *Module) gap(now, last int64) int64 {
 
 // best is the least-delay path that is not an isolation path (any path if
 // all are), ties broken at random.
-func (m *Module) best(sw lb.Switch, t *pairState, n int, now int64) int32 {
+func (m *Module) best(sw lb.Switch, t *pairState, dst, prio, n int, now int64) int32 {
 	all := bits.OnesCount64(t.iso) >= n
 	best, bestQ, ties := int32(-1), int64(0), uint64(0)
 	for id := 0; id < n; id++ {
 		if !all && t.isolated(int32(id)) {
 			continue
 		}
-		q := t.delay(id, now, m.c.delayAge)
+		q := m.delay(sw, t, dst, prio, id, now)
 		switch {
 		case best < 0 || q < bestQ:
 			best, bestQ, ties = int32(id), q, 1
@@ -98,20 +98,33 @@ func (m *Module) best(sw lb.Switch, t *pairState, n int, now int64) int32 {
 // faster is Algorithm 1's move for a flow on path cur whose packet comes
 // gap ns after the previous one: the least-delay path p' (not isolated)
 // with 0 < delay(cur) - delay(p') < gap, or -1 to stay.
-func (m *Module) faster(t *pairState, cur int32, gap int64, n int, now int64) int32 {
+func (m *Module) faster(sw lb.Switch, t *pairState, dst, prio int, cur int32, gap int64, n int, now int64) int32 {
 	if gap <= 0 {
 		return -1
 	}
-	dc := t.delay(int(cur), now, m.c.delayAge)
+	dc := m.delay(sw, t, dst, prio, int(cur), now)
 	best, bestQ := int32(-1), dc
 	for id := 0; id < n; id++ {
 		if t.isolated(int32(id)) {
 			continue
 		}
-		q := t.delay(id, now, m.c.delayAge)
+		q := m.delay(sw, t, dst, prio, id, now)
 		if d := dc - q; d > 0 && d < gap && q < bestQ {
 			best, bestQ = int32(id), q
 		}
 	}
 	return best
+}
+
+// delay is path id's queueing delay toward dst as the source ToR knows
+// it: what was fed back, or, with local_queue, at least what the path's
+// uplink here holds now (its draining time at the link's rate), which is
+// fresher than a sample that left before that queue built up.
+func (m *Module) delay(sw lb.Switch, t *pairState, dst, prio, id int, now int64) int64 {
+	d := t.delay(id, now, m.c.delayAge)
+	if m.c.localQueue {
+		up := sw.Path(sw.ID(), dst, id)[0].Link
+		d = max(d, int64(float64(sw.QueueBytes(up, prio))*8/sw.LinkGbps(up)))
+	}
+	return d
 }
