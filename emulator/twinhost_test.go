@@ -26,7 +26,7 @@ func TestHostModuleRunsInTheTwin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.SetHostLB("hf2x", nil); err == nil || !strings.Contains(err.Error(), `unknown host module (did you mean "hf2t"?); known: hf2t`) {
+	if err := l.SetHostLB("hf2x", nil); err == nil || !strings.Contains(err.Error(), `unknown host module (did you mean "hf2t"?); known: flbrc, hf2t`) {
 		t.Fatalf("unknown module: %v", err)
 	}
 	if name, _ := l.HostLB(); name != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestRunRefusesAnUnknownHostModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, err := labctl(t, dir, "run", "--out", filepath.Join(dir, "runs"), s)
-	want := s + `:2: emulation.host_lb: unknown host module (did you mean "hf2t"?); known: hf2t`
+	want := s + `:2: emulation.host_lb: unknown host module (did you mean "hf2t"?); known: flbrc, hf2t`
 	if err == nil || !strings.Contains(stderr, want) {
 		t.Fatalf("err %v, stderr %q\nwant it to contain %q", err, stderr, want)
 	}
@@ -36,8 +37,9 @@ func TestImageSchemesListsHostModules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hf2t", "min_thr        20", "max_thr        80", "percentile     99"} {
-		if !strings.Contains(out, want) {
+	for _, want := range []string{`(?m)^hf2t `, `(?m)^\s+min_thr\s+20\s`, `(?m)^\s+max_thr\s+80\s`, `(?m)^\s+percentile\s+99\s`,
+		`(?m)^flbrc `, `(?m)^\s+restore_us\s+1000\s`} {
+		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("image schemes --host lacks %q:\n%s", want, out)
 		}
 	}

@@ -53,7 +53,7 @@ func TestImageValidateChecksTheScheme(t *testing.T) {
 		{"bad value and unknown parameter", "    d: \"2\"\n    m: \"1\"\n", "    d: \"0\"\n    mm: \"1\"\n",
 			[]string{"image.yaml:16: lb.params.d: d=\"0\": want integer >= 1", "image.yaml:17: lb.params.mm: unknown parameter (did you mean \"m\"?)"}},
 		{"unknown scheme", "scheme: drill", "scheme: drlil",
-			[]string{"image.yaml:14: lb.scheme:", "did you mean \"drill\"?", "known: conga, conweave, drill, ecmp, gemma, letflow, reunion, selb"}},
+			[]string{"image.yaml:14: lb.scheme:", "did you mean \"drill\"?", "known: conga, conweave, drill, ecmp, flb, gemma, letflow, reunion, selb"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := t.TempDir()

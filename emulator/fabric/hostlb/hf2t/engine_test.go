@@ -13,19 +13,6 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 )
 
-// keep is a module registry that keeps what it makes, so that a test can
-// read the modules' counters after a run.
-type keep[M any] struct {
-	make func(name string, params map[string]string) (M, error)
-	made []M
-}
-
-func (k *keep[M]) New(name string, params map[string]string) (M, error) {
-	m, err := k.make(name, params)
-	k.made = append(k.made, m)
-	return m, err
-}
-
 // fatTreeOutcome is what one scheme did with a workload.
 type fatTreeOutcome struct {
 	flowlets, pauses int64
@@ -38,12 +25,12 @@ type fatTreeOutcome struct {
 // flowlet_us matched) on every host.
 func runFatTree(t *testing.T, topo *fabric.Topology, flows []fabric.Flow, flowletUs string, host bool, params map[string]string) fatTreeOutcome {
 	t.Helper()
-	sw := &keep[lb.Module]{make: schemes.MustRegistry().New}
+	sw := &lbtest.Keep[lb.Module]{Make: schemes.MustRegistry().New}
 	hreg := hostlb.NewRegistry()
 	if err := Register(hreg); err != nil {
 		t.Fatal(err)
 	}
-	hs := &keep[hostlb.Module]{make: hreg.New}
+	hs := &lbtest.Keep[hostlb.Module]{Make: hreg.New}
 	cfg := fabric.DefaultConfig()
 	cfg.LB, cfg.LBParams, cfg.Modules, cfg.Seed = "letflow", map[string]string{"timeout_us": flowletUs}, sw, 1
 	if host {
@@ -53,7 +40,7 @@ func runFatTree(t *testing.T, topo *fabric.Topology, flows []fabric.Flow, flowle
 	}
 	out := lbtest.Run(t, topo, cfg, nil, nil, flows) // each switch its own LetFlow, as in the emulated lab
 	o := fatTreeOutcome{host: out.Host}
-	for _, m := range sw.made {
+	for _, m := range sw.Made {
 		o.flowlets += m.(interface{ Flowlets() int64 }).Flowlets()
 	}
 	for _, fct := range out.FCTs {
@@ -64,7 +51,7 @@ func runFatTree(t *testing.T, topo *fabric.Topology, flows []fabric.Flow, flowle
 			o.pauses += int64(n)
 		}
 	}
-	for _, m := range hs.made {
+	for _, m := range hs.Made {
 		o.stretched += m.(*Module).Stats().Stretched
 	}
 	return o

@@ -2,6 +2,7 @@ package hostschemes
 
 import (
 	"github.com/labctl/labctl/emulator/fabric/hostlb"
+	"github.com/labctl/labctl/emulator/fabric/hostlb/flbrc"
 	"github.com/labctl/labctl/emulator/fabric/hostlb/hf2t"
 )
 
@@ -10,6 +11,7 @@ func Registry() (*hostlb.Registry, error) {
 	r := hostlb.NewRegistry()
 	for _, reg := range []func(*hostlb.Registry) error{ // a new module adds its Register here
 		hf2t.Register,
+		flbrc.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err

@@ -54,3 +54,18 @@ func (s *FakeSwitch) Resume(lb.Queue)                        {}
 func (s *FakeSwitch) FreeQueue(lb.Queue)                     {}
 func (s *FakeSwitch) Schedule(int64, int64)                  {}
 func (s *FakeSwitch) Fallback()                              {}
+
+// Keep is a module registry (a fabric.Modules or HostModules) that keeps
+// what it makes, so that a test can read the modules' counters after a
+// run.
+type Keep[M any] struct {
+	Make func(name string, params map[string]string) (M, error)
+	Made []M
+}
+
+// New makes a module with Make and keeps it.
+func (k *Keep[M]) New(name string, params map[string]string) (M, error) {
+	m, err := k.Make(name, params)
+	k.Made = append(k.Made, m)
+	return m, err
+}

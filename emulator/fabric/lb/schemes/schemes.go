@@ -6,6 +6,7 @@ import (
 	"github.com/labctl/labctl/emulator/fabric/lb/conweave"
 	"github.com/labctl/labctl/emulator/fabric/lb/drill"
 	"github.com/labctl/labctl/emulator/fabric/lb/ecmp"
+	"github.com/labctl/labctl/emulator/fabric/lb/flb"
 	"github.com/labctl/labctl/emulator/fabric/lb/gemma"
 	"github.com/labctl/labctl/emulator/fabric/lb/letflow"
 	"github.com/labctl/labctl/emulator/fabric/lb/reunion"
@@ -24,6 +25,7 @@ func Registry() (*lb.Registry, error) {
 		selb.Register,
 		gemma.Register,
 		reunion.Register,
+		flb.Register,
 	} {
 		if err := reg(r); err != nil {
 			return nil, err
