@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
@@ -185,6 +186,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		l.netconf[sw.Name] = nc
 		sd.sde = l.addBfshell(*sw, root, sh, sd.portsUp)
+		if sw.OS == "sonic" || l.qosDriver(sw.Name) == qosdriver.SONiC {
+			if err := l.addSONiC(sh, *sw, root); err != nil { // CONFIG_DB and its commands (sonicshell.go)
+				return nil, err
+			}
+		}
 		if err := sd.boot(); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/drivers/qosdriver"
+	"github.com/labctl/labctl/drivers/sonic"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/drivers/tofino"
@@ -18,6 +19,7 @@ import (
 const (
 	DriverNETCONF = qosdriver.NETCONF // the default
 	DriverSDE     = qosdriver.SDE
+	DriverSONiC   = qosdriver.SONiC
 )
 
 // StepTimeout bounds one step on one switch: reading it, staging a
@@ -68,6 +70,7 @@ func openers() map[string]opener {
 	return map[string]opener{
 		DriverNETCONF: openNETCONF,
 		DriverSDE:     openSDE,
+		DriverSONiC:   openSONiC,
 	}
 }
 
@@ -92,6 +95,16 @@ func openSDE(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inven
 		return nil, fmt.Errorf("%w (qos_driver sde)", err)
 	}
 	return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, sw.PortNames()), device: sw.Name}, nil
+}
+
+// openSONiC: checkpoint, apply-patch, read back with sonic-cfggen, then
+// save or roll back (drivers/sonic, whose session is a switchSession).
+func openSONiC(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, _ time.Duration) (switchSession, error) {
+	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
+	if err != nil {
+		return nil, fmt.Errorf("%w (qos_driver sonic)", err)
+	}
+	return sonic.New(pool).Session(t, sw.PortNames()), nil
 }
 
 func openNETCONF(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration) (switchSession, error) {

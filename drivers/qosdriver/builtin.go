@@ -4,6 +4,7 @@ package qosdriver
 const (
 	NETCONF = "netconf" // labctl's urn:labctl:qos model over NETCONF; the default
 	SDE     = "sde"     // the Tofino SDE shell (bfshell/bfrt_python)
+	SONiC   = "sonic"   // SONiC CONFIG_DB through the generic config updater
 )
 
 // Builtin is a registry of labctl's drivers. It is built per call (no
@@ -15,6 +16,8 @@ func Builtin() *Registry {
 			About: "labctl's own QoS model (urn:labctl:qos) over NETCONF: candidate, validate, confirmed commit"},
 		{Name: SDE, OS: []string{"bf-sde"},
 			About: "Tofino traffic manager tables through the SDE shell over SSH: snapshot, write, read back, restore"},
+		{Name: SONiC, OS: []string{"sonic"},
+			About: "SONiC CONFIG_DB over SSH: config checkpoint, config apply-patch (JSON patch), read back with sonic-cfggen, config rollback"},
 	} {
 		if err := r.Register(d); err != nil {
 			panic(err) // a programming error in the list above; the test builds it
