@@ -207,6 +207,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
 		}
+		if l.qosDriver(sw.Name) == qosdriver.OpenConfig {
+			if err := l.serveOpenConfig(tgt, *sw); err != nil { // gNMI Get/Set of openconfig-qos (openconfigqos.go)
+				return nil, err
+			}
+		}
 		go func() { _ = tgt.Serve(runCtx, lis) }()
 		l.targets = append(l.targets, tgt)
 		sw.Mgmt.GNMI = lis.Addr().String()

@@ -40,8 +40,8 @@ links: []
 	reg := qosdriver.Builtin()
 	err = lab.ValidateWith(reg)
 	for _, want := range []string{
-		`q.yaml:6: switches[0].qos_driver: qos_driver "sdee": unknown switch QoS driver (did you mean "sde"?); known: netconf, sde, sonic`,
-		`q.yaml:9: switches[1].os: os "bf-sed": unknown switch OS (did you mean "bf-sde"?); known: bf-sde, sonic`,
+		`q.yaml:6: switches[0].qos_driver: qos_driver "sdee": unknown switch QoS driver (did you mean "sde"?); known: netconf, openconfig, sde, sonic`,
+		`q.yaml:9: switches[1].os: os "bf-sed": unknown switch OS (did you mean "bf-sde"?); known: bf-sde, enterprise-sonic, eos, openconfig, sonic`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ValidateWith: missing %q in:\n%v", want, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/openconfig"
 	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/drivers/sonic"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -17,9 +18,10 @@ import (
 // Switch QoS drivers, as the inventory names them (Switch.QoSDriver);
 // drivers/qosdriver is their registry and picks one by os/model.
 const (
-	DriverNETCONF = qosdriver.NETCONF // the default
-	DriverSDE     = qosdriver.SDE
-	DriverSONiC   = qosdriver.SONiC
+	DriverNETCONF    = qosdriver.NETCONF // the default
+	DriverSDE        = qosdriver.SDE
+	DriverSONiC      = qosdriver.SONiC
+	DriverOpenConfig = qosdriver.OpenConfig
 )
 
 // StepTimeout bounds one step on one switch: reading it, staging a
@@ -68,9 +70,10 @@ type opener func(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw 
 // by name (TestEveryDriverOpens: one for each).
 func openers() map[string]opener {
 	return map[string]opener{
-		DriverNETCONF: openNETCONF,
-		DriverSDE:     openSDE,
-		DriverSONiC:   openSONiC,
+		DriverNETCONF:    openNETCONF,
+		DriverSDE:        openSDE,
+		DriverSONiC:      openSONiC,
+		DriverOpenConfig: openOpenConfig,
 	}
 }
 
@@ -105,6 +108,15 @@ func openSONiC(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inv
 		return nil, fmt.Errorf("%w (qos_driver sonic)", err)
 	}
 	return sonic.New(pool).Session(t, sw.PortNames()), nil
+}
+
+// openOpenConfig: gNMI Get, one Set, read back; a Set of the old leaves
+// to cancel (drivers/openconfig), with the deviations of the switch's os.
+func openOpenConfig(_ context.Context, _ *sshdrv.Pool, _ *inventory.Lab, sw *inventory.Switch, _ time.Duration) (switchSession, error) {
+	if sw.Mgmt.GNMI == "" {
+		return nil, fmt.Errorf("device %s: qos_driver openconfig needs mgmt.gnmi", sw.Name)
+	}
+	return openconfig.Dial(sw.Name, sw.Mgmt.GNMI, sw.OS, sw.PortNames())
 }
 
 func openNETCONF(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration) (switchSession, error) {

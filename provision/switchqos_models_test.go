@@ -14,22 +14,23 @@ import (
 )
 
 // byOS lets the switches' os: pick their drivers: switch 0 runs SONiC,
-// switch 1 the Tofino SDE, the others keep the default (NETCONF).
+// switch 1 the Tofino SDE, switch 3 Enterprise SONiC's OpenConfig over
+// gNMI; switch 2 keeps the default (NETCONF).
 func byOS(lab *inventory.Lab) {
-	for i, os := range []string{"sonic", "bf-sde"} {
+	for i, os := range []string{"sonic", "bf-sde", "", "enterprise-sonic"} {
 		lab.Switches[i].QoSDriver, lab.Switches[i].OS = "", os
 	}
 }
 
 // TestSwitchQoSModels applies, reads back and rolls back one profile on
-// a lab whose switches speak three models (SONiC CONFIG_DB, the SDE
-// shell, NETCONF), each picked by the inventory's os: through the
+// a lab whose switches speak four models (SONiC CONFIG_DB, the SDE
+// shell, NETCONF, OpenConfig over gNMI), each picked by the inventory's os: through the
 // registry, each served by the emulated switches.
 func TestSwitchQoSModels(t *testing.T) {
 	t.Parallel()
 	inv, pool, l := emulatedWith(t, "leafspine:2x2:2@100", byOS, emulator.Options{}, sshdrv.Config{})
 	ctx := context.Background()
-	sonicSw, sdeSw, ncSw := inv.Switches[0].Name, inv.Switches[1].Name, inv.Switches[2].Name
+	sonicSw, sdeSw, ncSw, ocSw := inv.Switches[0].Name, inv.Switches[1].Name, inv.Switches[2].Name, inv.Switches[3].Name
 	prof := fullProfile(100000)
 	plansFields(t, inv, plan(t, ctx, pool, inv, prof), "queue[3].ecn.kmax_bytes", "dscp[26].tc", "queue[3].dwrr_weight")
 	rs, err := provision.ApplySwitches(ctx, pool, inv, prof, true, nil)
@@ -40,7 +41,7 @@ func TestSwitchQoSModels(t *testing.T) {
 	for _, r := range rs {
 		drivers[r.Switch] = r.Driver
 	}
-	if drivers[sonicSw] != "sonic" || drivers[sdeSw] != "sde" || drivers[ncSw] != "netconf" {
+	if drivers[sonicSw] != "sonic" || drivers[sdeSw] != "sde" || drivers[ncSw] != "netconf" || drivers[ocSw] != "openconfig" {
 		t.Errorf("drivers picked by os: %v", drivers)
 	}
 	if again := plan(t, ctx, pool, inv, prof); len(again) != 0 {
@@ -65,13 +66,14 @@ func TestSwitchQoSModels(t *testing.T) {
 		t.Fatal("not every switch is on its previous config after an atomic failure")
 	}
 
-	// A SONiC switch that staged is rolled back when another fails.
+	// A SONiC and an OpenConfig switch that staged are rolled back when
+	// another fails.
 	failNext(t, l, ncSw, emulator.FaultCommit)
 	if rs, err = provision.ApplySwitches(ctx, pool, inv, changed, true, nil); err == nil || outcomes(rs)["rolled-back"] != 3 {
 		t.Fatalf("atomic with a failing NETCONF switch: %v %+v", err, rs)
 	}
 	if after := readAll(t, pool, inv); !reflect.DeepEqual(before, after) {
-		t.Fatal("the staged SONiC switch was not rolled back to its checkpoint")
+		t.Fatal("the staged SONiC or OpenConfig switch was not rolled back")
 	}
 	res, err := pool.Exec(ctx, mustTarget(t, inv, sonicSw), "sudo config list-checkpoints")
 	if err != nil || strings.Contains(string(res.Stdout), "labctl-") {
@@ -114,7 +116,7 @@ func TestUnknownSwitchOS(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = provision.PlanSwitches(context.Background(), pool, lab, qosProfile(100000), nil)
-	want := `switches[1].os: device ` + bad.Switches[1].Name + `: os "sonik": unknown switch OS (did you mean "sonic"?); known: bf-sde, sonic`
+	want := `switches[1].os: device ` + bad.Switches[1].Name + `: os "sonik": unknown switch OS (did you mean "sonic"?); known: bf-sde, enterprise-sonic, eos, openconfig, sonic`
 	if err == nil || !strings.Contains(err.Error(), file+":") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("plan with os sonik: %v\nwant %s:LINE: %s", err, file, want)
 	}
