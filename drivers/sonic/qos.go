@@ -264,7 +264,15 @@ func Render(have DB, ports []string, want switchqos.Config) (DB, error) {
 		for _, d := range want.Remove.DSCP {
 			delete(m, strconv.Itoa(d))
 		}
-		db.put(TableDSCPToTC, MapName, m)
+		if len(m) > 0 {
+			db.put(TableDSCPToTC, MapName, m)
+		} else { // CONFIG_DB has no empty entries: no map, no classification
+			db.del(TableDSCPToTC, MapName)
+			manageDSCP = false
+			for _, port := range ports {
+				delete(db[TablePortQoSMap][port], "dscp_to_tc_map")
+			}
+		}
 	}
 	renderBuffer(db, cur, want)
 	var lossless []string
@@ -293,7 +301,25 @@ func Render(have DB, ports []string, want switchqos.Config) (DB, error) {
 		renderPGs(db, port, want.PFC)
 		renderQueues(db, port, cur, want)
 	}
+	prune(db)
 	return db, nil
+}
+
+// prune deletes labctl's WRED profiles and schedulers that no queue
+// names any more (a queue whose ECN the profile turned off).
+func prune(db DB) {
+	used := map[string]bool{}
+	for _, e := range db[TableQueue] {
+		used[TableWREDProfile+ref(e["wred_profile"])] = true
+		used[TableScheduler+ref(e["scheduler"])] = true
+	}
+	for _, t := range []string{TableWREDProfile, TableScheduler} {
+		for q := 0; q < 8; q++ {
+			if !used[t+QueueObject(q)] {
+				db.del(t, QueueObject(q))
+			}
+		}
+	}
 }
 
 // renderBuffer writes labctl's lossless profile and the pools.

@@ -172,6 +172,43 @@ func TestPointerEscapes(t *testing.T) {
 	}
 }
 
+// TestRemovalsLeaveNoOrphans: turning a queue's ECN off drops its WRED
+// profile once no port names it, and removing every DSCP entry drops the
+// map and the ports' reference (CONFIG_DB holds no empty entry).
+func TestRemovalsLeaveNoOrphans(t *testing.T) {
+	t.Parallel()
+	ports := []string{"Ethernet0"}
+	on := profile()
+	db, err := Render(DB{}, ports, on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := on
+	off.ECN, off.DSCP = nil, nil
+	off.Remove = switchqos.Removal{ECN: []int{3}, DSCP: []int{26}}
+	got, err := Render(db, ports, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got[TableWREDProfile][QueueObject(3)]; ok {
+		t.Error("the WRED profile of queue 3 outlived its last reference")
+	}
+	if _, ok := got[TableDSCPToTC][MapName]; ok || got[TablePortQoSMap]["Ethernet0"]["dscp_to_tc_map"] != "" {
+		t.Errorf("an empty DSCP map is kept: %v %v", got[TableDSCPToTC], got[TablePortQoSMap])
+	}
+	q, err := ParseQoS(got, "Ethernet0")
+	if err != nil || len(q.ECN) != 0 || len(q.DSCP) != 0 {
+		t.Errorf("after the removals: %+v %v", q, err)
+	}
+	for tbl, keys := range got {
+		for k, f := range keys {
+			if len(f) == 0 {
+				t.Errorf("empty entry %s|%s", tbl, k)
+			}
+		}
+	}
+}
+
 func TestApplyRefuses(t *testing.T) {
 	t.Parallel()
 	for _, ops := range [][]Op{
