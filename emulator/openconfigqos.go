@@ -42,6 +42,7 @@ func (l *Lab) serveOpenConfig(tgt *gnmitarget.Target, sw inventory.Switch) error
 		return first, nil
 	}
 	tgt.ServeQoS(init, gnmitarget.QoSModel{Key: openconfig.FormatPath, Value: openconfig.ValueText,
+		JSON:  func(path string, leaves map[string]string) ([]byte, error) { return openconfig.JSONIETF(leaves, path) },
 		Check: func(leaves map[string]string) error { _, err := parse(leaves); return err },
 		On: func(leaves map[string]string) {
 			if !l.twinFollows(sw.Name, qosdriver.OpenConfig) {

@@ -149,3 +149,69 @@ func FuzzParse(f *testing.F) {
 		_, _ = Parse(leaves, "Ethernet0")
 	})
 }
+
+// TestFlattenGetAnswer: a target's JSON_IETF answer to Get /qos (module
+// prefixes, lists of keyed entries, RFC 7951 64-bit numbers as strings,
+// the PFC augment) reads as the profile it holds.
+func TestFlattenGetAnswer(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/get-qos.json_ietf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Leaves{}
+	if err := FlattenJSON(l, "/qos", data); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(l, "Ethernet0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := switchqos.Config{Alpha: 0.125, HeadroomBytes: 65536,
+		ECN:       map[int]switchqos.ECN{3: {KminBytes: 100000, KmaxBytes: 400000, PmaxPercent: 20}},
+		DSCP:      map[int]int{26: 3, 48: 6},
+		Scheduler: switchqos.DWRR, Weights: map[int]int{0: 1, 3: 4}}
+	want.PFC[3] = true
+	if d := switchqos.Diff(got, want); len(d) > 0 {
+		t.Errorf("%v\nleaves: %v", d, l)
+	}
+	for _, bad := range []string{`{"x": [{"name": "a"}]}`, `{"queue": [{"id": "a"}]}`, `{"queue": [1]}`, `[`} {
+		if err := FlattenJSON(Leaves{}, "/qos", []byte(bad)); err == nil {
+			t.Errorf("FlattenJSON(%s) accepted", bad)
+		}
+	}
+}
+
+func FuzzFlattenJSON(f *testing.F) {
+	data, _ := os.ReadFile("testdata/get-qos.json_ietf")
+	f.Add(data)
+	f.Add([]byte(`{"openconfig-qos:queues": {"queue": [{"name": "3"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l := Leaves{}
+		if FlattenJSON(l, "/qos", data) == nil {
+			_, _ = Parse(l, "Ethernet0")
+		}
+	})
+}
+
+// TestJSONIETFRoundTrip: leaves written as a Get answer read back the same.
+func TestJSONIETFRoundTrip(t *testing.T) {
+	t.Parallel()
+	l := Render([]string{"Ethernet0", "1/0"}, profile(), Deviations()["enterprise-sonic"])
+	data, err := JSONIETF(l, "/qos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := Leaves{}
+	if err := FlattenJSON(back, "/qos", data); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range l {
+		if back[k] != v {
+			t.Errorf("%s: %q after the round trip, want %q", k, back[k], v)
+		}
+	}
+	if len(back) < len(l) {
+		t.Errorf("%d leaves back of %d", len(back), len(l))
+	}
+}

@@ -55,11 +55,18 @@ func (s *Session) Read(ctx context.Context) ([]string, map[string]switchqos.Conf
 	l := Leaves{}
 	for _, n := range resp.GetNotification() {
 		for _, u := range n.GetUpdate() {
+			path := FormatPath(n.GetPrefix(), u.GetPath())
+			if j := u.GetVal().GetJsonIetfVal(); j != nil { // a subtree, as most targets answer
+				if err := FlattenJSON(l, path, j); err != nil {
+					return nil, nil, fmt.Errorf("device %s: %w", s.device, err)
+				}
+				continue
+			}
 			v, err := ValueText(u.GetVal())
 			if err != nil {
-				return nil, nil, fmt.Errorf("device %s: %s: %w", s.device, FormatPath(n.GetPrefix(), u.GetPath()), err)
+				return nil, nil, fmt.Errorf("device %s: %s: %w", s.device, path, err)
 			}
-			l[FormatPath(n.GetPrefix(), u.GetPath())] = v
+			l[path] = v
 		}
 	}
 	out := map[string]switchqos.Config{}

@@ -35,6 +35,10 @@ type QoSModel struct {
 	Check func(map[string]string) error
 	// On sees each configuration a Set made.
 	On func(map[string]string)
+	// JSON is the JSON_IETF value of the leaves under a path, how a Get
+	// asking for JSON_IETF is answered (one update per path, as targets
+	// answer a subtree); nil: leaf by leaf.
+	JSON func(path string, leaves map[string]string) ([]byte, error)
 }
 
 // ServeQoS makes the target answer Get and Set for configuration
@@ -63,6 +67,19 @@ func (t *Target) Get(_ context.Context, req *pb.GetRequest) (*pb.GetResponse, er
 	for _, p := range req.GetPath() {
 		prefix := q.m.Key(req.GetPrefix(), p)
 		n := &pb.Notification{Timestamp: now}
+		if req.GetEncoding() == pb.Encoding_JSON_IETF && q.m.JSON != nil {
+			text := map[string]string{}
+			for k, u := range q.leaves {
+				text[k], _ = q.m.Value(u.GetVal())
+			}
+			j, err := q.m.JSON(prefix, text)
+			if err != nil {
+				return nil, status.Errorf(codes.Internal, "%v", err)
+			}
+			n.Update = []*pb.Update{{Path: p, Val: &pb.TypedValue{Value: &pb.TypedValue_JsonIetfVal{JsonIetfVal: j}}}}
+			resp.Notification = append(resp.Notification, n)
+			continue
+		}
 		for _, k := range sortedKeys(q.leaves) {
 			if k == prefix || strings.HasPrefix(k, strings.TrimSuffix(prefix, "/")+"/") {
 				n.Update = append(n.Update, proto.Clone(q.leaves[k]).(*pb.Update))
