@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/emulator/sshd"
@@ -73,7 +74,7 @@ func (b *Bfshell) coldStart(program string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.sw, b.switchds = sw, b.switchds+1
-	if program != "" && !b.lab.twinFollowsNETCONF(b.device) {
+	if program != "" && b.lab.twinFollows(b.device, qosdriver.SDE) {
 		if err := b.lab.twin.configure(b.device, q); err != nil {
 			b.lab.log.Warn("twin: cannot apply the SDE shell's QoS", "device", b.device, "err", err)
 		}
@@ -180,7 +181,7 @@ func (b *Bfshell) run(_ context.Context, argv []string, s *sshd.Session) int {
 		in := &pyInterp{sw: b.sw, vars: map[string]any{}, failAt: failAt, print: func(line string) { fmt.Fprintln(s.Stdout, line) }}
 		line, err = in.run(stmts)
 	}
-	if b.sw.writes > 0 && !b.lab.twinFollowsNETCONF(b.device) {
+	if b.sw.writes > 0 && b.lab.twinFollows(b.device, qosdriver.SDE) {
 		b.applyToTwin(b.sw.program)
 	}
 	if err != nil {

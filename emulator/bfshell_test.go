@@ -27,8 +27,18 @@ func (t *Twin) switchConfig(tt *testing.T, name string) fabric.SwitchConfig {
 // (spine1 over NETCONF) and returns an SDE-shell session on leaf1.
 func sdeLab(t *testing.T) (*Lab, *tofino.SDESession, []string) {
 	t.Helper()
+	l, pool, tg := leaf1Lab(t, func(sw *inventory.Switch) { sw.QoSDriver = "sde" })
+	sw, _ := l.Inventory().Switch("leaf1")
+	ports := sw.PortNames()
+	return l, tofino.NewSDEQoS(pool).Session(tg, ports), ports
+}
+
+// leaf1Lab starts leafspine:1x1:1 on the packet engine after edit changed
+// leaf1's inventory entry, and returns a pool and leaf1's SSH target.
+func leaf1Lab(t *testing.T, edit func(*inventory.Switch)) (*Lab, *sshdrv.Pool, sshdrv.Target) {
+	t.Helper()
 	src, _ := inventory.Generate("leafspine:1x1:1@100")
-	src.Switches[1].QoSDriver = "sde" // leaf1
+	edit(&src.Switches[1]) // leaf1
 	l, err := Start(context.Background(), src, Options{Dir: t.TempDir(), Engine: "packet"})
 	if err != nil {
 		t.Fatal(err)
@@ -37,13 +47,11 @@ func sdeLab(t *testing.T) (*Lab, *tofino.SDESession, []string) {
 	inv := l.Inventory()
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: inv.KnownHosts})
 	t.Cleanup(func() { pool.Close() })
-	sw, _ := inv.Switch("leaf1")
-	ports := sw.PortNames()
 	tg, err := sshdrv.DeviceTarget(inv, "leaf1", sshdrv.EndpointSSH)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, tofino.NewSDEQoS(pool).Session(tg, ports), ports
+	return l, pool, tg
 }
 
 // Settings written through the SDE shell reach the twin as NETCONF commits

@@ -17,7 +17,9 @@ const (
 	// FaultCommit: the switch's next QoS commit fails: over NETCONF, the
 	// commit answers an rpc-error; on a switch whose lab entry says
 	// qos_driver: sde, the SDE shell's next script that writes tables
-	// fails at its last write, as a hardware error would.
+	// fails at its last write, as a hardware error would; on a SONiC
+	// switch, the next config apply-patch fails after half its changes,
+	// as one whose verification fails midway.
 	FaultCommit Fault = iota + 1
 	// FaultImageStart: the switch's next bf_switchd start cannot add its
 	// device ("initialized 0 devices"): bf_switchd runs, but the program

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
@@ -189,6 +190,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		}
 		l.netconf[sw.Name] = nc
 		sd.sde = l.addBfshell(*sw, root, sh, sd.portsUp)
+		if sw.OS == "sonic" || l.qosDriver(sw.Name) == qosdriver.SONiC {
+			if err := l.addSONiC(sh, *sw, root); err != nil { // CONFIG_DB and its commands (sonicshell.go)
+				return nil, err
+			}
+		}
 		if err := sd.boot(); err != nil {
 			return nil, err
 		}
@@ -208,6 +214,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		gate := l.endpointGate(sw.Name, EndpointGNMI)
 		lis = gate.listen(lis)
 		tgt.WrapListener(gate.listen) // a restarted target stays behind the gate
+		if l.qosDriver(sw.Name) == qosdriver.OpenConfig {
+			if err := l.serveOpenConfig(tgt, *sw); err != nil { // gNMI Get/Set of openconfig-qos (openconfigqos.go)
+				return nil, err
+			}
+		}
 		go func() { _ = tgt.Serve(runCtx, lis) }()
 		l.targets = append(l.targets, tgt)
 		sw.Mgmt.GNMI = lis.Addr().String()

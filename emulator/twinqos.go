@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/netconfd"
@@ -46,12 +47,24 @@ func defaultQoS(cell int64) switchqos.Config {
 }
 
 // twinFollowsNETCONF says whether a switch's NETCONF running config drives
-// its part of the twin; otherwise its SDE tables do (the lab's qos_driver
-// for the switch is sde). Writes through the other surface are kept by the
-// device but do not reach the twin, so that one source describes it.
-func (l *Lab) twinFollowsNETCONF(device string) bool {
+// its part of the twin; otherwise the surface of the driver the lab picks
+// for it does (its SDE tables, its SONiC config_db). Writes through
+// another surface are kept by the device but do not reach the twin, so
+// that one source describes it.
+func (l *Lab) twinFollowsNETCONF(device string) bool { return l.twinFollows(device, qosdriver.NETCONF) }
+
+// twinFollows says whether driver's surface drives device's part of the twin.
+func (l *Lab) twinFollows(device, driver string) bool { return l.qosDriver(device) == driver }
+
+// qosDriver is the driver the lab picks for a switch (drivers/qosdriver);
+// a switch the registry refuses is served as a NETCONF switch.
+func (l *Lab) qosDriver(device string) string {
 	sw, _ := l.inv.Switch(device)
-	return sw.QoSDriver != "sde"
+	name, err := qosdriver.Builtin().Pick(sw.QoSDriver, sw.OS, sw.Model)
+	if err != nil {
+		return qosdriver.NETCONF
+	}
+	return name
 }
 
 // applyQoS makes a switch's NETCONF running configuration (after a

@@ -18,7 +18,11 @@ func IsGeneratorSpec(s string) bool {
 
 // Resolve returns the lab a name refers to: a generated topology, or a lab
 // file that is loaded and validated.
-func Resolve(nameOrPath string) (*Lab, error) {
+func Resolve(nameOrPath string) (*Lab, error) { return ResolveWith(nameOrPath, nil) }
+
+// ResolveWith is Resolve validating each switch's QoS driver against
+// drivers (see ValidateWith).
+func ResolveWith(nameOrPath string, drivers QoSDrivers) (*Lab, error) {
 	if IsGeneratorSpec(nameOrPath) {
 		return Generate(nameOrPath)
 	}
@@ -26,7 +30,7 @@ func Resolve(nameOrPath string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := lab.Validate(); err != nil {
+	if err := lab.ValidateWith(drivers); err != nil {
 		return nil, err
 	}
 	return lab, nil

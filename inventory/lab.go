@@ -44,12 +44,16 @@ type Mgmt struct {
 
 // Switch is a leaf or spine.
 type Switch struct {
-	Name       string `yaml:"name" json:"name"`
-	Role       string `yaml:"role" json:"role"` // leaf | spine
-	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
+	Name  string `yaml:"name" json:"name"`
+	Role  string `yaml:"role" json:"role"` // leaf | spine
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// OS is the switch's network operating system (sonic, eos, bf-sde,
+	// ...): with Model it picks the QoS driver (drivers/qosdriver).
+	OS         string `yaml:"os,omitempty" json:"os,omitempty"`
 	Mgmt       Mgmt   `yaml:"mgmt" json:"mgmt"`
 	Credential string `yaml:"credential,omitempty" json:"credential,omitempty"`
-	// QoSDriver selects how QoS is configured: "netconf" or "sde".
+	// QoSDriver names the QoS driver explicitly (netconf, sde, sonic,
+	// openconfig); empty: the one OS or Model picks, else netconf.
 	QoSDriver string `yaml:"qos_driver,omitempty" json:"qos_driver,omitempty"`
 	Ports     []Port `yaml:"ports" json:"ports"`
 }

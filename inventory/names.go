@@ -19,6 +19,8 @@ var (
 	ifName = nameRule{"interface name", regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$`), "letters, digits, _ . - (up to 32)"}
 	// a switch port: vendors write "Ethernet1/1" or "1/1/1"
 	portName = nameRule{"port name", regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_./:-]{0,63}$`), "letters, digits, _ . / : - (up to 64)"}
+	// a switch's os: or model: ("sonic", "Wedge100BF-32X", "7060CX-32S")
+	osName = nameRule{"os or model name", regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$`), "letters, digits, _ . + - (up to 64)"}
 	// a POSIX login name
 	userName = nameRule{"user name", regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}$`), "a login name: letters, digits, _ . -"}
 	// an environment variable a secret is read from

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -14,7 +15,21 @@ import (
 const MaxGIDIndex = 64
 
 // Validate reports every problem in the lab, each with file:line: field.
-func (l *Lab) Validate() error {
+// A switch's qos_driver and os are checked only by ValidateWith, which
+// is given the registry of drivers.
+func (l *Lab) Validate() error { return l.ValidateWith(nil) }
+
+// QoSDrivers is what validation asks of the switch QoS driver registry
+// (drivers/qosdriver): the driver a switch's qos_driver, os and model
+// pick, or an error naming the known ones. An error with a Field()
+// method is reported at that field of the switch.
+type QoSDrivers interface {
+	Pick(qosDriver, os, model string) (string, error)
+}
+
+// ValidateWith is Validate that also checks each switch's QoS driver
+// against drivers (nil: not checked).
+func (l *Lab) ValidateWith(drivers QoSDrivers) error {
 	var ps Problems
 	add := func(path, format string, args ...any) { l.pos.Add(&ps, path, format, args...) }
 	safe := func(path, problem string) {
@@ -85,10 +100,12 @@ func (l *Lab) Validate() error {
 		default:
 			add(p+".role", "role %q: want leaf, agg or spine", s.Role)
 		}
-		switch s.QoSDriver {
-		case "", "netconf", "sde":
-		default:
-			add(p+".qos_driver", "qos_driver %q: want netconf or sde", s.QoSDriver)
+		safe(p+".os", osName.check(s.OS))
+		safe(p+".model", osName.check(s.Model))
+		if drivers != nil {
+			if _, err := drivers.Pick(s.QoSDriver, s.OS, s.Model); err != nil {
+				add(p+"."+fieldOf(err, "qos_driver"), "%v", err)
+			}
 		}
 		checkCred(p, s.Credential)
 		checkAddr(p+".mgmt.ssh", s.Mgmt.SSH, true)
@@ -192,6 +209,33 @@ func (l *Lab) Validate() error {
 		safe("services.influxdb.token_file", badPath(in.TokenFile))
 	}
 	return ps.Err()
+}
+
+// SwitchQoSDriver is the driver drivers picks for sw, or an error at
+// sw's file:line and field.
+func (l *Lab) SwitchQoSDriver(sw *Switch, drivers QoSDrivers) (string, error) {
+	name, err := drivers.Pick(sw.QoSDriver, sw.OS, sw.Model)
+	if err == nil {
+		return name, nil
+	}
+	path := "switches"
+	for i := range l.Switches {
+		if l.Switches[i].Name == sw.Name {
+			path = fmt.Sprintf("switches[%d]", i)
+		}
+	}
+	var ps Problems
+	l.pos.Add(&ps, path+"."+fieldOf(err, "qos_driver"), "device %s: %v", sw.Name, err)
+	return "", ps.Err()
+}
+
+// fieldOf is the field err names, else def.
+func fieldOf(err error, def string) string {
+	var f interface{ Field() string }
+	if errors.As(err, &f) && f.Field() != "" {
+		return f.Field()
+	}
+	return def
 }
 
 // canonicalPort names a host RNIC by its device even if the link used the netdev.

@@ -7,16 +7,22 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/drivers/netconf"
+	"github.com/labctl/labctl/drivers/openconfig"
+	"github.com/labctl/labctl/drivers/qosdriver"
+	"github.com/labctl/labctl/drivers/sonic"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/switchqos"
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/inventory"
 )
 
-// Switch QoS drivers, as the inventory names them (Switch.QoSDriver).
+// Switch QoS drivers, as the inventory names them (Switch.QoSDriver);
+// drivers/qosdriver is their registry and picks one by os/model.
 const (
-	DriverNETCONF = "netconf" // the default
-	DriverSDE     = "sde"
+	DriverNETCONF    = qosdriver.NETCONF // the default
+	DriverSDE        = qosdriver.SDE
+	DriverSONiC      = qosdriver.SONiC
+	DriverOpenConfig = qosdriver.OpenConfig
 )
 
 // StepTimeout bounds one step on one switch: reading it, staging a
@@ -58,19 +64,66 @@ type switchSession interface {
 	Close() error
 }
 
-// openSwitch opens the driver the inventory names for sw; a NETCONF
-// switch keeps a staged change for confirm before it restores the old one,
-// and stages it as a persistent confirmed commit named token (see
-// netconfSession).
-func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error) {
-	if driverOf(sw) == DriverSDE {
-		t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
-		if err != nil {
-			return nil, fmt.Errorf("%w (qos_driver sde)", err)
-		}
-		ports := sw.PortNames()
-		return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, ports), device: sw.Name}, nil
+// opener opens one driver's session on switch sw.
+// token names a NETCONF apply's persistent confirmed commit (see
+// netconfSession); other drivers ignore it.
+type opener func(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error)
+
+// openers are the sessions of the drivers drivers/qosdriver registers,
+// by name (TestEveryDriverOpens: one for each).
+func openers() map[string]opener {
+	return map[string]opener{
+		DriverNETCONF:    openNETCONF,
+		DriverSDE:        openSDE,
+		DriverSONiC:      openSONiC,
+		DriverOpenConfig: openOpenConfig,
 	}
+}
+
+// openSwitch opens the driver the inventory picks for sw (qos_driver, or
+// its os or model, through the registry); a NETCONF switch keeps a staged
+// change for confirm before it restores the old one, and stages it as a
+// persistent confirmed commit named token (see netconfSession).
+func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error) {
+	name, err := lab.SwitchQoSDriver(sw, qosdriver.Builtin())
+	if err != nil {
+		return nil, err
+	}
+	open, ok := openers()[name]
+	if !ok {
+		return nil, fmt.Errorf("device %s: qos driver %s is registered but provision cannot open it", sw.Name, name)
+	}
+	return open(ctx, pool, lab, sw, confirm, token)
+}
+
+func openSDE(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, _ time.Duration, _ string) (switchSession, error) {
+	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
+	if err != nil {
+		return nil, fmt.Errorf("%w (qos_driver sde)", err)
+	}
+	return &sdeSession{s: tofino.NewSDEQoS(pool).Session(t, sw.PortNames()), device: sw.Name}, nil
+}
+
+// openSONiC: checkpoint, apply-patch, read back with sonic-cfggen, then
+// save or roll back (drivers/sonic, whose session is a switchSession).
+func openSONiC(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, _ time.Duration, _ string) (switchSession, error) {
+	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointSSH)
+	if err != nil {
+		return nil, fmt.Errorf("%w (qos_driver sonic)", err)
+	}
+	return sonic.New(pool).Session(t, sw.PortNames()), nil
+}
+
+// openOpenConfig: gNMI Get, one Set, read back; a Set of the old leaves
+// to cancel (drivers/openconfig), with the deviations of the switch's os.
+func openOpenConfig(_ context.Context, _ *sshdrv.Pool, _ *inventory.Lab, sw *inventory.Switch, _ time.Duration, _ string) (switchSession, error) {
+	if sw.Mgmt.GNMI == "" {
+		return nil, fmt.Errorf("device %s: qos_driver openconfig needs mgmt.gnmi", sw.Name)
+	}
+	return openconfig.Dial(sw.Name, sw.Mgmt.GNMI, sw.OS, sw.PortNames())
+}
+
+func openNETCONF(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error) {
 	t, err := sshdrv.DeviceTarget(lab, sw.Name, sshdrv.EndpointNETCONF)
 	if err != nil {
 		return nil, err
@@ -82,11 +135,14 @@ func openSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *
 	return &netconfSession{pool: pool, t: t, s: s, device: sw.Name, confirm: confirm, token: token}, nil
 }
 
+// driverOf names sw's driver for plans and results; a switch the
+// registry refuses keeps what its qos_driver says (openSwitch reports it).
 func driverOf(sw *inventory.Switch) string {
-	if sw.QoSDriver == DriverSDE {
-		return DriverSDE
+	name, err := qosdriver.Builtin().Pick(sw.QoSDriver, sw.OS, sw.Model)
+	if err != nil {
+		return sw.QoSDriver
 	}
-	return DriverNETCONF
+	return name
 }
 
 // readBackError says how a switch differs from what it should hold.

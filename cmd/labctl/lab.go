@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/lease"
@@ -48,7 +49,7 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 		}
 		return lab, func() {}, nil
 	}
-	lab, err := inventory.Resolve(name)
+	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,7 +116,7 @@ func (o labOpener) Inventory(name string) (*inventory.Lab, error) {
 	if st, up, err := runningLab(name); err == nil && up {
 		return inventory.Load(st.LabFile)
 	}
-	return inventory.Resolve(name)
+	return inventory.ResolveWith(name, qosdriver.Builtin())
 }
 
 func labCommand() *cli.Command {
@@ -223,7 +224,7 @@ func selectStates(name string) ([]emulator.State, error) {
 // spawnLab re-executes labctl as 'lab serve' in its own session and waits
 // until the lab has written its state.
 func spawnLab(ctx context.Context, name, engine string) error {
-	lab, err := inventory.Resolve(name)
+	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return err
 	}
@@ -272,7 +273,7 @@ func spawnLab(ctx context.Context, name, engine string) error {
 }
 
 func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error {
-	lab, err := inventory.Resolve(name)
+	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/lease"
@@ -40,7 +41,7 @@ func labLease(name string) (store lease.FileStore, shared bool, err error) {
 	if inventory.IsGeneratorSpec(name) {
 		return store, false, nil
 	}
-	lab, err := inventory.Resolve(name)
+	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return store, false, err
 	}

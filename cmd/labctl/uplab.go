@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/inventory"
 )
@@ -23,7 +24,7 @@ func openUpLab(name string) (*inventory.Lab, error) {
 	if up {
 		return inventory.Load(st.LabFile)
 	}
-	lab, err := inventory.Resolve(name)
+	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, exitError{2, fmt.Errorf("lab %s: not a running lab (see 'labctl lab list'), a lab file or a topology such as leafspine:2x4:8@100", name)}
 	}

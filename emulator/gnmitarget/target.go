@@ -28,6 +28,7 @@ const CountersDB = "COUNTERS_DB"
 // Target is one switch's gNMI server.
 type Target struct {
 	pb.UnimplementedGNMIServer
+	qos   qosStore // Get/Set of the switch's QoS configuration (qos.go)
 	name  string
 	cache *cache.Cache
 	sub   *subscribe.Server
