@@ -66,7 +66,12 @@ func EncodeLP(w io.Writer, p Point) error {
 			return fmt.Errorf("line protocol: field %s: unsupported type %T", k, v)
 		}
 	}
-	b.WriteString(" " + strconv.FormatInt(p.Time.UnixNano(), 10) + "\n")
+	// A point without a time (a parsed line that had none) is written
+	// without one, as it came: UnixNano of the zero time is not a time.
+	if !p.Time.IsZero() {
+		b.WriteString(" " + strconv.FormatInt(p.Time.UnixNano(), 10))
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
