@@ -2,7 +2,12 @@ package collectors
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,6 +63,52 @@ func FuzzParseLP(f *testing.F) {
 		}
 		if err != nil || !reflect.DeepEqual(p, q) {
 			t.Fatalf("re-encoding %q as %q: %v %#v %#v", line, b.String(), err, p, q)
+		}
+	})
+}
+
+// The archive's files only ever hold whole lines between writes: a buffer
+// that fills up goes to disk at a line boundary.
+func TestArchiveSinkWritesWholeLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, err := NewArchiveSink(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 1000)
+	for i := range 2000 { // ~2 MB: the 256 KiB buffer fills several times
+		p := Point{Measurement: "m", Tags: map[string]string{"i": strconv.Itoa(i)}, Fields: map[string]any{"s": long}, Time: time.Unix(0, int64(i+1))}
+		if err := a.Write(context.Background(), []Point{p}); err != nil {
+			t.Fatal(err)
+		}
+		if i%97 == 0 { // what a crash now would leave on disk
+			b, err := os.ReadFile(filepath.Join(dir, "m.lp"))
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if len(b) > 0 && b[len(b)-1] != '\n' {
+				t.Fatalf("after point %d the file ends mid-line (%d bytes)", i, len(b))
+			}
+		}
+	}
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParsePath(f *testing.F) {
+	f.Add("/interfaces/interface[name=*]/state/counters")
+	f.Add("/qos/interfaces/interface[interface-id=Ethernet0]/output/queues/queue[name=3]/state")
+	f.Add("COUNTERS/Ethernet*/Queues")
+	f.Add("/a[b=c\\]d]/e")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePath(s)
+		if err != nil {
+			return
+		}
+		if p == nil {
+			t.Fatalf("ParsePath(%q): nil path and no error", s)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ type ArchiveSink struct {
 	mu    sync.Mutex
 	files map[string]*os.File
 	bufs  map[string]*bufio.Writer
+	line  bytes.Buffer // one encoded point, before it goes to its buffer
 }
 
 // NewArchiveSink writes into dir (created if needed).
@@ -46,7 +48,18 @@ func (a *ArchiveSink) Write(_ context.Context, pts []Point) error {
 			a.files[p.Measurement], w = f, bufio.NewWriterSize(f, 256<<10)
 			a.bufs[p.Measurement] = w
 		}
-		if err := EncodeLP(w, p); err != nil {
+		// A buffer goes to its file only whole lines at a time, so a
+		// crash between two writes leaves whole records on disk.
+		a.line.Reset()
+		if err := EncodeLP(&a.line, p); err != nil {
+			return fmt.Errorf("telemetry archive: %w", err)
+		}
+		if a.line.Len() > w.Available() {
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("telemetry archive: %w", err)
+			}
+		}
+		if _, err := w.Write(a.line.Bytes()); err != nil {
 			return fmt.Errorf("telemetry archive: %w", err)
 		}
 	}
