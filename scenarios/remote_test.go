@@ -19,7 +19,7 @@ func TestAgentCommandLineKeepsEachValueOneWord(t *testing.T) {
 	for _, v := range shtest.Hostile {
 		sched, out := "/run/"+v+"/sched.json", "/run/"+v+"/out"
 		cmd := agentCommand(strings.Repeat("ab", 32), sched, v, out, 4)
-		want := []string{agent.BinaryPath(strings.Repeat("ab", 32)), "run", "--schedule", sched, "--host", v, "--out", out, "--max-concurrent", "4"}
+		want := []string{agent.BinaryPath(strings.Repeat("ab", 32)), "run", "--schedule", sched, "--host", v, "--out", out, "--sha256", strings.Repeat("ab", 32), "--max-concurrent", "4"}
 		if got := shtest.Words(t, cmd); !slices.Equal(got, want) {
 			t.Errorf("%q: the shell splits %q into %q", v, cmd, got)
 		}

@@ -46,10 +46,14 @@ func signalAt(t *testing.T, home string, env []string, stage string, sig syscall
 	var log strings.Builder
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	want := fmt.Sprintf(`"event":"stage","stage":%q`, stage)
+	// stage is a progress stage, or "stage|detail" for the one of that
+	// name whose detail holds detail (a point's "gather" of agent results
+	// and the run's "gather" share a name)
+	name, detail, _ := strings.Cut(stage, "|")
+	want := fmt.Sprintf(`"event":"stage","stage":%q`, name)
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
-		if !reached && strings.Contains(sc.Text(), want) {
+		if !reached && strings.Contains(sc.Text(), want) && strings.Contains(sc.Text(), detail) {
 			reached = true
 			_ = cmd.Process.Signal(sig) // SIGKILL: nothing of labctl's own runs after it
 		}
@@ -92,7 +96,9 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 	for _, tc := range []struct{ progress, manifest string }{
 		{"reserve", ""}, // before the archive exists, or just after
 		{"plan", "plan"}, {"provision", "provision"}, {"collect", "collect"}, {"agent", "agent"},
-		{"schedules", "traffic"}, {"traffic", "traffic"}, {"gather", "gather"}, {"analyse", "analyse"},
+		{"schedules", "traffic"}, {"traffic", "traffic"},
+		{"gather", "traffic"}, // a point's agent results
+		{"gather|stopping collectors", "gather"}, {"analyse", "analyse"},
 	} {
 		out := t.TempDir()
 		reached, stderr := killAt(t, home, env, tc.progress, "run", scen, "--lab", "leafspine:1x2:4@100", "--out", out)
