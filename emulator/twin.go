@@ -233,6 +233,12 @@ func (t *Twin) simulate(ctx context.Context, s *perftest.Schedule) (time.Time, m
 		base = t.lastTs.Add(time.Microsecond)
 	}
 	began := time.Now()
+	// Each point's switch figures are its own, as on a real lab where the
+	// runner clears the queue watermarks before a point's traffic: a
+	// point's peak is not an earlier point's, nor does a queue only
+	// earlier points used show in its telemetry (gnmitarget publishes a
+	// queue that sent or held bytes since the clear).
+	t.engine.ClearWatermarks()
 	smp := t.startSampling(s.ID, base)
 	results, err := t.engine.Run(ctx, flows, fabric.RunOptions{SampleEvery: smp.every, OnSample: smp.sample})
 	if err != nil {

@@ -16,6 +16,10 @@ type Engine interface {
 	Counters() *Counters
 	// PortCounters is Counters of one port, without copying the others.
 	PortCounters(k PortKey) (PortCounters, bool)
+	// ClearWatermarks restarts every queue's WatermarkBytes at its current
+	// depth and sets its ClearedTxPkts to its TxPkts, as a switch's
+	// watermark clear (SONiC's sonic-clear queue watermark) does.
+	ClearWatermarks()
 }
 
 // Flow is one transfer between two hosts' RNICs.
@@ -91,11 +95,12 @@ type PortCounters struct {
 // QueueCounters are one egress queue's counters.
 type QueueCounters struct {
 	DepthBytes     uint64 // current
-	WatermarkBytes uint64 // peak since start
+	WatermarkBytes uint64 // peak since the last ClearWatermarks (or the start)
 	TxBytes        uint64
 	TxPkts         uint64
 	Drops          uint64
 	ECNMarked      uint64
+	ClearedTxPkts  uint64 // TxPkts at the last ClearWatermarks
 }
 
 // Clone deep-copies c.

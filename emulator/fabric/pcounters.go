@@ -54,6 +54,16 @@ func (e *PacketEngine) foldLink(li int32) {
 	}
 }
 
+// ClearWatermarks implements Engine: the link slots' peaks restart at
+// their depths too, or the next fold would bring the old peak back.
+func (e *PacketEngine) ClearWatermarks() {
+	e.foldCounters()
+	for i := range e.lc {
+		e.lc[i].wm = e.lc[i].depth
+	}
+	e.portSet.clearWatermarks()
+}
+
 // portLinks lists, per port, the links whose slots count for it: the one
 // it sends on and the one it receives from.
 func portLinks(t *Topology) map[PortKey][]int32 {

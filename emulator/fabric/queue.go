@@ -19,7 +19,10 @@ import "math"
 
 const roceQueue = 3
 
-type queueAcc struct{ depth, wm, txB, txP, drops, ecn float64 }
+type queueAcc struct {
+	depth, wm, txB, txP, drops, ecn float64
+	clearedTxP                      float64 // txP at the last watermark clear
+}
 
 type portAcc struct {
 	txB, rxB, txP, rxP, drops, ecn float64
@@ -45,6 +48,17 @@ func newPortSet(t *Topology) portSet {
 		ps.lfrom[i], ps.lto[i] = ps.port(l.from, l.fromPort), ps.port(l.to, l.toPort)
 	}
 	return ps
+}
+
+// clearWatermarks restarts every queue's watermark at its current depth
+// and remembers how many packets it had sent, as a switch's watermark
+// clear does.
+func (ps *portSet) clearWatermarks() {
+	for _, a := range ps.ports {
+		for i := range a.q {
+			a.q[i].wm, a.q[i].clearedTxP = a.q[i].depth, a.q[i].txP
+		}
+	}
 }
 
 func (ps *portSet) port(dev, p string) *portAcc {
@@ -193,6 +207,9 @@ func (e *FlowEngine) drainQueues() {
 	}
 }
 
+// ClearWatermarks implements Engine.
+func (e *FlowEngine) ClearWatermarks() { e.portSet.clearWatermarks() }
+
 // Counters implements Engine.
 func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }
 
@@ -228,7 +245,8 @@ func (a *portAcc) counters() *PortCounters {
 		pc.PauseTxNs[i], pc.ECNReceived[i] = u(a.pauseTxNs[i]), u(a.ecnRx[i])
 		pc.RxPrioBytes[i], pc.RxPrioPkts[i] = u(a.rxPrioB[i]), u(a.rxPrioP[i])
 		q := a.q[i]
-		pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn)}
+		pc.Queues[i] = QueueCounters{DepthBytes: u(q.depth), WatermarkBytes: u(q.wm), TxBytes: u(q.txB), TxPkts: u(q.txP), Drops: u(q.drops), ECNMarked: u(q.ecn),
+			ClearedTxPkts: u(q.clearedTxP)}
 	}
 	return pc
 }

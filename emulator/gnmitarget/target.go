@@ -358,8 +358,9 @@ func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*
 	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
 		Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port)}}, Update: pfc})
 	for q, qc := range c.Queues {
-		// the lossless queue always; others once they carried traffic
-		if q != 3 && qc.TxPkts == 0 && qc.WatermarkBytes == 0 {
+		// the lossless queue always; others when they carried traffic
+		// since the watermarks were last cleared (the point's start)
+		if q != 3 && qc.TxPkts == qc.ClearedTxPkts && qc.WatermarkBytes == 0 {
 			continue
 		}
 		qs := strconv.Itoa(q)
