@@ -46,3 +46,22 @@ func gnmiSecurity(c *cli.Context) (collectors.GNMISecurity, error) {
 	s.Password = pw
 	return s, nil
 }
+
+// labGNMIFlags choose how an emulated lab serves gNMI ('lab up', 'lab
+// serve'): TLS with its own CA unless --gnmi-plaintext; a generated
+// password (keys/gnmi-password, named by the lab file) with --gnmi-auth.
+var labGNMIFlags = []cli.Flag{
+	&cli.BoolFlag{Name: "gnmi-plaintext", Usage: "serve gNMI without TLS (recorded as gnmi_tls.plaintext in the lab file)"},
+	&cli.BoolFlag{Name: "gnmi-auth", Usage: "gNMI calls must carry user labctl and the password the lab generates into its keys/gnmi-password"},
+}
+
+// labGNMI is the lab's gNMI flags as 'lab serve' arguments.
+func labGNMI(c *cli.Context) []string {
+	var args []string
+	for _, f := range []string{"gnmi-plaintext", "gnmi-auth"} {
+		if c.Bool(f) {
+			args = append(args, "--"+f)
+		}
+	}
+	return args
+}
