@@ -45,7 +45,7 @@ func TestCoalescedSamplesLeaveAGap(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: lis.Addr().String()},
-		collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}}, sink)
+		collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
 	waitFor(t, "the subscription", func() bool { return srv.TargetStats()["COUNTERS_DB"].ActiveSubscriptionCount == 1 })
 	time.Sleep(100 * time.Millisecond) // its queries are registered just after it is counted
 

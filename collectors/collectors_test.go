@@ -86,7 +86,7 @@ func TestCollectDecodesStreamsAndRecordsGaps(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: addr},
-			collectors.GNMIOptions{Interval: 100 * time.Microsecond, Lab: "lab", Run: "r1", Reconnect: 20 * time.Millisecond}, sink)
+			collectors.GNMIOptions{Interval: 100 * time.Microsecond, Lab: "lab", Run: "r1", Reconnect: 20 * time.Millisecond, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
 	}()
 	waitFor(t, "the subscription", func() bool { return tgt.SampleInterval() == 100*time.Microsecond })
 	t0 := time.Unix(1700000000, 0)

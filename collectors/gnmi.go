@@ -15,7 +15,6 @@ import (
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // GNMITarget is a switch's gNMI endpoint.
@@ -30,6 +29,7 @@ type GNMIOptions struct {
 	Lab, Run  string // tags on every point
 	Logger    *slog.Logger
 	Reconnect time.Duration // first backoff after a broken stream (default 50ms; doubles up to ReconnectCap)
+	Security  GNMISecurity  // TLS and credentials (gnmisec.go)
 }
 
 // DefaultPaths: OpenConfig interface and queue counters, and the
@@ -84,7 +84,11 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 	// keep the channel down long after the target is back.
 	cp := grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: o.Reconnect, Multiplier: 1.6, Jitter: 0.2,
 		MaxDelay: ReconnectCap(o.Interval)}, MinConnectTimeout: 5 * time.Second}
-	conn, err := grpc.NewClient(t.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithConnectParams(cp))
+	dial, err := o.Security.DialOptions(t.Device, o.Logger)
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(t.Addr, append(dial, grpc.WithConnectParams(cp))...)
 	if err != nil {
 		return fmt.Errorf("switch %s (%s): gnmi: %w", t.Device, t.Addr, err)
 	}

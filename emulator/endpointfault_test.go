@@ -74,7 +74,8 @@ func TestSSHDropAndDelay(t *testing.T) {
 // switch's plain SSH keeps working.
 func TestGNMIAndNETCONFDrop(t *testing.T) {
 	t.Parallel()
-	l, inv, pool := testlab.Start(t, "leafspine:1x1:2@100", nil, emulator.Options{Seed: 1},
+	// plaintext: the test reads the server's first bytes (HTTP/2 SETTINGS) on a raw TCP connection
+	l, inv, pool := testlab.Start(t, "leafspine:1x1:2@100", nil, emulator.Options{Seed: 1, GNMIPlaintext: true},
 		sshdrv.Config{DialTimeout: 5 * time.Second, Retries: -1})
 	ctx := context.Background()
 	sw := inv.Switches[0]

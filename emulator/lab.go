@@ -52,6 +52,11 @@ type Options struct {
 	// InboxDriverHosts are hosts emulated with the upstream mlx5 driver
 	// (debugfs cc_params, no sysfs ecn tree); the others run MLNX_OFED.
 	InboxDriverHosts []string
+	// GNMIPlaintext serves gNMI without TLS (default: TLS with a CA the
+	// lab generates, recorded as gnmi_tls.ca); GNMIAuth makes every gNMI
+	// call carry the username and generated password the lab file names
+	// (gnmisecurity.go).
+	GNMIPlaintext, GNMIAuth bool
 }
 
 // Lab is a running emulated lab.
@@ -109,6 +114,10 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	inv.Emulated = true
 	inv.KnownHosts = filepath.Join(opt.Dir, "known_hosts")
 	inv.Credentials = map[string]inventory.Credential{"emulator": {User: ClientUser, KeyFile: keyPath}}
+	gnmiSec, err := gnmiSecurity(opt, filepath.Join(opt.Dir, "keys"), inv)
+	if err != nil {
+		return nil, err
+	}
 
 	topo, err := fabric.NewTopology(inv)
 	if err != nil {
@@ -207,6 +216,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
 		}
+		sec, err := gnmiSec(sw.Name)
+		if err != nil {
+			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)
+		}
+		tgt.Secure(sec)
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("device %s: gnmi: %w", sw.Name, err)

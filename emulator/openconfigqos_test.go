@@ -8,7 +8,6 @@ import (
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/labctl/labctl/drivers/openconfig"
@@ -25,7 +24,7 @@ func TestOpenConfigSetDrivesTheTwin(t *testing.T) {
 	l, _, _ := leaf1Lab(t, func(sw *inventory.Switch) { sw.QoSDriver, sw.OS = "", "enterprise-sonic" })
 	ctx := context.Background()
 	leaf1, _ := l.Inventory().Switch("leaf1")
-	s, err := openconfig.Dial("leaf1", leaf1.Mgmt.GNMI, leaf1.OS, leaf1.PortNames())
+	s, err := openconfig.Dial("leaf1", leaf1.Mgmt.GNMI, leaf1.OS, leaf1.PortNames(), gnmiTLS(t, l.Inventory()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +70,7 @@ func TestOpenConfigSetDrivesTheTwin(t *testing.T) {
 	}
 
 	spine1, _ := l.Inventory().Switch("spine1") // NETCONF
-	conn, err := grpc.NewClient(spine1.Mgmt.GNMI, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(spine1.Mgmt.GNMI, gnmiTLS(t, l.Inventory()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ type Lab struct {
 	Hosts       []Host                `yaml:"hosts" json:"hosts"`
 	Links       []Link                `yaml:"links" json:"links"`
 	Services    Services              `yaml:"services,omitempty" json:"services,omitempty"`
+	// GNMITLS is how collectors reach the switches' gNMI servers (gnmitls.go).
+	GNMITLS *GNMITLS `yaml:"gnmi_tls,omitempty" json:"gnmi_tls,omitempty"`
 
 	// File is the path the lab was loaded from ("" for generated labs).
 	File string `yaml:"-" json:"file,omitempty"`

@@ -66,6 +66,9 @@ func Parse(data []byte, filename string) (*Lab, error) {
 	if lab.Services.InfluxDB != nil {
 		abs(&lab.Services.InfluxDB.TokenFile)
 	}
+	if lab.GNMITLS != nil {
+		abs(&lab.GNMITLS.CA)
+	}
 	return &lab, nil
 }
 

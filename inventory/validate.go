@@ -208,6 +208,7 @@ func (l *Lab) ValidateWith(drivers QoSDrivers) error {
 		safe("services.influxdb.token_env", envName.check(in.TokenEnv))
 		safe("services.influxdb.token_file", badPath(in.TokenFile))
 	}
+	l.validateGNMITLS(add)
 	return ps.Err()
 }
 

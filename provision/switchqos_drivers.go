@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/drivers/netconf"
 	"github.com/labctl/labctl/drivers/openconfig"
 	"github.com/labctl/labctl/drivers/qosdriver"
@@ -116,11 +118,19 @@ func openSONiC(_ context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inv
 
 // openOpenConfig: gNMI Get, one Set, read back; a Set of the old leaves
 // to cancel (drivers/openconfig), with the deviations of the switch's os.
-func openOpenConfig(_ context.Context, _ *sshdrv.Pool, _ *inventory.Lab, sw *inventory.Switch, _ time.Duration, _ string) (switchSession, error) {
+func openOpenConfig(_ context.Context, _ *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, _ time.Duration, _ string) (switchSession, error) {
 	if sw.Mgmt.GNMI == "" {
 		return nil, fmt.Errorf("device %s: qos_driver openconfig needs mgmt.gnmi", sw.Name)
 	}
-	return openconfig.Dial(sw.Name, sw.Mgmt.GNMI, sw.OS, sw.PortNames())
+	sec, err := collectors.LabSecurity(lab) // the lab's gnmi_tls: TLS unless it says plaintext
+	if err != nil {
+		return nil, err
+	}
+	dial, err := sec.DialOptions(sw.Name, slog.Default())
+	if err != nil {
+		return nil, err
+	}
+	return openconfig.Dial(sw.Name, sw.Mgmt.GNMI, sw.OS, sw.PortNames(), dial...)
 }
 
 func openNETCONF(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, sw *inventory.Switch, confirm time.Duration, token string) (switchSession, error) {

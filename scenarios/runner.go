@@ -37,6 +37,9 @@ type Runner struct {
 	OutDir string
 	// Influx, when set, receives telemetry besides the archive.
 	Influx *collectors.InfluxConfig
+	// GNMI is how collectors reach the switches, over what the lab
+	// file's gnmi_tls says (collectors.GNMISecurity.Over).
+	GNMI collectors.GNMISecurity
 	// AgentPath is the agent binary (cmd/labctl-agent) put on hosts that
 	// lack it; hosts keep it under its SHA-256 (agent.BinaryPath).
 	AgentPath string
@@ -559,6 +562,10 @@ func SpoolDir(runDir string) string { return filepath.Join(runDir, "spool", "inf
 
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
+	sec, err := collectors.LabSecurity(lab)
+	if err != nil {
+		return nil, err
+	}
 	archive, err := collectors.NewArchiveSink(filepath.Join(dir, "telemetry"))
 	if err != nil {
 		return nil, err
@@ -587,7 +594,7 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 	}
 	opt := collectors.GNMIOptions{
 		Interval: sess.interval, Paths: s.Telemetry.Paths,
-		Lab: lab.Name, Run: runID, Logger: r.Logger,
+		Lab: lab.Name, Run: runID, Logger: r.Logger, Security: sec.Over(r.GNMI),
 	}
 	for _, sw := range lab.Switches {
 		if sw.Mgmt.GNMI == "" {

@@ -57,7 +57,7 @@ Examples:
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
 			engineFlag, maxRepetitionsFlag, maxFlowsFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
-		}, executorFlags()...),
+		}, append(executorFlags(), gnmiFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("capacity needs exactly one SCENARIO")}
@@ -95,10 +95,14 @@ Examples:
 			if err != nil {
 				return err
 			}
+			gnmiSec, err := gnmiSecurity(c)
+			if err != nil {
+				return err
+			}
 			logger := newLogger(c.Bool("verbose"))
 			r := &scenarios.Runner{Labs: labOpener{log: logger}, OutDir: c.String("out"), Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: runLimits(c),
-				Schemes: schemeCheck(schemes.MustRegistry())}
+				Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

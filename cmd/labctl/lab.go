@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -136,7 +137,7 @@ docs/reservation.md says where the lease lives.`,
 		Subcommands: []*cli.Command{
 			{
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}, engineFlag},
+				Flags: append([]cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}, engineFlag}, labGNMIFlags...),
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return exitError{2, fmt.Errorf("lab up needs one LAB (a lab file or e.g. leafspine:2x4:8@100)")}
@@ -146,16 +147,16 @@ docs/reservation.md says where the lease lives.`,
 						return fmt.Errorf("lab %s is already up (pid %d); 'labctl lab down %s' first", name, st.PID, name)
 					}
 					if c.Bool("foreground") {
-						return serveLab(c.Context, name, c.String("engine"), newLogger(false))
+						return serveLab(c.Context, name, c.String("engine"), labGNMI(c), newLogger(false))
 					}
-					return spawnLab(c.Context, name, c.String("engine"))
+					return spawnLab(c.Context, name, c.String("engine"), labGNMI(c))
 				},
 			},
 			{
 				Name: "serve", Usage: "run an emulated lab in the foreground (what 'lab up' starts)", ArgsUsage: "LAB", Hidden: true,
-				Flags: []cli.Flag{engineFlag},
+				Flags: append([]cli.Flag{engineFlag}, labGNMIFlags...),
 				Action: func(c *cli.Context) error {
-					return serveLab(c.Context, c.Args().First(), c.String("engine"), newLogger(false))
+					return serveLab(c.Context, c.Args().First(), c.String("engine"), labGNMI(c), newLogger(false))
 				},
 			},
 			{
@@ -223,7 +224,7 @@ func selectStates(name string) ([]emulator.State, error) {
 
 // spawnLab re-executes labctl as 'lab serve' in its own session and waits
 // until the lab has written its state.
-func spawnLab(ctx context.Context, name, engine string) error {
+func spawnLab(ctx context.Context, name, engine string, gnmi []string) error {
 	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return err
@@ -245,7 +246,7 @@ func spawnLab(ctx context.Context, name, engine string) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(self, "lab", "serve", "--engine", engine, name)
+	cmd := exec.Command(self, append(append([]string{"lab", "serve", "--engine", engine}, gnmi...), name)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -272,7 +273,7 @@ func spawnLab(ctx context.Context, name, engine string) error {
 	return fmt.Errorf("lab %s did not come up within 60s; see %s", name, filepath.Join(dir, "lab.log"))
 }
 
-func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error {
+func serveLab(ctx context.Context, name, engine string, gnmi []string, log *slog.Logger) error {
 	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return err
@@ -281,7 +282,9 @@ func serveLab(ctx context.Context, name, engine string, log *slog.Logger) error 
 		return err
 	}
 	dir := emulator.StateDir(home(), name)
-	l, err := emulator.Start(ctx, lab, emulator.Options{Dir: dir, Engine: engine, Logger: log})
+	opt := emulator.Options{Dir: dir, Engine: engine, Logger: log}
+	opt.GNMIPlaintext, opt.GNMIAuth = slices.Contains(gnmi, "--gnmi-plaintext"), slices.Contains(gnmi, "--gnmi-auth")
+	l, err := emulator.Start(ctx, lab, opt)
 	if err != nil {
 		return err
 	}

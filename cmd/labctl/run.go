@@ -94,7 +94,7 @@ Examples:
 			strictFlag(false),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 			&cli.StringFlag{Name: "resume", Usage: "go on with `RUN`, a run directory of --executor slurm: submit only the points without a result, then gather"},
-		}, executorFlags()...),
+		}, append(executorFlags(), gnmiFlags()...)...),
 		Action: func(c *cli.Context) (err error) {
 			var s *scenarios.Scenario
 			var job *runJob // a resumed run's
@@ -137,6 +137,10 @@ Examples:
 			if err != nil {
 				return err
 			}
+			gnmiSec, err := gnmiSecurity(c)
+			if err != nil {
+				return err
+			}
 			if c.Int("max-concurrent") < 0 {
 				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
 			}
@@ -149,7 +153,7 @@ Examples:
 			}
 			r := &scenarios.Runner{OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), AgentPath: agentBin,
-				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry())}
+				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

@@ -33,13 +33,17 @@ type Session struct {
 }
 
 // Dial opens a session on the gNMI target at addr of switch device,
-// running os (its Deviations entry; unknown: held to openconfig/public).
-func Dial(device, addr, os string, ports []string) (*Session, error) {
+// running os (its Deviations entry; unknown: held to openconfig/public),
+// with the dial options given (TLS, credentials); none: plaintext.
+func Dial(device, addr, os string, ports []string, opts ...grpc.DialOption) (*Session, error) {
 	dev, ok := Deviations()[os]
 	if !ok {
 		dev = Deviations()["openconfig"]
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if len(opts) == 0 {
+		opts = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	conn, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("device %s: gnmi %s: %w", device, addr, err)
 	}

@@ -43,6 +43,7 @@ type Target struct {
 	restart   *restartReq // set while Restart waits for Serve
 	closed    bool
 	wrap      func(net.Listener) net.Listener // WrapListener
+	security  Security                        // Secure (security.go)
 
 	// Flow control (flow.go): STREAM subscriptions and what each has yet
 	// to send.
@@ -91,7 +92,7 @@ func (t *Target) Serve(ctx context.Context, lis net.Listener) error {
 	defer stop()
 	for {
 		t.mu.Lock()
-		g := grpc.NewServer()
+		g := grpc.NewServer(t.serverOptions()...)
 		pb.RegisterGNMIServer(g, t)
 		t.grpc = g
 		t.mu.Unlock()
