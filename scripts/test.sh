@@ -4,8 +4,9 @@
 #   1. installs InfluxDB 1.8.10 OSS (influxd) with `go install`, cached under
 #      ${XDG_CACHE_HOME:-~/.cache}/labctl/bin after the first time;
 #   2. starts it on a free loopback port with a throw-away data directory;
-#   3. installs staticcheck (cached the same way) and runs `go vet ./...` and
-#      `staticcheck ./...` (staticcheck.conf says which checks are off, and why);
+#   3. installs staticcheck (cached the same way) and fails on unformatted
+#      files (`gofmt -l`), then runs `go vet ./...` and `staticcheck ./...`
+#      (staticcheck.conf says which checks are off, and why);
 #   4. runs `go test ./...` (extra arguments are passed to go test);
 #   5. runs every fuzz target briefly (see fuzz_all below);
 #   6. stops influxd.
@@ -114,6 +115,11 @@ for _ in $(seq 1 100); do
 done
 echo "test.sh: influxd 1.8.10 on $LABCTL_INFLUX_URL" >&2
 
+unformatted="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.work/*'))"
+if [ -n "$unformatted" ]; then
+	printf 'test.sh: gofmt would change these files (run gofmt -w on them):\n%s\n' "$unformatted" >&2
+	exit 1
+fi
 go vet ./...
 "$bin/staticcheck" ./...
 go test -count=1 -timeout 20m "$@" ./...

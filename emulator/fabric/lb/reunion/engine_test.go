@@ -34,8 +34,8 @@ func (w *perLink) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 }
 
 func (w *perLink) Receive(sw lb.Switch, p *lb.Packet) { w.Module.(lb.Receiver).Receive(sw, p) }
-func (w *perLink) Tick(sw lb.Switch, arg int64)      { w.Module.(lb.Ticker).Tick(sw, arg) }
-func (w *perLink) Reset(sw lb.Switch)                { w.Module.(lb.Resetter).Reset(sw) }
+func (w *perLink) Tick(sw lb.Switch, arg int64)       { w.Module.(lb.Ticker).Tick(sw, arg) }
+func (w *perLink) Reset(sw lb.Switch)                 { w.Module.(lb.Resetter).Reset(sw) }
 
 // ecmpOnly forwards as ECMP does (the control), with hooks that do nothing.
 type ecmpOnly struct{}

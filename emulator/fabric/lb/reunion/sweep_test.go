@@ -30,8 +30,8 @@ func (w *marks) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 }
 
 func (w *marks) Receive(sw lb.Switch, p *lb.Packet) { w.Module.(lb.Receiver).Receive(sw, p) }
-func (w *marks) Tick(sw lb.Switch, arg int64)      { w.Module.(lb.Ticker).Tick(sw, arg) }
-func (w *marks) Reset(sw lb.Switch)                { w.Module.(lb.Resetter).Reset(sw) }
+func (w *marks) Tick(sw lb.Switch, arg int64)       { w.Module.(lb.Ticker).Tick(sw, arg) }
+func (w *marks) Reset(sw lb.Switch)                 { w.Module.(lb.Resetter).Reset(sw) }
 
 // TestDecaySweep chooses cms_decay, which the paper leaves out. On 8
 // spines x 4 leaves x 8 hosts at 100 Gb/s, with s = 100 us: phase 1 is a
