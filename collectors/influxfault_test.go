@@ -99,14 +99,8 @@ func TestInfluxOutageLosesNothing(t *testing.T) {
 		t.Skip("starts influxd")
 	}
 	t.Parallel()
-	for _, tc := range []struct {
-		name            string
-		fault, recover_ func(*testinflux.Process)
-	}{
-		{"killed", (*testinflux.Process).Kill, (*testinflux.Process).Restart},
-		{"stopped", (*testinflux.Process).Pause, (*testinflux.Process).Resume},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testinflux.Outages() {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			proc := testinflux.StartProcess(t)
 			srv := proc.Database(t)
@@ -121,9 +115,9 @@ func TestInfluxOutageLosesNothing(t *testing.T) {
 			for i := 0; i < ticks; i++ {
 				switch i {
 				case 50:
-					tc.fault(proc)
+					tc.Fault(proc)
 				case 200:
-					tc.recover_(proc)
+					tc.Recover(proc)
 				}
 				began := time.Now()
 				if err := s.Write(context.Background(), numbered(i*perTick, perTick)); err != nil {
@@ -146,7 +140,7 @@ func TestInfluxOutageLosesNothing(t *testing.T) {
 			if len(st.Outages) == 0 || st.Outages[0].To.IsZero() {
 				t.Errorf("outages %+v: want one that ended", st.Outages)
 			}
-			if tc.name == "stopped" && st.TimedOut == 0 {
+			if tc.Name == "stopped" && st.TimedOut == 0 {
 				t.Errorf("a stopped InfluxDB timed out no write: %+v", st)
 			}
 			if n := srv.Count(t, "t"); n != perTick*ticks {

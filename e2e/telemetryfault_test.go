@@ -182,14 +182,8 @@ func TestInfluxOutageDuringARun(t *testing.T) {
 	}
 	baseSamples := archiveSamples(t, base.Dir, readManifest(t, base.Dir))
 
-	for _, tc := range []struct {
-		name            string
-		fault, recover_ func(*testinflux.Process)
-	}{
-		{"killed", (*testinflux.Process).Kill, (*testinflux.Process).Restart},
-		{"stopped", (*testinflux.Process).Pause, (*testinflux.Process).Resume},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testinflux.Outages() {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			proc := testinflux.StartProcess(t)
 			db := proc.Database(t)
@@ -200,11 +194,11 @@ func TestInfluxOutageDuringARun(t *testing.T) {
 				switch i {
 				case 2:
 					faultAt = time.Now()
-					tc.fault(proc)
+					tc.Fault(proc)
 				case 5: // points 2-4 ran against a dead InfluxDB
 					once.Do(func() {
 						time.Sleep(time.Until(faultAt.Add(10 * time.Second)))
-						tc.recover_(proc)
+						tc.Recover(proc)
 					})
 				}
 			}}
@@ -226,7 +220,7 @@ func TestInfluxOutageDuringARun(t *testing.T) {
 			if len(st.Outages) == 0 || st.Outages[0].To.IsZero() {
 				t.Errorf("outages %+v: want one that ended during the run", st.Outages)
 			}
-			if tc.name == "stopped" && st.TimedOut == 0 {
+			if tc.Name == "stopped" && st.TimedOut == 0 {
 				t.Errorf("a stopped InfluxDB timed out no write")
 			}
 			if !strings.Contains(strings.Join(m.Warnings, "\n"), "took no writes") {

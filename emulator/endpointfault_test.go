@@ -79,14 +79,7 @@ func TestGNMIAndNETCONFDrop(t *testing.T) {
 		sshdrv.Config{DialTimeout: 5 * time.Second, Retries: -1})
 	ctx := context.Background()
 	sw := inv.Switches[0]
-	live, err := net.Dial("tcp", sw.Mgmt.GNMI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Close()
-	if !open(live, 200*time.Millisecond) {
-		t.Fatal("a fresh gNMI connection was closed before any fault")
-	}
+	live := openGNMI(t, sw.Mgmt.GNMI)
 	if _, err := l.DropEndpoint(sw.Name, emulator.EndpointGNMI, 800*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +153,21 @@ func TestGNMIAndNETCONFDrop(t *testing.T) {
 // open reports whether c is still open after d: reading what the server
 // sent (a gRPC server's SETTINGS) until the deadline means open; EOF or
 // a reset, closed.
+// openGNMI dials a switch's gNMI endpoint before any fault and fails the
+// test unless the connection stays open; the test closes it at its end.
+func openGNMI(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if !open(c, 200*time.Millisecond) {
+		t.Fatal("a fresh gNMI connection was closed before any fault")
+	}
+	return c
+}
+
 func open(c net.Conn, d time.Duration) bool {
 	_ = c.SetReadDeadline(time.Now().Add(d))
 	buf := make([]byte, 4096)
@@ -241,14 +249,7 @@ func TestGNMIRestartStaysBehindTheGate(t *testing.T) {
 		sshdrv.Config{DialTimeout: 5 * time.Second, Retries: -1})
 	ctx := context.Background()
 	sw := inv.Switches[0]
-	live, err := net.Dial("tcp", sw.Mgmt.GNMI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Close()
-	if !open(live, 200*time.Millisecond) {
-		t.Fatal("a fresh gNMI connection was closed before any fault")
-	}
+	live := openGNMI(t, sw.Mgmt.GNMI)
 	if _, err := l.Inject(ctx, emulator.FaultRequest{Device: sw.Name, Kind: "gnmi-restart", For: 100 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}

@@ -214,3 +214,20 @@ func (s *Server) Count(t testing.TB, meas string) int64 {
 	}
 	return rows[0]["_value"].(int64)
 }
+
+// Outage is one way an InfluxDB goes away mid-run and comes back.
+type Outage struct {
+	Name    string // "killed" or "stopped"
+	Fault   func(*Process)
+	Recover func(*Process)
+}
+
+// Outages are the outages fault tests run through: killed (the socket is
+// gone) and stopped (SIGSTOP: the socket stays and nothing answers, so
+// writes time out).
+func Outages() []Outage {
+	return []Outage{
+		{"killed", (*Process).Kill, (*Process).Restart},
+		{"stopped", (*Process).Pause, (*Process).Resume},
+	}
+}
