@@ -233,6 +233,19 @@ func TestStagePersistentOutlivesTheSession(t *testing.T) {
 		}
 		return r
 	}
+	// afterClose retries op while the switch answers in-use: a closed
+	// session's lock is released once the switch has ended that session,
+	// a moment after Close returns here (provision waits for it the same
+	// way, by taking the lock).
+	afterClose := func(op func() error) error {
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			err := op()
+			var ne *netconf.Error
+			if !errors.As(err, &ne) || ne.Tag != "in-use" || time.Now().After(end) {
+				return err
+			}
+		}
+	}
 	a := open()
 	if err := a.StagePersistent(ctx, cfg("12345"), time.Minute, "tok<1>"); err != nil {
 		t.Fatal(err)
@@ -242,7 +255,7 @@ func TestStagePersistentOutlivesTheSession(t *testing.T) {
 	if err := has("12345")(running(b)); err != nil {
 		t.Fatalf("the stage was undone when its session closed: %v", err)
 	}
-	if err := b.ConfirmPersistent(ctx, "tok<1>"); err != nil {
+	if err := afterClose(func() error { return b.ConfirmPersistent(ctx, "tok<1>") }); err != nil {
 		t.Fatal(err)
 	}
 	var ne *netconf.Error
@@ -255,7 +268,7 @@ func TestStagePersistentOutlivesTheSession(t *testing.T) {
 	}
 	b.Close()
 	c := open()
-	if err := c.CancelPersistent(ctx, "tok-2"); err != nil {
+	if err := afterClose(func() error { return c.CancelPersistent(ctx, "tok-2") }); err != nil {
 		t.Fatal(err)
 	}
 	if err := has("12345")(running(c)); err != nil {
