@@ -136,7 +136,12 @@ func (a Analyser) points(run *Run) (*Summary, error) {
 		sum.Points[i].NoTraffic = w.none
 	}
 	if run.Telemetry != nil {
-		err := telemetryStats(run.Telemetry, wins, sum.Points, labs, cmp.Or(a.SeriesPoints, 300))
+		watch := make([]*seriesWatch, len(order))
+		for i, pa := range order {
+			watch[i] = newSeriesWatch(pa.lab, &pa.pick, metas[i].TelemetryIntervalNs)
+			watch[i].setWindow(wins[i])
+		}
+		err := telemetryStats(run.Telemetry, wins, sum.Points, labs, watch, cmp.Or(a.SeriesPoints, 300))
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", cmp.Or(run.Dir, m.RunID), err)
 		}
@@ -176,6 +181,7 @@ type pointAcc struct {
 	minRow   int64             // first start of any flow, for points without a window
 	maxRow   int64
 	maxStart int64 // last start of any flow: the arrival window when the manifest lacks it
+	pick     flowPick
 }
 
 func (pa *pointAcc) add(r FlowRow) {
@@ -185,6 +191,7 @@ func (pa *pointAcc) add(r FlowRow) {
 	pa.maxRow = max(pa.maxRow, r.EndNs)
 	pa.maxStart = max(pa.maxStart, r.StartNs)
 	pa.flows++
+	pa.pick.add(pa.meta.Pattern, r)
 	if r.Status != perftest.StatusOK {
 		pa.failed++
 		return

@@ -164,6 +164,11 @@ func WriteHTML(w io.Writer, s *Summary) error {
 				pp.Plots = append(pp.Plots, *fig)
 			}
 		}
+		figs, err := seriesFigures(p, pp.Point)
+		if err != nil {
+			return err
+		}
+		pp.Plots = append(pp.Plots, figs...)
 		if len(pp.Plots) > 0 {
 			series = append(series, pp)
 		}

@@ -90,12 +90,21 @@ type PointSummary struct {
 	WindowStartNs   int64             `json:"window_start_ns"`
 	WindowEndNs     int64             `json:"window_end_ns"` // telemetry window, margin included
 	AllReduce       *AllReduceSummary `json:"allreduce,omitempty"`
+	// BurstWindow is a burst point's burst: first start to last end of
+	// its flows after the background (step 0). LongFlows are its largest
+	// flows (flowseries.go) with their throughput per period; Paths its
+	// fabric ports' utilisation and PAUSE frames (pathutil.go).
+	BurstWindow *Span      `json:"burst_window,omitempty"`
+	LongFlows   []FlowRate `json:"long_flows,omitempty"`
+	Paths       []PathUse  `json:"paths,omitempty"`
 
 	// Plot data, not in summary.json.
-	CDF         []CDFPoint `json:"-"` // FCT CDF of the completed flows
-	SizeBins    []SizeBin  `json:"-"` // slowdowns by log-spaced size bin
-	QueueSeries []Series   `json:"-"` // depth of the deepest queues
-	PFCSeries   []Series   `json:"-"` // pause frames sent per second, per tier
+	CDF         []CDFPoint   `json:"-"` // FCT CDF of the completed flows
+	SizeBins    []SizeBin    `json:"-"` // slowdowns by log-spaced size bin
+	QueueSeries []Series     `json:"-"` // depth of the deepest queues
+	PFCSeries   []Series     `json:"-"` // pause frames sent per second, per tier
+	FlowSeries  []Series     `json:"-"` // long flows' throughput, Gb/s
+	PathSeries  []TierSeries `json:"-"` // fabric ports' utilisation, per tier
 }
 
 // BucketSummary is the FCT and slowdown of the completed flows in one

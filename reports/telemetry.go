@@ -250,8 +250,9 @@ func gapIn(p collectors.Point, w window) bool {
 
 // telemetryStats makes one pass over the run's telemetry and fills the
 // telemetry fields of each point summary (same order as wins; labs[i] is
-// the lab point i ran on, which names its switches' tiers).
-func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs []*inventory.Lab, seriesPoints int) error {
+// the lab point i ran on, which names its switches' tiers; watch[i], when
+// set, follows point i's long flows and fabric ports).
+func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs []*inventory.Lab, watch []*seriesWatch, seriesPoints int) error {
 	accs := make([]*acc, len(wins))
 	for i := range accs {
 		accs[i] = newAcc()
@@ -306,6 +307,9 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 			if p.Measurement == "queue" && w.has(ts) {
 				a.queue(p, ts)
 			}
+			if p.Measurement == "port" && watch != nil && watch[i] != nil {
+				watch[i].sample(p, ts, w)
+			}
 		}
 		return nil
 	})
@@ -315,6 +319,10 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 	for i, a := range accs {
 		if !wins[i].none {
 			a.finish(&ps[i], wins[i], seriesPoints)
+			if watch != nil && watch[i] != nil {
+				watch[i].finishFlows(&ps[i], wins[i], seriesPoints)
+				watch[i].finishPaths(&ps[i], wins[i], seriesPoints)
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,217 @@
+package reports
+
+import (
+	"cmp"
+	"sort"
+	"strings"
+
+	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/inventory"
+)
+
+// Per-path utilisation: every switch port whose link goes to another
+// switch (an uplink of a leaf, a downlink of a spine: the fabric's
+// paths) is followed through its tx_bytes counter; its utilisation is its
+// tx rate over the link's speed. A path is paused in a point when the
+// port sent or received PFC PAUSE frames during the point's burst window
+// (the whole window without a burst). docs/reports.md, "Paths".
+
+// seriesPathsPerTier bounds the lines of a tier's utilisation plot: the
+// busiest ports by mean utilisation.
+const seriesPathsPerTier = 8
+
+// PathUse is one fabric port's use in a point.
+type PathUse struct {
+	Device string  `json:"device"`
+	Port   string  `json:"port"`
+	Peer   string  `json:"peer"` // device:port at the link's other end
+	Tier   string  `json:"tier"`
+	Gbps   float64 `json:"link_gbps"`
+	// MeanUtil is tx bytes over the window's known intervals over the
+	// link's speed; PeakUtil the highest of its series' bins. Null when
+	// the port has no tx_bytes samples.
+	MeanUtil *float64 `json:"mean_util"`
+	PeakUtil *float64 `json:"peak_util"`
+	// PauseTx and PauseRx are the PAUSE frames (all priorities) the port
+	// sent and received in the pause window (the burst, else the point).
+	PauseTx uint64 `json:"pause_tx"`
+	PauseRx uint64 `json:"pause_rx"`
+}
+
+// Paused says whether PAUSE frames crossed the port in the pause window.
+func (u PathUse) Paused() bool { return u.PauseTx+u.PauseRx > 0 }
+
+// fabricPorts are the switch ports of lab whose link ends at another
+// switch, each with its peer and the link's speed.
+func fabricPorts(lab *inventory.Lab) map[inventory.LinkEnd]PathUse {
+	out := map[inventory.LinkEnd]PathUse{}
+	if lab == nil {
+		return out
+	}
+	tiers := tiersOf(lab)
+	for _, l := range lab.Links {
+		_, a := lab.Switch(l.A.Device)
+		_, b := lab.Switch(l.B.Device)
+		if !a || !b {
+			continue
+		}
+		g := lab.LinkSpeedGbps(l)
+		out[l.A] = PathUse{Device: l.A.Device, Port: l.A.Port, Peer: l.B.String(), Tier: tiers[l.A.Device], Gbps: g}
+		out[l.B] = PathUse{Device: l.B.Device, Port: l.B.Port, Peer: l.A.String(), Tier: tiers[l.B.Device], Gbps: g}
+	}
+	return out
+}
+
+// seriesWatch follows, for one point, the port counters of its long
+// flows and fabric ports through the telemetry pass.
+type seriesWatch struct {
+	lab      *inventory.Lab
+	interval int64 // telemetry interval, ns (0: unknown)
+	pick     *flowPick
+	fabric   map[inventory.LinkEnd]PathUse
+	want     map[pkey]bool      // byte counters to keep samples of
+	samples  map[pkey][]sample  // in the window
+	pause    map[pkey]*pauseAcc // per fabric port and pfc field
+	pw       Span               // the pause window
+}
+
+// pauseAcc holds a PAUSE counter's value at the pause window's start (the
+// last sample at or before it, else the first after) and end (the first
+// sample at or after it, else the last before).
+type pauseAcc struct{ from, to sample }
+
+func newSeriesWatch(lab *inventory.Lab, pick *flowPick, interval int64) *seriesWatch {
+	sw := &seriesWatch{lab: lab, interval: interval, pick: pick, fabric: fabricPorts(lab),
+		want: map[pkey]bool{}, samples: map[pkey][]sample{}, pause: map[pkey]*pauseAcc{}}
+	for _, r := range pick.long {
+		if k, _, ok := pick.flowPort(lab, r); ok {
+			sw.want[k] = true
+		}
+	}
+	for e := range sw.fabric {
+		sw.want[pkey{e.Device, e.Port, "tx_bytes"}] = true
+	}
+	return sw
+}
+
+// setWindow fixes the pause window: the burst's, else the point's.
+func (sw *seriesWatch) setWindow(w window) {
+	sw.pw = Span{w.start, w.end}
+	if b := sw.pick.burst; b != nil {
+		sw.pw = *b
+	}
+}
+
+// sample takes one port telemetry point of the point's window w (or
+// before it).
+func (sw *seriesWatch) sample(p collectors.Point, ts int64, w window) {
+	dev, port := p.Tags["device"], p.Tags["port"]
+	_, fabric := sw.fabric[inventory.LinkEnd{Device: dev, Port: port}]
+	for f, raw := range p.Fields {
+		k := pkey{dev, port, f}
+		if sw.want[k] {
+			// Only the window's: a sample before it may be the last of
+			// the previous point, and the interval from it would spread
+			// that gap's (zero) growth into the first bins.
+			if v, ok := collectors.Uint(raw); ok && w.has(ts) {
+				sw.samples[k] = append(sw.samples[k], sample{ts, v})
+			}
+			continue
+		}
+		if fabric && (prioField(f, "pfc", "_tx") || prioField(f, "pfc", "_rx")) {
+			if v, ok := collectors.Uint(raw); ok && ts <= w.end {
+				sw.pauseSample(k, sample{ts, v})
+			}
+		}
+	}
+}
+
+func (sw *seriesWatch) pauseSample(k pkey, s sample) {
+	a, ok := sw.pause[k]
+	if !ok {
+		sw.pause[k] = &pauseAcc{s, s}
+		return
+	}
+	from, to := sw.pw.StartNs, sw.pw.EndNs
+	// from: the last at or before the start, else the earliest after it
+	if (s.ts <= from && (a.from.ts > from || s.ts > a.from.ts)) || (s.ts > from && a.from.ts > from && s.ts < a.from.ts) {
+		a.from = s
+	}
+	// to: the first at or after the end, else the latest before it
+	if (s.ts >= to && (a.to.ts < to || s.ts < a.to.ts)) || (s.ts < to && a.to.ts < to && s.ts > a.to.ts) {
+		a.to = s
+	}
+}
+
+// finishPaths sets the point's fabric port use and utilisation series
+// (per tier, the busiest ports).
+func (sw *seriesWatch) finishPaths(ps *PointSummary, w window, seriesPoints int) {
+	byTier := map[string][]Series{}
+	means := map[string][]float64{}
+	for e, u := range sw.fabric {
+		k := pkey{e.Device, e.Port, "tx_bytes"}
+		s := sw.samples[k]
+		if len(s) > 1 && u.Gbps > 0 {
+			sortSamples(s)
+			if g, ok := meanGbps(s, w.start, w.end); ok {
+				u.MeanUtil = ptr(g / u.Gbps)
+			}
+			b := binsFor(w, sw.interval, seriesPoints)
+			rateBins(s, b)
+			peak := 0.0
+			for i := range b.v {
+				b.v[i] /= u.Gbps
+				if b.set[i] {
+					peak = max(peak, b.v[i])
+				}
+			}
+			u.PeakUtil = &peak
+			byTier[u.Tier] = append(byTier[u.Tier], b.series(e.String()+" → "+u.Peer))
+			means[u.Tier] = append(means[u.Tier], deref(u.MeanUtil))
+		}
+		for pk, a := range sw.pause {
+			if pk.device != e.Device || pk.port != e.Port || a.to.v < a.from.v || a.to.ts < sw.pw.StartNs || a.from.ts > sw.pw.EndNs {
+				continue
+			}
+			if strings.HasSuffix(pk.field, "_tx") {
+				u.PauseTx += a.to.v - a.from.v
+			} else {
+				u.PauseRx += a.to.v - a.from.v
+			}
+		}
+		ps.Paths = append(ps.Paths, u)
+	}
+	sort.Slice(ps.Paths, func(i, j int) bool {
+		x, y := ps.Paths[i], ps.Paths[j]
+		if x.Tier != y.Tier {
+			return tierLess(x.Tier, y.Tier)
+		}
+		return cmp.Or(cmp.Compare(x.Device, y.Device), cmp.Compare(x.Port, y.Port)) < 0
+	})
+	for _, t := range sortedKeys(byTier) {
+		ss, ms := byTier[t], means[t]
+		idx := make([]int, len(ss))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			if ms[idx[a]] != ms[idx[b]] {
+				return ms[idx[a]] > ms[idx[b]]
+			}
+			return ss[idx[a]].Name < ss[idx[b]].Name
+		})
+		var top []Series
+		for _, i := range idx[:min(len(idx), seriesPathsPerTier)] {
+			top = append(top, ss[i])
+		}
+		ps.PathSeries = append(ps.PathSeries, TierSeries{Tier: t, Series: top})
+	}
+	sort.SliceStable(ps.PathSeries, func(i, j int) bool { return tierLess(ps.PathSeries[i].Tier, ps.PathSeries[j].Tier) })
+}
+
+// TierSeries are the utilisation series of one switch tier's fabric
+// ports.
+type TierSeries struct {
+	Tier   string
+	Series []Series
+}
