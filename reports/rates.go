@@ -48,7 +48,7 @@ func meanGbps(s []sample, from, to int64) (gbps float64, ok bool) {
 
 // rateBins is a byte counter's rate in Gb/s per time bin of b (whose
 // values it sets): each bin's bytes over the time known intervals cover
-// in it; a bin none covers stays unset.
+// in it; a bin they cover less than half of stays unset, as meanGbps.
 func rateBins(s []sample, b *bins) {
 	covered := make([]int64, len(b.v))
 	increases(s, func(t0, t1 int64, dv float64) {
@@ -64,9 +64,11 @@ func rateBins(s []sample, b *bins) {
 		}
 	})
 	for i, c := range covered {
-		if c > 0 {
+		if 2*c >= b.width {
 			b.v[i] = b.v[i] * 8 / float64(c)
 			b.set[i] = true
+		} else {
+			b.v[i] = 0
 		}
 	}
 }
