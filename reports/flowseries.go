@@ -86,7 +86,12 @@ func (fp *flowPick) add(pattern string, r FlowRow) {
 	if r.Size < longFlowBytes {
 		return
 	}
-	i := sort.Search(len(fp.long), func(i int) bool { return fp.long[i].Size < r.Size }) // larger first, ties in file order
+	// larger first, ties by flow id: the order of plots and tables must
+	// not follow the order flows completed in
+	i := sort.Search(len(fp.long), func(i int) bool {
+		l := fp.long[i]
+		return l.Size < r.Size || (l.Size == r.Size && l.FlowID > r.FlowID)
+	})
 	if i == maxLongFlows {
 		return
 	}

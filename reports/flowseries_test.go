@@ -218,3 +218,30 @@ func TestSeriesVictimsAndPaths(t *testing.T) {
 		}
 	}
 }
+
+// Groups carry the tail the papers report: p99.9 and max FCT over
+// repetitions.
+func TestGroupTailFCT(t *testing.T) {
+	t.Parallel()
+	m := Manifest{RunID: "r"}
+	var rows []FlowRow
+	for rep := 1; rep <= 2; rep++ {
+		name := "p/rep" + string(rune('0'+rep))
+		m.Points = append(m.Points, PointMeta{Name: name, Pattern: "incast", Status: StatusOK, Params: map[string]any{ParamScheme: "x", ParamRepetition: rep},
+			StartNs: t0, EndNs: t0 + 300*ms})
+		for i := int64(1); i <= 100; i++ {
+			rows = append(rows, okRow(name, int(i), "a", "b", 1000, t0, t0+i*int64(rep)*ms))
+		}
+	}
+	s, err := Analyse(&Run{Manifest: m, Flows: rowsSource(rows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Groups) != 1 || len(s.Groups[0].BySize) == 0 {
+		t.Fatalf("groups %+v", s.Groups)
+	}
+	b := s.Groups[0].BySize[0]
+	if b.FCTMax.N != 2 || b.FCTMax.Min != float64(100*ms) || b.FCTMax.Max != float64(200*ms) || b.FCTP999.Max != float64(200*ms) {
+		t.Errorf("group max FCT %+v, p99.9 %+v; want 100 ms and 200 ms over the two repetitions", b.FCTMax, b.FCTP999)
+	}
+}

@@ -96,10 +96,13 @@ type Group struct {
 // GroupBucket is the FCT (ns) and slowdown of one size bucket over a
 // group's repetitions.
 type GroupBucket struct {
-	Bucket       string `json:"bucket"`
-	Flows        int    `json:"flows"` // completed flows, all repetitions
-	FCTMean      Spread `json:"fct_mean_ns"`
-	FCTP99       Spread `json:"fct_p99_ns"`
+	Bucket  string `json:"bucket"`
+	Flows   int    `json:"flows"` // completed flows, all repetitions
+	FCTMean Spread `json:"fct_mean_ns"`
+	FCTP99  Spread `json:"fct_p99_ns"`
+	// FCTP999 and FCTMax are the tail: the papers' tail and max FCT.
+	FCTP999      Spread `json:"fct_p999_ns"`
+	FCTMax       Spread `json:"fct_max_ns"`
 	SlowdownMean Spread `json:"slowdown_mean"`
 	SlowdownP99  Spread `json:"slowdown_p99"`
 }
@@ -292,6 +295,8 @@ func (g *Group) aggregate(ps []PointSummary) {
 		}
 		gb.FCTMean = stat(func(b BucketSummary) (float64, bool) { return b.FCT.Mean, true })
 		gb.FCTP99 = stat(func(b BucketSummary) (float64, bool) { return float64(b.FCT.P99), true })
+		gb.FCTP999 = stat(func(b BucketSummary) (float64, bool) { return float64(b.FCT.P999), true })
+		gb.FCTMax = stat(func(b BucketSummary) (float64, bool) { return float64(b.FCT.Max), true })
 		gb.SlowdownMean = stat(func(b BucketSummary) (float64, bool) { return b.Slowdown.Mean, b.Slowdown.Count > 0 })
 		gb.SlowdownP99 = stat(func(b BucketSummary) (float64, bool) { return b.Slowdown.P99, b.Slowdown.Count > 0 })
 		if gb.Flows > 0 {

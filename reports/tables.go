@@ -200,13 +200,14 @@ func acrossTables(s *Summary) []table {
 	var out []table
 	if grouped {
 		g := table{Title: "Groups (mean over repetitions [min–max])", Note: slowdownNote, Header: []string{"Group", "Points ok", "Failed points", "Achieved load",
-			"FCT mean (µs)", "FCT p99 (µs)", "Slowdown mean", "Slowdown p99", "Goodput (Gb/s)", "PFC pause tx/s", "Out-of-order pkts"}}
+			"FCT mean (µs)", "FCT p99 (µs)", "FCT p99.9 (µs)", "FCT max (µs)", "Slowdown mean", "Slowdown p99", "Goodput (Gb/s)", "PFC pause tx/s", "Out-of-order pkts"}}
 		for _, x := range s.Groups {
-			row := []string{x.Key, itoa(x.OK), itoa(x.FailedPoints), spread(x.AchievedLoad, f3), na, na, na, na, spread(x.GoodputGbps, gbps),
+			row := []string{x.Key, itoa(x.OK), itoa(x.FailedPoints), spread(x.AchievedLoad, f3), na, na, na, na, na, na, spread(x.GoodputGbps, gbps),
 				spread(x.PFCPausePerS, rate), spread(x.OutOfOrder, f0)}
 			if len(x.BySize) > 0 && x.BySize[0].Bucket == "all" {
 				b := x.BySize[0]
-				row[4], row[5], row[6], row[7] = spread(b.FCTMean, usf), spread(b.FCTP99, usf), spread(b.SlowdownMean, f2), spread(b.SlowdownP99, f2)
+				copy(row[4:], []string{spread(b.FCTMean, usf), spread(b.FCTP99, usf), spread(b.FCTP999, usf), spread(b.FCTMax, usf),
+					spread(b.SlowdownMean, f2), spread(b.SlowdownP99, f2)})
 			}
 			g.Rows = append(g.Rows, row)
 		}
