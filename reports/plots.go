@@ -339,10 +339,26 @@ func cdfLabel(p PointSummary, cond string) string {
 // seriesPlot draws a point's time series (queue depth or pause rate)
 // against ms since the point's start; nil when there is nothing to draw.
 func seriesPlot(title, ylabel string, start int64, ss []Series) (*figure, error) {
+	return seriesPlotRoom(title, ylabel, start, ss, false)
+}
+
+// seriesPlotRoom is seriesPlot with, when room is set, the y axis from 0
+// and headroom above the highest value for the legend, which otherwise
+// hides lines that run at the top (links at line rate).
+func seriesPlotRoom(title, ylabel string, start int64, ss []Series, room bool) (*figure, error) {
 	if len(ss) == 0 {
 		return nil, nil
 	}
 	p := newPlot(title, "time since the point's start (ms)", ylabel)
+	if room {
+		top := 0.0
+		for _, s := range ss {
+			for _, v := range s.V {
+				top = math.Max(top, v)
+			}
+		}
+		p.Y.Min, p.Y.Max = 0, math.Max(top, 1e-9)*(1.1+0.08*float64(len(ss)))
+	}
 	for i, s := range ss {
 		var xy plotter.XYs
 		for j := range s.T {

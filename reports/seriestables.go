@@ -131,7 +131,7 @@ func tierRows(name string, us []PathUse) [][]string {
 func seriesFigures(p PointSummary, point string) ([]figure, error) {
 	var out []figure
 	add := func(title, y string, ss []Series) error {
-		f, err := seriesPlot(title, y, p.WindowStartNs, ss)
+		f, err := seriesPlotRoom(title, y, p.WindowStartNs, ss, true)
 		if f != nil {
 			out = append(out, *f)
 		}
