@@ -2,6 +2,8 @@ package reports
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,7 +173,18 @@ func TestSeriesVictimsAndPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Files may hold samples in any order: the same numbers from the
+	// samples reversed.
+	rev := slices.Clone(pts)
+	slices.Reverse(rev)
+	s2, err := Analyse(&Run{Manifest: m, Flows: rowsSource(rows), Telemetry: pointsSource(rev)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := s.Points[0]
+	if q := s2.Points[0]; !reflect.DeepEqual(p.LongFlows, q.LongFlows) || !reflect.DeepEqual(p.Paths, q.Paths) || !reflect.DeepEqual(p.PathSeries, q.PathSeries) {
+		t.Errorf("samples reversed: long flows %+v, paths %+v; in order %+v, %+v", q.LongFlows, q.Paths, p.LongFlows, p.Paths)
+	}
 	if len(p.LongFlows) != 1 || p.LongFlows[0].Victim == nil || !*p.LongFlows[0].Victim {
 		t.Fatalf("long flows %+v: want flow 0, a victim", p.LongFlows)
 	}
