@@ -258,3 +258,22 @@ func TestGroupTailFCT(t *testing.T) {
 		t.Errorf("group max FCT %+v, p99.9 %+v; want 100 ms and 200 ms over the two repetitions", b.FCTMax, b.FCTP999)
 	}
 }
+
+// The RNIC table shows the counters that grew in some point, n/a where a
+// point lacks one, and no row for a point without RNIC counters.
+func TestRNICTable(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Points: []PointSummary{
+		{Name: "a", RNIC: map[string]uint64{"out_of_sequence": 3, "np_cnp_sent": 0, "rx_write_requests": 0}},
+		{Name: "b", RNIC: map[string]uint64{"np_cnp_sent": 7}},
+		{Name: "c"},
+	}}
+	tb, ok := rnicTable(s)
+	if !ok || strings.Join(tb.Header, ",") != "Point,np_cnp_sent,out_of_sequence" || len(tb.Rows) != 2 ||
+		strings.Join(tb.Rows[0], ",") != "a,0,3" || strings.Join(tb.Rows[1], ",") != "b,7,n/a" {
+		t.Errorf("table %v %v (ok %v)", tb.Header, tb.Rows, ok)
+	}
+	if _, ok := rnicTable(&Summary{Points: []PointSummary{{Name: "a", RNIC: map[string]uint64{"x": 0}}}}); ok {
+		t.Error("a table of counters that never grew")
+	}
+}

@@ -82,6 +82,9 @@ func seriesTables(s *Summary) []table {
 			out = append(out, t)
 		}
 	}
+	if t, ok := rnicTable(s); ok {
+		out = append(out, t)
+	}
 	return out
 }
 
