@@ -20,9 +20,11 @@ const OldestFormat = 1
 // embeds it (first, so "format" leads the file) and thereby satisfies
 // Versioned.
 type Header struct {
-	// Format is the manifest's format: FormatVersion when written by this
-	// labctl; after ReadManifest, the format found (1 when it had none).
-	Format int `json:"format"`
+	// Format is the manifest's format: FormatVersion when written by
+	// WriteManifest; after ReadManifest, the format found (1 when it had
+	// none). Zero is left out, so a manifest marshalled without
+	// WriteManifest reads as format 1, which it is.
+	Format int `json:"format,omitempty"`
 }
 
 // ManifestHeader gives the archive the header of the manifest embedding it.
