@@ -147,3 +147,17 @@ func (d Dir) PartTemp(i int, tag string) Dir {
 
 // SafeName is a point's or variant's name as a single path element.
 func SafeName(name string) string { return strings.ReplaceAll(name, "/", "_") }
+
+// List is the run directories under out: those with a manifest, in name
+// order.
+func List(out string) ([]Dir, error) {
+	paths, err := filepath.Glob(filepath.Join(out, "*", "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("runs %s: %w", out, err)
+	}
+	dirs := make([]Dir, len(paths))
+	for i, p := range paths {
+		dirs[i] = Open(filepath.Dir(p))
+	}
+	return dirs, nil
+}

@@ -119,3 +119,30 @@ func TestWriteFileKeepsOld(t *testing.T) {
 		t.Errorf("temporary file left behind: %v", err)
 	}
 }
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	for _, id := range []string{"b", "a"} {
+		if err := WriteJSON(Open(filepath.Join(out, id)).Manifest(), map[string]string{"run_id": id}); err == nil {
+			t.Fatal("wrote into a directory that does not exist")
+		}
+		d, err := Create(filepath.Join(out, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(d.Manifest(), map[string]string{"run_id": id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Create(filepath.Join(out, "c")); err != nil { // started, no manifest yet
+		t.Fatal(err)
+	}
+	dirs, err := List(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 2 || dirs[0].ID() != "a" || dirs[1].ID() != "b" {
+		t.Errorf("List = %v, want a and b", dirs)
+	}
+}
