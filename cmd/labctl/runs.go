@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -80,7 +81,12 @@ func listRuns(out string) ([]runEntry, error) {
 	list := []runEntry{}
 	for _, d := range dirs {
 		var m reports.Manifest
-		if err := archive.ReadManifest(d, &m); err != nil {
+		var fe *archive.FormatError
+		if err := archive.ReadManifest(d, &m); errors.As(err, &fe) {
+			// a newer labctl's run: listed, saying why it is not read
+			list = append(list, runEntry{RunID: d.ID(), Outcome: "unknown", Dir: d.Path(), Note: err.Error()})
+			continue
+		} else if err != nil {
 			return nil, fmt.Errorf("runs: %w", err)
 		}
 		e := runEntry{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Stage: m.Stage, Started: m.Started, Dir: d.Path()}
