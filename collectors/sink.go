@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/labctl/labctl/archive"
 )
 
 // Sink receives points.
@@ -41,7 +43,7 @@ func (a *ArchiveSink) Write(_ context.Context, pts []Point) error {
 	for _, p := range pts {
 		w, ok := a.bufs[p.Measurement]
 		if !ok {
-			f, err := os.OpenFile(filepath.Join(a.dir, filepath.Base(p.Measurement)+".lp"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			f, err := os.OpenFile(filepath.Join(a.dir, archive.TelemetryFileName(p.Measurement)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 			if err != nil {
 				return fmt.Errorf("telemetry archive: %w", err)
 			}

@@ -8,14 +8,18 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 )
 
 // Manifest is runs/<run-id>/manifest.json. The runner fills it stage by
-// stage, so an interrupted run still says where it stopped.
+// stage, so an interrupted run still says where it stopped. The archive
+// package reads and writes it (archive.ReadManifest, WriteManifest) and
+// owns its format (Header).
 type Manifest struct {
+	archive.Header
 	RunID        string         `json:"run_id"`
 	Scenario     string         `json:"scenario"`
 	ScenarioFile string         `json:"scenario_file,omitempty"`

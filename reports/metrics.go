@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/labctl/labctl/archive"
 )
 
 // Metric is one metric of one group of comparable points (the same
@@ -107,7 +108,7 @@ func Metrics(s *Summary) []Metric {
 
 // ReadSummary reads summary.json from a run archive (or a copy of one).
 func ReadSummary(dir string) (*Summary, error) {
-	p := filepath.Join(dir, "summary.json")
+	p := archive.Open(dir).Summary()
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w (a run that did not reach its report has no summary)", err)

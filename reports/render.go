@@ -1,15 +1,14 @@
 package reports
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/labctl/labctl/archive"
 )
 
 // Formats are the report formats Write knows.
@@ -275,38 +274,16 @@ func WriteRunReportsAs(dir string, final func(*Manifest)) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
+	ad := archive.Open(dir)
+	if err := archive.WriteFile(ad.Summary(), func(w io.Writer) error { return WriteJSON(w, s) }); err != nil {
 		return nil, err
 	}
-	if err := WriteFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return WriteHTML(w, s) }); err != nil {
+	if err := archive.WriteFile(ad.ReportHTML(), func(w io.Writer) error { return WriteHTML(w, s) }); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// WriteFile writes path through a temporary file and renames it, so a
-// crash never leaves a truncated file (a summary, a manifest) that looks
-// complete. write gets a buffered writer.
-func WriteFile(path string, write func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
-}
+// WriteFile writes path whole or not at all (archive.WriteFile), for
+// callers that write a report anywhere.
+func WriteFile(path string, write func(io.Writer) error) error { return archive.WriteFile(path, write) }

@@ -1,15 +1,13 @@
 package reports
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 )
 
@@ -56,15 +54,11 @@ func LoadRun(dir string, readLP PointReader) (*Run, error) {
 		readLP = readLPFile
 	}
 	run := &Run{Dir: dir}
-	mpath := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(mpath)
-	if err != nil {
-		return nil, fmt.Errorf("run archive: %w", err)
+	ad := archive.Open(dir)
+	if err := archive.ReadManifest(ad, &run.Manifest); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(b, &run.Manifest); err != nil {
-		return nil, fmt.Errorf("run archive %s: %w", mpath, err)
-	}
-	fpath := filepath.Join(dir, "flows.csv")
+	fpath := ad.Flows()
 	switch _, err := os.Stat(fpath); {
 	case errors.Is(err, fs.ErrNotExist): // interrupted before traffic: no flows
 	case err != nil:
@@ -87,11 +81,10 @@ func LoadRun(dir string, readLP PointReader) (*Run, error) {
 			return nil
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "telemetry", "*.lp"))
+	files, err := ad.TelemetryFiles()
 	if err != nil {
-		return nil, fmt.Errorf("run archive %s: %w", dir, err)
+		return nil, err
 	}
-	sort.Strings(files)
 	run.Telemetry = func(fn func(collectors.Point) error) error {
 		for _, path := range files {
 			err := readLP(path, fn)

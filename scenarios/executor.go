@@ -5,23 +5,22 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/lease"
 	"github.com/labctl/labctl/reports"
 )
 
 // PointExecutor runs points of a planned run somewhere other than this
 // process (a Slurm cluster): point i (an index into plan.json's points)
-// runs with Runner.RunPoint into PartDir(dir, i), which appears whole or
-// not at all. Execute returns when none of the points is running any
+// runs with Runner.RunPoint into the run's part i (archive.Dir.Part),
+// which appears whole or not at all. Execute returns when none of the points is running any
 // more; points left without a result are recorded as failed. When ctx
 // ends it stops them (the run is then interrupted and can be resumed).
 type PointExecutor interface {
@@ -73,46 +72,43 @@ func (st *runState) pick(pts []Point, vi int) []Point {
 	return out
 }
 
-// PartDir is where point i of the run in dir keeps its result.
-func PartDir(dir string, i int) string { return filepath.Join(dir, "points", strconv.Itoa(i)) }
-
 // Placement says where a point ran; the manifest records it.
 type Placement struct{ Executor, JobID, Node string }
 
-// RunPoint runs point i of s (as the run in dir planned it) into
-// PartDir(dir, i): into a directory of its own first, renamed into place
-// when the point is recorded, so a point killed half-way leaves no result
+// RunPoint runs point i of s (as the run in dir planned it) into the
+// run's part i (archive.Dir.Part): into a directory of its own first,
+// renamed into place when the point is recorded, so a point killed half-way leaves no result
 // and one that ran twice keeps the first. A point that failed is a result
 // (as in a local run); an interrupted one is not.
 func (r *Runner) RunPoint(ctx context.Context, s *Scenario, dir string, i int, at Placement) error {
-	dir = filepath.Clean(dir)
-	final := PartDir(dir, i)
-	if _, err := os.Stat(filepath.Join(final, "manifest.json")); err == nil {
+	ad := archive.Open(dir)
+	final := ad.Part(i)
+	if final.HasManifest() {
 		return nil // done already (a retried task whose first try finished)
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	tmp := filepath.Join(dir, "points", fmt.Sprintf(".%d.%s", i, hex.EncodeToString(b)))
-	defer os.RemoveAll(tmp)
+	tmp := ad.PartTemp(i, hex.EncodeToString(b))
+	defer os.RemoveAll(tmp.Path())
 	rr := *r
-	rr.Part = &Part{RunID: filepath.Base(dir), Dir: tmp, Only: []int{i}}
+	rr.Part = &Part{RunID: ad.ID(), Dir: tmp.Path(), Only: []int{i}}
 	_, err := rr.Run(ctx, s)
 	if ctx.Err() != nil {
 		return fmt.Errorf("point %d: interrupted: %w", i, ctx.Err())
 	}
 	var m reports.Manifest
-	if rerr := readJSON(filepath.Join(tmp, "manifest.json"), &m); rerr != nil {
+	if rerr := archive.ReadManifest(tmp, &m); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	if len(m.Points) != 1 {
 		return fmt.Errorf("point %d: the run recorded %d points: %w", i, len(m.Points), err)
 	}
 	m.Points[0].Executor, m.Points[0].JobID, m.Points[0].Node = at.Executor, at.JobID, at.Node
-	if err := writeJSON(filepath.Join(tmp, "manifest.json"), &m); err != nil {
+	if err := archive.WriteManifest(tmp, &m); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, final); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, serr := os.Stat(filepath.Join(final, "manifest.json")); serr == nil {
+	if err := os.Rename(tmp.Path(), final.Path()); err != nil && !errors.Is(err, os.ErrExist) {
+		if final.HasManifest() {
 			return nil // another try of the point got there first
 		}
 		return fmt.Errorf("point %d: %w", i, err)
@@ -177,14 +173,15 @@ func (r *Runner) RunOn(ctx context.Context, s *Scenario, exec PointExecutor, job
 	}
 	runID := newRunID(s.Name)
 	dir := filepath.Join(r.OutDir, runID)
-	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
+	ad := archive.Open(dir)
+	if err := os.MkdirAll(ad.Points(), 0o755); err != nil {
 		return nil, fmt.Errorf("run archive: %w", err)
 	}
-	if err := writeJSON(filepath.Join(dir, "plan.json"), plan); err != nil {
+	if err := archive.WriteJSON(ad.Plan(), plan); err != nil {
 		return nil, err
 	}
 	if job != nil {
-		if err := writeJSON(filepath.Join(dir, "executor.json"), job); err != nil {
+		if err := archive.WriteJSON(ad.ExecutorJob(), job); err != nil {
 			return nil, err
 		}
 	}
@@ -201,8 +198,9 @@ func (r *Runner) Resume(ctx context.Context, s *Scenario, exec PointExecutor, di
 	if err != nil {
 		return nil, err
 	}
+	ad := archive.Open(dir)
 	var old Plan
-	if err := readJSON(filepath.Join(dir, "plan.json"), &old); err != nil {
+	if err := archive.ReadJSON(ad.Plan(), &old); err != nil {
 		return nil, err
 	}
 	if len(old.Points) != len(plan.Points) {
@@ -214,8 +212,11 @@ func (r *Runner) Resume(ctx context.Context, s *Scenario, exec PointExecutor, di
 		}
 	}
 	var m reports.Manifest
-	if err := readJSON(filepath.Join(dir, "manifest.json"), &m); err != nil {
-		m = reports.Manifest{RunID: filepath.Base(filepath.Clean(dir)), Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
+	var fe *archive.FormatError
+	if err := archive.ReadManifest(ad, &m); errors.As(err, &fe) {
+		return nil, err // a newer labctl's run: rewriting its manifest would lose what this one does not know
+	} else if err != nil {
+		m = reports.Manifest{RunID: ad.ID(), Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
 			Started: time.Now().UTC()}
 	}
 	m.Outcome, m.Stage, m.Error, m.Executor = "running", "traffic", "", exec.Name()
@@ -231,7 +232,7 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 	st.save()
 	var remote, local []int
 	for i := range plan.Points {
-		if _, err := os.Stat(filepath.Join(PartDir(dir, i), "manifest.json")); err == nil {
+		if archive.Open(dir).Part(i).HasManifest() {
 			continue
 		}
 		if emulated[i] {
@@ -261,15 +262,4 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 		return st.out, fmt.Errorf("run %s: gather: %w", m.RunID, err)
 	}
 	return st.finish(ctx)
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }

@@ -7,28 +7,34 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/reports"
 )
 
-// gather folds the points' results (PartDir) into the run's archive, in
-// plan order, as a local run would have written it: the manifest's
+// gather folds the points' results (archive.Dir.Part) into the run's
+// archive, in plan order, as a local run would have written it: the manifest's
 // points, labs and telemetry meta, flows.csv, telemetry/*.lp, and the
 // points' raw/ and provision/ entries. A point without a result is
 // recorded as failed. It can be done again (after a resume): the files
 // are rebuilt, and entries already moved stay.
 func (st *runState) gather() error {
-	dir := st.dir
-	flows, err := os.Create(filepath.Join(dir, "flows.csv.tmp"))
-	if err != nil {
-		return fmt.Errorf("run archive: %w", err)
+	ad := archive.Open(st.dir)
+	// flows.csv is rebuilt beside the old one and renamed into place
+	// once whole (archive.WriteFile).
+	if err := archive.WriteFile(ad.Flows(), func(fw io.Writer) error { return st.gatherPoints(ad, fw) }); err != nil {
+		return err
 	}
-	defer flows.Close()
-	fw := bufio.NewWriterSize(flows, 256<<10)
+	st.done = len(st.m.Points)
+	st.save()
+	return nil
+}
+
+// gatherPoints writes flows.csv to fw and gathers the rest as it goes.
+func (st *runState) gatherPoints(ad archive.Dir, fw io.Writer) error {
 	if err := reports.WriteFlowsHeader(fw); err != nil {
 		return err
 	}
@@ -38,22 +44,25 @@ func (st *runState) gather() error {
 			f.Close()
 		}
 	}()
-	if err := os.MkdirAll(filepath.Join(dir, "telemetry"), 0o755); err != nil {
+	if err := os.MkdirAll(ad.Telemetry(), 0o755); err != nil {
 		return err
 	}
 	st.m.Points, st.m.Telemetry, st.failures = nil, nil, nil
 	for i := range st.plan.Points {
 		pt := &st.plan.Points[i]
-		part := PartDir(dir, i)
+		part := ad.Part(i)
 		var pm reports.Manifest
-		if err := readJSON(filepath.Join(part, "manifest.json"), &pm); err != nil {
+		if err := archive.ReadManifest(part, &pm); err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("point %d: %w", i, err)
 			}
 			m := pointMeta(pt)
 			m.Status, m.Error = pointFailed, "no result: the point did not run to the end"
-			if log := newest(filepath.Join(dir, "slurm", fmt.Sprintf("*_%d.out", i))); log != "" {
-				m.Error += " (its task's output: " + filepath.Join("slurm", filepath.Base(log)) + ")"
+			if log := newest(ad.SlurmTaskOutputs(i)); log != "" {
+				if rel, err := filepath.Rel(ad.Path(), log); err == nil {
+					log = rel
+				}
+				m.Error += " (its task's output: " + log + ")"
 			}
 			st.add(*m, "traffic:"+pt.Name)
 			continue
@@ -65,27 +74,19 @@ func (st *runState) gather() error {
 		if pm.Telemetry != nil {
 			st.m.Telemetry = mergeTelemetry(st.m.Telemetry, pm.Telemetry)
 		}
-		if err := appendSkippingHeader(fw, filepath.Join(part, "flows.csv")); err != nil {
+		if err := appendSkippingHeader(fw, part.Flows()); err != nil {
 			return fmt.Errorf("point %d: %w", i, err)
 		}
-		if err := appendTelemetry(tel, part, dir, pt.Name); err != nil {
+		if err := appendTelemetry(tel, part, ad, pt.Name); err != nil {
 			return fmt.Errorf("point %d: %w", i, err)
 		}
-		for _, sub := range []string{"raw", "provision"} {
-			if err := moveEntries(filepath.Join(part, sub), filepath.Join(dir, sub)); err != nil {
+		for _, sub := range []func(archive.Dir) string{archive.Dir.Raw, archive.Dir.ProvisionRoot} {
+			if err := moveEntries(sub(part), sub(ad)); err != nil {
 				return fmt.Errorf("point %d: %w", i, err)
 			}
 		}
 	}
-	if err := fw.Flush(); err != nil {
-		return err
-	}
-	if err := flows.Close(); err != nil {
-		return err
-	}
-	st.done = len(st.m.Points)
-	st.save()
-	return os.Rename(filepath.Join(dir, "flows.csv.tmp"), filepath.Join(dir, "flows.csv"))
+	return nil
 }
 
 // newest is the most recently written file matching pattern (the last
@@ -155,17 +156,16 @@ func appendSkippingHeader(w io.Writer, path string) error {
 // tagged with the point (reports.TagPoint): points of an executor run at
 // once on labs of their own, whose devices have the same names, so their
 // samples are told apart by the tag, not by time.
-func appendTelemetry(open map[string]*os.File, part, dir, point string) error {
-	files, err := filepath.Glob(filepath.Join(part, "telemetry", "*.lp"))
+func appendTelemetry(open map[string]*os.File, part, run archive.Dir, point string) error {
+	files, err := part.TelemetryFiles()
 	if err != nil {
 		return err
 	}
-	sort.Strings(files)
 	for _, src := range files {
 		name := filepath.Base(src)
 		dst, ok := open[name]
 		if !ok {
-			if dst, err = os.Create(filepath.Join(dir, "telemetry", name)); err != nil {
+			if dst, err = os.Create(filepath.Join(run.Telemetry(), name)); err != nil {
 				return err
 			}
 			open[name] = dst

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/reports"
 )
@@ -25,10 +26,10 @@ func TestGatherFoldsPointsInPlanOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range []int{2, 0} { // 1 has no result
-		part := PartDir(dir, i)
+		part := archive.Open(dir).Part(i).Path()
 		m := &reports.Manifest{RunID: "r", Points: []reports.PointMeta{{Name: names[i], Status: pointOK, Executor: "slurm", JobID: "7_" + string(rune('0'+i))}}}
 		os.MkdirAll(filepath.Join(part, "telemetry"), 0o755)
-		if err := writeJSON(filepath.Join(part, "manifest.json"), m); err != nil {
+		if err := archive.WriteManifest(archive.Open(part), m); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(part, "flows.csv"), []byte(head.String()+"row of "+names[i]+"\n"), 0o644)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/reports"
 )
@@ -55,7 +56,7 @@ func (st *runState) noteInflux() {
 	if st.m.Telemetry == nil {
 		st.m.Telemetry = &reports.TelemetryMeta{}
 	}
-	spool, _ := filepath.Rel(st.dir, SpoolDir(st.dir))
+	spool, _ := filepath.Rel(st.dir, archive.Open(st.dir).Spool())
 	st.m.Telemetry.Influx = &reports.InfluxMeta{URL: cfg.URL, Org: cfg.Org, Bucket: cfg.Bucket, Spool: spool}
 	st.save()
 }

@@ -2,9 +2,9 @@ package scenarios
 
 import (
 	"fmt"
-	"path"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 	"github.com/labctl/labctl/reports"
@@ -95,7 +95,7 @@ func planVariant(v Variant, index int, lab *inventory.Lab) ([]Point, error) {
 		if err := p.plan(pc, t, pt); err != nil {
 			return nil, fmt.Errorf("point %s: %w", pt.Name, err)
 		}
-		pt.FlowCount, pt.Schedule = len(pt.Flows), path.Join("raw", safeName(pt.Name), "schedule.json")
+		pt.FlowCount, pt.Schedule = len(pt.Flows), archive.ScheduleRel(pt.Name)
 	}
 	return out, nil
 }

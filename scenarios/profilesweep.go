@@ -27,7 +27,8 @@ type profileKind struct {
 	schema reflect.Type               // what the file decodes into
 	parse  func([]byte, string) error // the profile loader's rules, from bytes
 	ref    func(*Provision) *string
-	// archive is the derived profile's name in provision/<variant>/.
+	// archive is the derived profile's kind in provision/<variant>/
+	// (archive.Provisioning.DerivedProfile).
 	archive string
 }
 
@@ -37,11 +38,11 @@ func profileKinds() []profileKind {
 		{field: "provision.switch_profile", schema: reflect.TypeOf(provision.QoSProfile{}),
 			parse:   func(b []byte, f string) error { _, err := provision.ParseQoSProfile(b, f); return err },
 			ref:     func(p *Provision) *string { return &p.SwitchProfile },
-			archive: "switch-profile.yaml"},
+			archive: "switch"},
 		{field: "provision.rnic_profile", schema: reflect.TypeOf(connectx.Profile{}),
 			parse:   func(b []byte, f string) error { _, err := connectx.ParseProfile(b, f); return err },
 			ref:     func(p *Provision) *string { return &p.RNICProfile },
-			archive: "rnic-profile.yaml"},
+			archive: "rnic"},
 	}
 }
 

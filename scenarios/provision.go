@@ -5,21 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/provision"
 )
 
 // provisionLab makes the session's lab match the image and profiles before
 // traffic, with provision.Apply (the rules 'labctl provision apply'
-// follows), and records in pdir (the archive's provision/) the whole
+// follows), and records in rec (the archive's provision/) the whole
 // report (report.json) and its parts: per image, switch QoS and RNIC
 // profile, the plan, what each device did, and the read-back. Any failure
 // or remaining drift is an error: the points it was for send nothing.
 // Once the RNICs have a RoCE ToS from the profile, the session's flows
 // carry it as their traffic class (session.tclass).
-func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, pdir string) error {
-	if err := os.MkdirAll(pdir, 0o755); err != nil {
+func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, rec archive.Provisioning) error {
+	if err := os.MkdirAll(rec.Path(), 0o755); err != nil {
 		return err
 	}
 	in, err := provision.LoadIntent(p.Image, p.SwitchProfile, p.RNICProfile)
@@ -29,7 +29,7 @@ func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, p
 	defer in.Close()
 	in.Atomic = p.Atomic
 	rep, err := provision.Apply(ctx, sess.ssh, sess.lab, in, nil)
-	if werr := writeReport(pdir, in, rep); werr != nil {
+	if werr := writeReport(rec, in, rep); werr != nil {
 		err = errors.Join(err, fmt.Errorf("provision record: %w", werr))
 	}
 	if err == nil && in.RNIC != nil && in.RNIC.RoCETOS != nil {
@@ -40,24 +40,24 @@ func (r *Runner) provisionLab(ctx context.Context, sess *session, p Provision, p
 
 // writeReport records an apply: report.json, and per managed part
 // <part>-plan.json, <part>-apply.json and <part>-readback.json.
-func writeReport(pdir string, in provision.Intent, rep *provision.Report) error {
-	files := map[string]any{"report.json": rep}
+func writeReport(rec archive.Provisioning, in provision.Intent, rep *provision.Report) error {
+	files := map[string]any{rec.Report(): rep}
 	drift := rep.Drift
 	if drift == nil {
 		drift = &provision.LabPlan{}
 	}
 	if in.Image != nil {
-		files["image-plan.json"], files["image-apply.json"], files["image-readback.json"] = rep.Plan.Images, rep.Images, rep.ImageReadBack
+		files[rec.Step("image", "plan")], files[rec.Step("image", "apply")], files[rec.Step("image", "readback")] = rep.Plan.Images, rep.Images, rep.ImageReadBack
 	}
 	if in.Switch != nil {
-		files["switch-plan.json"], files["switch-apply.json"], files["switch-readback.json"] = rep.Plan.Switches, rep.Switches, drift.Switches
+		files[rec.Step("switch", "plan")], files[rec.Step("switch", "apply")], files[rec.Step("switch", "readback")] = rep.Plan.Switches, rep.Switches, drift.Switches
 	}
 	if in.RNIC != nil {
-		files["rnic-plan.json"], files["rnic-apply.json"], files["rnic-readback.json"] = rep.Plan.RNICs, rep.RNICs, drift.RNICs
+		files[rec.Step("rnic", "plan")], files[rec.Step("rnic", "apply")], files[rec.Step("rnic", "readback")] = rep.Plan.RNICs, rep.RNICs, drift.RNICs
 	}
 	var errs []error
-	for name, v := range files {
-		errs = append(errs, writeJSON(filepath.Join(pdir, name), v))
+	for path, v := range files {
+		errs = append(errs, archive.WriteJSON(path, v))
 	}
 	return errors.Join(errs...)
 }

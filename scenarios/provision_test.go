@@ -6,16 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/provision"
 )
 
 // A provision record that cannot be written is an error, not a silently
 // missing archive file.
 func TestProvisionRecordWriteErrorsAreReported(t *testing.T) {
-	pdir := t.TempDir()
+	rec := archive.Open(t.TempDir()).Provision("")
+	pdir := rec.Path()
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	in := provision.Intent{Switch: &provision.QoSProfile{}}
 	rep := &provision.Report{Plan: &provision.LabPlan{}, Drift: &provision.LabPlan{}}
-	if err := writeReport(pdir, in, rep); err != nil {
+	if err := writeReport(rec, in, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"report.json", "switch-plan.json", "switch-apply.json", "switch-readback.json"} {
@@ -30,7 +35,7 @@ func TestProvisionRecordWriteErrorsAreReported(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(pdir, "switch-apply.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeReport(pdir, in, rep); err == nil || !strings.Contains(err.Error(), "switch-apply.json") {
+	if err := writeReport(rec, in, rep); err == nil || !strings.Contains(err.Error(), "switch-apply.json") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
@@ -146,10 +146,8 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if r.Part != nil {
 		runID, dir = r.Part.RunID, r.Part.Dir
 	}
-	for _, d := range []string{"raw", "telemetry"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, fmt.Errorf("run archive: %w", err)
-		}
+	if _, err := archive.Create(dir); err != nil {
+		return nil, err
 	}
 	st := &runState{r: r, s: s, runID: runID, dir: dir, out: &Outcome{RunID: runID, Dir: dir},
 		plan: &Plan{Scenario: s.Name}, started: time.Now(),
@@ -228,7 +226,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 			pt.Flows = nil // the run keeps only the points to come with theirs
 			st.plan.Points = append(st.plan.Points, pt)
 		}
-		err = writeJSON(filepath.Join(st.dir, "plan.json"), st.plan)
+		err = archive.WriteJSON(archive.Open(st.dir).Plan(), st.plan)
 	}
 	if err != nil {
 		st.failVariant(v, vi, sess.lab.Name, stage("plan"), err)
@@ -271,20 +269,19 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 	}
 	sess.provKey = "" // unknown until it succeeds
 	st.m.Stage = "provision"
-	pdir := filepath.Join(st.dir, "provision")
+	rec := archive.Open(st.dir).Provision(v.Label)
 	if v.Label != "" {
 		st.m.Stage += ":" + v.Label
-		pdir = filepath.Join(pdir, safeName(v.Label))
 	}
 	st.save()
 	// A derived profile is applied from its copy in the archive, which
 	// thus says exactly what the lab was given.
 	for _, d := range v.Profiles {
 		kind, _ := profileKindOf(d.Field)
-		f := filepath.Join(pdir, kind.archive)
-		err := os.MkdirAll(pdir, 0o755)
+		f := rec.DerivedProfile(kind.archive)
+		err := os.MkdirAll(rec.Path(), 0o755)
 		if err == nil {
-			err = writeFile(f, d.YAML)
+			err = archive.WriteBytes(f, d.YAML)
 		}
 		if err != nil {
 			return fmt.Errorf("derived profile of %s: %w", d.Base, err)
@@ -292,7 +289,7 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 		*kind.ref(&p) = f
 	}
 	st.r.Progress.Stage("provision", "switch image and profiles")
-	if err := st.r.provisionLab(ctx, sess, p, pdir); err != nil {
+	if err := st.r.provisionLab(ctx, sess, p, rec); err != nil {
 		return err // no traffic on a lab that is not as intended
 	}
 	sess.provKey = string(b)
@@ -324,8 +321,8 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	if st.flowsCSV == nil {
 		// the header is written then renamed into place, the rows appended
 		// whole (reports.WriteFlowsCSV): a crash leaves a file with a header
-		path := filepath.Join(st.dir, "flows.csv")
-		err := reports.WriteFile(path, reports.WriteFlowsHeader)
+		path := archive.Open(st.dir).Flows()
+		err := archive.WriteFile(path, reports.WriteFlowsHeader)
 		var f *os.File
 		if err == nil {
 			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -443,7 +440,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return stop("analyse", err)
 	}
-	out.Summary, out.Report = sum, filepath.Join(st.dir, "report.html")
+	out.Summary, out.Report = sum, archive.Open(st.dir).ReportHTML()
 	m.Stage, m.Outcome, out.Outcome = "done", outcome, outcome
 	m.Stages = append(m.Stages, reports.StageTime{Stage: m.Stage, At: time.Now().UTC()}) // where the report's time ends
 	if len(st.failures) > 0 {
@@ -463,7 +460,7 @@ func (st *runState) reach(stage string) {
 }
 
 func (st *runState) save() {
-	if err := writeJSON(filepath.Join(st.dir, "manifest.json"), st.m); err != nil {
+	if err := archive.WriteManifest(archive.Open(st.dir), st.m); err != nil {
 		st.r.Logger.Error("write manifest", "err", err)
 	}
 }
@@ -508,31 +505,12 @@ func (r *Runner) labInventory(spec string) (*inventory.Lab, error) {
 	return nil, nil
 }
 
-func safeName(s string) string { return strings.ReplaceAll(s, "/", "_") }
+func safeName(s string) string { return archive.SafeName(s) }
 
 func newRunID(scenario string) string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
 	return fmt.Sprintf("%s-%s-%s", scenario, time.Now().UTC().Format("20060102-150405"), hex.EncodeToString(b))
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(path, append(b, '\n'))
-}
-
-// writeFile writes b to path through a temporary file.
-func writeFile(path string, b []byte) error {
-	return reports.WriteFile(path, func(w io.Writer) error { _, err := w.Write(b); return err })
-}
-
-// writeCompactJSON writes v to path without indentation, streaming: for
-// documents of thousands of flows.
-func writeCompactJSON(path string, v any) error {
-	return reports.WriteFile(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
 }
 
 // labSnapshot is the lab as recorded in the manifest. Labs hold credential
@@ -555,28 +533,23 @@ type collectorSet struct {
 	dir       string
 }
 
-// SpoolDir is where a run's points InfluxDB has not acknowledged wait for
-// a replay (collectors.Spool): outside telemetry/, so the report, which
-// reads the archive's telemetry, never counts them twice.
-func SpoolDir(runDir string) string { return filepath.Join(runDir, "spool", "influx") }
-
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
 	sec, err := collectors.LabSecurity(lab)
 	if err != nil {
 		return nil, err
 	}
-	archive, err := collectors.NewArchiveSink(filepath.Join(dir, "telemetry"))
+	asink, err := collectors.NewArchiveSink(archive.Open(dir).Telemetry())
 	if err != nil {
 		return nil, err
 	}
-	var sink collectors.Sink = archive
+	var sink collectors.Sink = asink
 	var infl *collectors.InfluxSink
 	var influxCfg *collectors.InfluxConfig
 	if r.Influx != nil {
 		cfg := *r.Influx
 		if cfg.SpoolDir == "" { // never under telemetry/, which the report reads
-			cfg.SpoolDir = SpoolDir(dir)
+			cfg.SpoolDir = archive.Open(dir).Spool()
 		}
 		cfg.Logger = cmp.Or(cfg.Logger, r.Logger)
 		inf, err := collectors.NewInfluxSink(cfg)
@@ -584,7 +557,7 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 			return nil, fmt.Errorf("influxdb %s: %w", cfg.URL, err)
 		}
 		infl, influxCfg = inf, &cfg
-		sink = collectors.Multi(archive, quietClose{inf})
+		sink = collectors.Multi(asink, quietClose{inf})
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	gaps := collectors.NewGapRecorder(sink)

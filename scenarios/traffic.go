@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/perftest"
 	"github.com/labctl/labctl/perftest/agent"
@@ -30,8 +30,8 @@ import (
 func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session, sum string, pt *Point, flowsCSV io.Writer) (*reports.PointMeta, []string, error) {
 	meta := pointMeta(pt)
 	safe := safeName(pt.Name)
-	rawDir := filepath.Join(dir, "raw", safe)
-	if err := os.MkdirAll(rawDir, 0o755); err != nil {
+	ad := archive.Open(dir)
+	if err := os.MkdirAll(ad.RawPoint(pt.Name), 0o755); err != nil {
 		return meta, nil, err
 	}
 	remoteRun := agent.RunDir(runID)
@@ -64,7 +64,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		lead += sess.sendTook
 	}
 	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(lead).UTC(), Flows: pt.Flows}
-	if err := writeCompactJSON(filepath.Join(rawDir, "schedule.json"), sched); err != nil {
+	if err := archive.WriteCompactJSON(ad.Schedule(pt.Name), sched); err != nil {
 		return meta, nil, err
 	}
 	total := len(pt.Flows)
@@ -92,11 +92,11 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 			r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets)))
 		})
 		// Keep the agent's own output whatever happened: it is the evidence.
-		_ = writeFile(filepath.Join(rawDir, t.Name+".agent.log"), append(res.Stdout, res.Stderr...))
+		_ = archive.WriteBytes(ad.AgentLog(pt.Name, t.Name), append(res.Stdout, res.Stderr...))
 		if err := res.Err(); err != nil {
 			return err
 		}
-		local := filepath.Join(rawDir, t.Name+".result.json.gz")
+		local := ad.AgentResult(pt.Name, t.Name)
 		if err := sess.ssh.Download(ctx, t, remoteOut, local); err != nil {
 			return fmt.Errorf("host %s: fetch agent result: %w", t.Name, err)
 		}

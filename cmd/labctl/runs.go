@@ -2,16 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/lease"
 	"github.com/labctl/labctl/reports"
 )
@@ -74,21 +74,22 @@ type runEntry struct {
 
 // listRuns reads the manifests of the archives under out.
 func listRuns(out string) ([]runEntry, error) {
-	paths, err := filepath.Glob(filepath.Join(out, "*", "manifest.json"))
+	dirs, err := archive.List(out)
 	if err != nil {
-		return nil, fmt.Errorf("runs %s: %w", out, err)
+		return nil, err
 	}
 	list := []runEntry{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
+	for _, d := range dirs {
+		var m reports.Manifest
+		var fe *archive.FormatError
+		if err := archive.ReadManifest(d, &m); errors.As(err, &fe) {
+			// a newer labctl's run: listed, saying why it is not read
+			list = append(list, runEntry{RunID: d.ID(), Outcome: "unknown", Dir: d.Path(), Note: err.Error()})
+			continue
+		} else if err != nil {
 			return nil, fmt.Errorf("runs: %w", err)
 		}
-		var m reports.Manifest
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("runs %s: %w", p, err)
-		}
-		e := runEntry{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Stage: m.Stage, Started: m.Started, Dir: filepath.Dir(p)}
+		e := runEntry{RunID: m.RunID, Scenario: m.Scenario, Outcome: m.Outcome, Stage: m.Stage, Started: m.Started, Dir: d.Path()}
 		if why := crashed(&m); why != "" {
 			e.Outcome, e.Note = outcomeCrashed, why
 		}

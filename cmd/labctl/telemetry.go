@@ -2,16 +2,14 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
@@ -75,7 +73,7 @@ func replayRun(c *cli.Context, dir string) error {
 		run = *m.Telemetry.Influx
 	}
 	cfg := collectors.InfluxConfig{URL: cmp.Or(c.String("influx-url"), run.URL), Bucket: cmp.Or(c.String("influx-bucket"), run.Bucket),
-		Org: cmp.Or(c.String("influx-org"), run.Org), Timeout: c.Duration("timeout"), SpoolDir: scenarios.SpoolDir(dir)}
+		Org: cmp.Or(c.String("influx-org"), run.Org), Timeout: c.Duration("timeout"), SpoolDir: archive.Open(dir).Spool()}
 	if cfg.URL == "" || cfg.Bucket == "" {
 		return exitError{2, fmt.Errorf("run %s names no InfluxDB: give --influx-url and --influx-bucket", m.RunID)}
 	}
@@ -109,7 +107,6 @@ func recordReplay(dir string, st collectors.InfluxStats, rerr error) error {
 	if err != nil {
 		return err
 	}
-	mpath := filepath.Join(dir, "manifest.json")
 	if m.Telemetry == nil || m.Telemetry.Influx == nil || m.Outcome == "running" {
 		return nil // nothing to update, or the run still writes it
 	}
@@ -131,14 +128,10 @@ func recordReplay(dir string, st collectors.InfluxStats, rerr error) error {
 	if m.Outcome == scenarios.OutcomeDegraded && !m.Telemetry.Incomplete() {
 		m.Outcome = scenarios.OutcomeOK
 	}
-	if err := reports.WriteFile(mpath, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	}); err != nil {
+	if err := archive.WriteManifest(archive.Open(dir), m); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+	if ok, _ := archive.Open(dir).HasSummary(); ok {
 		if _, err := reports.WriteRunReports(dir); err != nil {
 			return fmt.Errorf("run %s: reports: %w", dir, err)
 		}
@@ -147,14 +140,9 @@ func recordReplay(dir string, st collectors.InfluxStats, rerr error) error {
 }
 
 func readRunManifest(dir string) (*reports.Manifest, error) {
-	mpath := filepath.Join(dir, "manifest.json")
-	b, err := os.ReadFile(mpath)
-	if err != nil {
-		return nil, fmt.Errorf("run archive: %w", err)
-	}
 	var m reports.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("run archive %s: %w", mpath, err)
+	if err := archive.ReadManifest(archive.Open(dir), &m); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/internal/testinflux"
 	"github.com/labctl/labctl/reports"
@@ -34,7 +35,7 @@ func TestTelemetryReplayWritesTheSpoolOnce(t *testing.T) {
 	t.Parallel()
 	srv := testinflux.Start(t)
 	dir := t.TempDir()
-	sp, err := collectors.OpenSpool(scenarios.SpoolDir(dir))
+	sp, err := collectors.OpenSpool(archive.Open(dir).Spool())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/scenarios"
 )
@@ -56,7 +56,7 @@ Exit status 0 when the point has a result (ok or failed, as in a local run),
 // loadRunJob reads a run's executor.json and the scenario it names, with
 // the command's overrides applied as the run command applied them.
 func loadRunJob(dir string) (*runJob, *scenarios.Scenario, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "executor.json"))
+	b, err := os.ReadFile(archive.Open(dir).ExecutorJob())
 	if err != nil {
 		return nil, nil, fmt.Errorf("run %s: %w (only a run started with --executor slurm has one)", dir, err)
 	}

@@ -6,5 +6,5 @@
 // Each task runs the labctl worker, which writes the point's result into
 // the run directory on storage the cluster shares (scenarios.RunPoint).
 //
-// Imports within labctl: only scenarios.
+// Imports within labctl: only archive, scenarios.
 package slurm

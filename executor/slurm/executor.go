@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labctl/labctl/scenarios"
+	"github.com/labctl/labctl/archive"
 )
 
 // Options say how the array is submitted and followed.
@@ -68,8 +68,8 @@ func (e *Executor) Execute(ctx context.Context, dir string, indexes []int) error
 	if err != nil {
 		return err
 	}
-	sdir := filepath.Join(dir, "slurm")
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
+	ad := archive.Open(dir)
+	if err := os.MkdirAll(ad.Slurm(), 0o755); err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
 	for try := 0; ; try++ {
@@ -83,7 +83,7 @@ func (e *Executor) Execute(ctx context.Context, dir string, indexes []int) error
 		if try > 0 {
 			e.log().Warn("slurm: resubmitting points without a result", "points", IndexList(missing), "try", try)
 		}
-		job, err := e.submit(ctx, dir, sdir, try, missing)
+		job, err := e.submit(ctx, ad, try, missing)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (e *Executor) Execute(ctx context.Context, dir string, indexes []int) error
 func Missing(dir string, indexes []int) []int {
 	var out []int
 	for _, i := range indexes {
-		if _, err := os.Stat(filepath.Join(scenarios.PartDir(dir, i), "manifest.json")); err != nil {
+		if !archive.Open(dir).Part(i).HasManifest() {
 			out = append(out, i)
 		}
 	}
@@ -112,8 +112,8 @@ type Submission struct {
 }
 
 // submit writes the batch script and submits the array of indexes.
-func (e *Executor) submit(ctx context.Context, dir, sdir string, try int, indexes []int) (string, error) {
-	script := filepath.Join(sdir, fmt.Sprintf("array-%d.sh", try))
+func (e *Executor) submit(ctx context.Context, ad archive.Dir, try int, indexes []int) (string, error) {
+	dir, script := ad.Path(), ad.SlurmScript(try)
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# labctl: one point of the run per array task (docs/slurm.md)\nexec")
 	for _, a := range e.Opt.Worker {
@@ -128,7 +128,7 @@ func (e *Executor) submit(ctx context.Context, dir, sdir string, try int, indexe
 		array += "%" + strconv.Itoa(e.Opt.MaxRunning)
 	}
 	args := []string{"--parsable", "--array=" + array, "--job-name=labctl-" + filepath.Base(dir),
-		"--output=" + filepath.Join(sdir, "%A_%a.out"), "--chdir=" + dir}
+		"--output=" + ad.SlurmOutput(), "--chdir=" + dir}
 	for _, f := range [][2]string{{"--partition", e.Opt.Partition}, {"--account", e.Opt.Account}, {"--time", e.Opt.Time}, {"--mem", e.Opt.Mem}} {
 		if f[1] != "" {
 			args = append(args, f[0]+"="+f[1])
@@ -147,7 +147,7 @@ func (e *Executor) submit(ctx context.Context, dir, sdir string, try int, indexe
 		return "", fmt.Errorf("slurm: sbatch said %q, not a job id", out)
 	}
 	rec, _ := json.Marshal(Submission{JobID: job, Try: try, Array: array})
-	if f, err := os.OpenFile(filepath.Join(sdir, "jobs.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+	if f, err := os.OpenFile(ad.SlurmJobs(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		_, _ = f.Write(append(rec, '\n'))
 		f.Close()
 	}

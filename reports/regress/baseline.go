@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/reports"
 )
 
@@ -19,8 +20,11 @@ import (
 // Promoting again under the same name replaces it; the previous one is
 // kept as <name>/previous/.
 
-// baselineFiles are copied from the run archive.
-func baselineFiles() []string { return []string{"summary.json", "manifest.json"} }
+// baselineFiles are copied from the run archive: the path of each in a
+// run directory or a baseline.
+func baselineFiles() []func(archive.Dir) string {
+	return []func(archive.Dir) string{archive.Dir.Summary, archive.Dir.Manifest}
+}
 
 // Promotion records where a baseline came from.
 type Promotion struct {
@@ -52,12 +56,12 @@ func Promote(runDir, store, name string) (*Promotion, error) {
 		return nil, fmt.Errorf("baseline %s: %w", name, err)
 	}
 	for _, f := range baselineFiles() {
-		b, err := os.ReadFile(filepath.Join(runDir, f))
+		b, err := os.ReadFile(f(archive.Open(runDir)))
 		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, fmt.Errorf("promote %s: %w", runDir, err)
 		}
-		if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
+		if err := os.WriteFile(f(archive.Open(tmp)), b, 0o644); err != nil {
 			os.RemoveAll(tmp)
 			return nil, fmt.Errorf("baseline %s: %w", name, err)
 		}
@@ -92,7 +96,7 @@ func ResolveBaseline(ref, store string) (string, error) {
 	}
 	if baselineName.MatchString(ref) {
 		dir := filepath.Join(store, ref)
-		if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		if _, err := os.Stat(archive.Open(dir).Summary()); err == nil {
 			return dir, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("baseline %s: %w", ref, err)
