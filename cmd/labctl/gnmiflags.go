@@ -47,6 +47,33 @@ func gnmiSecurity(c *cli.Context) (collectors.GNMISecurity, error) {
 	return s, nil
 }
 
+// gnmiArgs are the gNMI flags c was given, as arguments for another
+// labctl (a Slurm worker, which runs in another directory: file names are
+// made absolute). The password stays where it was: its variable's name
+// or its file go, never its value.
+func gnmiArgs(c *cli.Context) ([]string, error) {
+	var args []string
+	for _, f := range []string{"tls-skip-verify", "gnmi-plaintext"} {
+		if c.Bool(f) {
+			args = append(args, "--"+f)
+		}
+	}
+	for _, f := range []string{"tls-ca", "gnmi-username", "gnmi-password-env", "gnmi-password-file"} {
+		if !c.IsSet(f) {
+			continue
+		}
+		v := c.String(f)
+		if f == "tls-ca" || f == "gnmi-password-file" {
+			var err error
+			if v, err = absFile(v); err != nil {
+				return nil, fmt.Errorf("--%s: %w", f, err)
+			}
+		}
+		args = append(args, "--"+f+"="+v) // one argument: a value may start with '-'
+	}
+	return args, nil
+}
+
 // labGNMIFlags choose how an emulated lab serves gNMI ('lab up', 'lab
 // serve'): TLS with its own CA unless --gnmi-plaintext; a generated
 // password (keys/gnmi-password, named by the lab file) with --gnmi-auth.
