@@ -562,9 +562,13 @@ func SpoolDir(runDir string) string { return filepath.Join(runDir, "spool", "inf
 
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
-	sec, err := collectors.LabSecurity(lab)
-	if err != nil {
-		return nil, err
+	secs := map[string]collectors.GNMISecurity{} // per switch: the lab's gnmi_tls, the switch's over it, the flags over both
+	for i := range lab.Switches {
+		sec, err := collectors.SwitchSecurity(lab, &lab.Switches[i])
+		if err != nil {
+			return nil, err
+		}
+		secs[lab.Switches[i].Name] = sec.Over(r.GNMI)
 	}
 	archive, err := collectors.NewArchiveSink(filepath.Join(dir, "telemetry"))
 	if err != nil {
@@ -594,7 +598,7 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 	}
 	opt := collectors.GNMIOptions{
 		Interval: sess.interval, Paths: s.Telemetry.Paths,
-		Lab: lab.Name, Run: runID, Logger: r.Logger, Security: sec.Over(r.GNMI),
+		Lab: lab.Name, Run: runID, Logger: r.Logger,
 	}
 	for _, sw := range lab.Switches {
 		if sw.Mgmt.GNMI == "" {
@@ -602,6 +606,8 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		}
 		cs.devices = append(cs.devices, sw.Name)
 		t := collectors.GNMITarget{Device: sw.Name, Addr: sw.Mgmt.GNMI}
+		opt := opt
+		opt.Security = secs[sw.Name]
 		cs.wg.Add(1)
 		go func() {
 			defer cs.wg.Done()

@@ -14,7 +14,7 @@ import (
 // The formats every verb that prints results takes.
 const (
 	formatTable = "table" // aligned columns for a terminal
-	formatJSON  = "json"  // the result as JSON: struct fields in a fixed order, map keys sorted
+	formatJSON  = "json"  // the result as one line of JSON: struct fields in a fixed order, map keys sorted
 	formatMD    = "md"    // the table as Markdown
 )
 
@@ -95,11 +95,11 @@ func printResult(w io.Writer, format string, v any, t func() table, text func(io
 	}
 }
 
-// writeJSON is the one JSON encoding of results: indented, with <, > and
-// & as they are (SLOs and messages hold them).
+// writeJSON is the one JSON encoding of results: one line (a stream of
+// results reads as JSON lines; jq pretty-prints), with <, > and & as they
+// are (SLOs and messages hold them).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
