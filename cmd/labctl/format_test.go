@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/reports/capacity"
+	"github.com/labctl/labctl/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/format")
@@ -80,6 +81,19 @@ func TestCapacityFormatsGolden(t *testing.T) {
 		}
 		golden(t, "capacity."+format, b.Bytes())
 	}
+}
+
+// A run's outcome prints as the golden Markdown: one row, the failed
+// points and warnings below.
+func TestRunOutcomeMarkdownGolden(t *testing.T) {
+	t.Parallel()
+	out := &scenarios.Outcome{RunID: "m-20261125-040000-ab12cd", Dir: "runs/m-20261125-040000-ab12cd", Outcome: "partial",
+		Report: "runs/m-20261125-040000-ab12cd/report.html", Failed: []string{"lb=drill/load=0.8"}, Warnings: []string{"leaf1: 2 samples coalesced"}}
+	var b bytes.Buffer
+	if err := printOutcome(&b, formatMD, out); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "run.md", b.Bytes())
 }
 
 // An unknown --format is a usage error (exit 2) naming the formats the

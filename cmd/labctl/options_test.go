@@ -45,7 +45,7 @@ func flagDefault(f cli.Flag) string {
 
 // printing are the commands that print results: each takes --format.
 var printing = []string{
-	"runs", "report", "compare", "capacity", "regress",
+	"run", "runs", "report", "compare", "capacity", "regress",
 	"image validate", "image schemes", "image push", "image activate", "image rollback", "image status",
 	"inventory validate", "inventory show", "lab status",
 	"provision plan", "provision apply", "provision verify", "telemetry replay",
@@ -118,7 +118,7 @@ func TestCommandTreeSharesFlags(t *testing.T) {
 func TestFlagNamesMeanOneThing(t *testing.T) {
 	t.Parallel()
 	differ := map[string]string{
-		"format": "default md for report and compare, automatic for capacity",
+		"format": "default md for report and compare; for run and capacity by whether stderr is a terminal",
 		"out":    "report and compare write one FILE, the others take the archives' parent",
 		"lab":    "required where the lab must already be up (provision, image)",
 		"strict": "regress refuses degraded runs by default; run reports them by its exit status only when asked",

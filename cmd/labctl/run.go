@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -75,6 +76,7 @@ Examples:
    labctl run --resume /shared/runs/workload-matrix-20261125-040000-ab12cd   # after Ctrl-C or a crash
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
 		Flags: labRunFlags(
+			newFormatFlag(""),
 			waitFlag,
 			strictFlag(false),
 			&cli.StringFlag{Name: "resume", Usage: "go on with `RUN`, a run directory of --executor slurm: submit only the points without a result, then gather"},
@@ -170,6 +172,10 @@ Examples:
 				warn("run archive (incomplete): " + out.Dir)
 			}
 			switch {
+			case o.Format != "":
+				if perr := printOutcome(os.Stdout, o.Format, out); perr != nil && err == nil {
+					err = perr
+				}
 			case !tty:
 				if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil && err == nil {
 					err = jerr
@@ -183,6 +189,22 @@ Examples:
 			return err
 		},
 	}
+}
+
+// printOutcome prints a run's outcome (--format): its id, outcome,
+// archive and report, failed points and warnings below.
+func printOutcome(w io.Writer, format string, out *scenarios.Outcome) error {
+	return printResult(w, format, out, func() table {
+		t := table{Head: []string{"RUN ID", "OUTCOME", "RUN DIR", "REPORT"}}
+		t.add(out.RunID, out.Outcome, out.Dir, orDash(out.Report))
+		for _, p := range out.Failed {
+			t.Foot = append(t.Foot, "failed point: "+p)
+		}
+		for _, m := range out.Warnings {
+			t.Foot = append(t.Foot, "warning: "+m)
+		}
+		return t
+	}, nil)
 }
 
 func newLogger(verbose bool) *slog.Logger {
