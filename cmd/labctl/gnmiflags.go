@@ -14,7 +14,7 @@ import (
 // from a flag's value.
 func gnmiFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "tls-ca", Usage: "verify the switches' gNMI certificates against this CA `FILE` (default: the lab file's gnmi_tls.ca, else the system roots)"},
+		&cli.StringFlag{Name: "tls-ca", Usage: "verify the switches' gNMI certificates against this CA `FILE` (default: the lab file's gnmi_tls.ca, a switch's own over it, else the system roots)"},
 		&cli.BoolFlag{Name: "tls-skip-verify", Usage: "accept any gNMI server certificate (encrypted but unauthenticated; warns on every run)"},
 		&cli.BoolFlag{Name: "gnmi-plaintext", Usage: "speak gNMI without TLS"},
 		&cli.StringFlag{Name: "gnmi-username", Usage: "gNMI username (default: the lab file's gnmi_tls.credential)"},

@@ -43,7 +43,8 @@ telemetry/*.lp (switch port/queue counters, RNIC hw counters), summary.json,
 report.html. On a terminal it shows progress (point i/n with an ETA);
 otherwise it prints progress as JSON lines on stderr ({"stage":...},
 {"point":...,"index":i,"total":n,"eta_s":...}) and one JSON line
-{"run_id","run_dir","report","outcome",...} on stdout at the end.
+{"run_id","run_dir","report","outcome",...} on stdout at the end;
+--format table|json|md prints that outcome on stdout in the format asked.
 
 Before anything is created or any device touched, the scenario is checked
 against its lab (hosts it names, senders it counts) and the limits

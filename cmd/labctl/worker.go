@@ -24,6 +24,9 @@ scenario and options its executor.json keeps, starting the point's own
 emulated lab, and writes the point's result to RUN_DIR/points/N whole or not
 at all. Slurm's array task N runs 'labctl worker --point N RUN_DIR'; the
 manifest records the job (SLURM_ARRAY_JOB_ID_SLURM_ARRAY_TASK_ID) and node.
+The run command's gNMI flags (--tls-ca, --tls-skip-verify, --gnmi-plaintext,
+--gnmi-username, --gnmi-password-env/-file) come before --point: the
+executor passes them on, the password by reference only.
 Exit status 0 when the point has a result (ok or failed, as in a local run),
 1 when it has none (the controller submits it again).`,
 		Flags: append([]cli.Flag{
