@@ -27,6 +27,9 @@ type GNMISecurity struct {
 	SkipVerify bool
 	// Plaintext speaks gRPC without TLS; only when asked for.
 	Plaintext bool
+	// ServerName is the name the server certificate must carry, when it
+	// is not the host dialled (a switch's gnmi_tls.server_name).
+	ServerName string
 	// Username and Password go with every call as the "username" and
 	// "password" metadata. The password is never logged.
 	Username, Password string
@@ -42,7 +45,7 @@ func (s GNMISecurity) DialOptions(device string, log *slog.Logger) ([]grpc.DialO
 	case s.Plaintext:
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	default:
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.ServerName}
 		if s.SkipVerify {
 			log.Warn("gnmi server certificate NOT verified (--tls-skip-verify): the connection is encrypted but anyone can pose as the switch", "device", device)
 			cfg.InsecureSkipVerify = true
@@ -118,11 +121,24 @@ func ReadSecret(env, file string) (string, error) {
 // the named credential's user and password (from password_env or
 // password_file).
 func LabSecurity(lab *inventory.Lab) (GNMISecurity, error) {
-	g := lab.GNMITLS
+	return sectionSecurity(lab, lab.GNMITLS)
+}
+
+// SwitchSecurity is what reaching sw takes: the lab's gnmi_tls with sw's
+// own laid over it (inventory.Lab.SwitchGNMITLS).
+func SwitchSecurity(lab *inventory.Lab, sw *inventory.Switch) (GNMISecurity, error) {
+	s, err := sectionSecurity(lab, lab.SwitchGNMITLS(sw))
+	if err != nil {
+		return s, fmt.Errorf("switch %s: %w", sw.Name, err)
+	}
+	return s, nil
+}
+
+func sectionSecurity(lab *inventory.Lab, g *inventory.GNMITLS) (GNMISecurity, error) {
 	if g == nil {
 		return GNMISecurity{}, nil
 	}
-	s := GNMISecurity{CAFile: g.CA, Plaintext: g.Plaintext}
+	s := GNMISecurity{CAFile: g.CA, Plaintext: g.Plaintext, SkipVerify: g.SkipVerify, ServerName: g.ServerName}
 	if g.Credential == "" {
 		return s, nil
 	}
@@ -145,7 +161,7 @@ func (s GNMISecurity) Over(o GNMISecurity) GNMISecurity {
 		s.CAFile, s.SkipVerify, s.Plaintext = o.CAFile, o.SkipVerify, false
 	}
 	if o.Plaintext {
-		s.CAFile, s.SkipVerify, s.Plaintext = "", false, true
+		s.CAFile, s.SkipVerify, s.Plaintext, s.ServerName = "", false, true, ""
 	}
 	if o.Username != "" {
 		s.Username, s.Password = o.Username, o.Password

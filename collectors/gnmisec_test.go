@@ -20,6 +20,7 @@ import (
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/gnmitarget"
+	"github.com/labctl/labctl/inventory"
 )
 
 // secureTarget serves an emulated switch's gNMI with TLS from a fresh CA
@@ -185,5 +186,39 @@ func TestCollectOverTLS(t *testing.T) {
 		}
 		tgt.Publish(t0.Add(time.Duration(i)*time.Millisecond), map[string]*fabric.PortCounters{"1/0": {}})
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A switch's own gnmi_tls decides how it is reached: its CA over the
+// lab's (another lab's CA fails the switch without one), and its server
+// name is what the certificate must carry (the emulated target's names
+// leaf1: leaf1 passes, a switch expecting leaf2 is refused).
+func TestSwitchSecurityOverridesTheLab(t *testing.T) {
+	t.Parallel()
+	_, addr, caFile := secureTarget(t, "", "")
+	other, err := gnmitarget.NewCA(t.TempDir(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := &inventory.Lab{Name: "x", GNMITLS: &inventory.GNMITLS{CA: other.File}, Switches: []inventory.Switch{
+		{Name: "own-ca", GNMITLS: &inventory.GNMITLS{CA: caFile}},
+		{Name: "lab-ca"},
+		{Name: "right-name", GNMITLS: &inventory.GNMITLS{CA: caFile, ServerName: "leaf1"}},
+		{Name: "wrong-name", GNMITLS: &inventory.GNMITLS{CA: caFile, ServerName: "leaf2"}},
+	}}
+	quiet := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
+	for i, ok := range []bool{true, false, true, false} {
+		sw := &lab.Switches[i]
+		sec, err := collectors.SwitchSecurity(lab, sw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = capabilities(t, addr, sec, quiet)
+		if ok && err != nil {
+			t.Errorf("%s: %v", sw.Name, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "certificate")) {
+			t.Errorf("%s: want the certificate refused, got %v", sw.Name, err)
+		}
 	}
 }

@@ -57,7 +57,9 @@ type Switch struct {
 	// QoSDriver names the QoS driver explicitly (netconf, sde, sonic,
 	// openconfig); empty: the one OS or Model picks, else netconf.
 	QoSDriver string `yaml:"qos_driver,omitempty" json:"qos_driver,omitempty"`
-	Ports     []Port `yaml:"ports" json:"ports"`
+	// GNMITLS overrides the lab's gnmi_tls for this switch (gnmitls.go).
+	GNMITLS *GNMITLS `yaml:"gnmi_tls,omitempty" json:"gnmi_tls,omitempty"`
+	Ports   []Port   `yaml:"ports" json:"ports"`
 }
 
 // Port is a front-panel port.

@@ -69,6 +69,11 @@ func Parse(data []byte, filename string) (*Lab, error) {
 	if lab.GNMITLS != nil {
 		abs(&lab.GNMITLS.CA)
 	}
+	for i := range lab.Switches {
+		if g := lab.Switches[i].GNMITLS; g != nil {
+			abs(&g.CA)
+		}
+	}
 	return &lab, nil
 }
 

@@ -122,7 +122,7 @@ func openOpenConfig(_ context.Context, _ *sshdrv.Pool, lab *inventory.Lab, sw *i
 	if sw.Mgmt.GNMI == "" {
 		return nil, fmt.Errorf("device %s: qos_driver openconfig needs mgmt.gnmi", sw.Name)
 	}
-	sec, err := collectors.LabSecurity(lab) // the lab's gnmi_tls: TLS unless it says plaintext
+	sec, err := collectors.SwitchSecurity(lab, sw) // the lab's gnmi_tls, the switch's over it: TLS unless it says plaintext
 	if err != nil {
 		return nil, err
 	}

@@ -535,9 +535,13 @@ type collectorSet struct {
 
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
-	sec, err := collectors.LabSecurity(lab)
-	if err != nil {
-		return nil, err
+	secs := map[string]collectors.GNMISecurity{} // per switch: the lab's gnmi_tls, the switch's over it, the flags over both
+	for i := range lab.Switches {
+		sec, err := collectors.SwitchSecurity(lab, &lab.Switches[i])
+		if err != nil {
+			return nil, err
+		}
+		secs[lab.Switches[i].Name] = sec.Over(r.GNMI)
 	}
 	asink, err := collectors.NewArchiveSink(archive.Open(dir).Telemetry())
 	if err != nil {
@@ -567,7 +571,7 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 	}
 	opt := collectors.GNMIOptions{
 		Interval: sess.interval, Paths: s.Telemetry.Paths,
-		Lab: lab.Name, Run: runID, Logger: r.Logger, Security: sec.Over(r.GNMI),
+		Lab: lab.Name, Run: runID, Logger: r.Logger,
 	}
 	for _, sw := range lab.Switches {
 		if sw.Mgmt.GNMI == "" {
@@ -575,6 +579,8 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		}
 		cs.devices = append(cs.devices, sw.Name)
 		t := collectors.GNMITarget{Device: sw.Name, Addr: sw.Mgmt.GNMI}
+		opt := opt
+		opt.Security = secs[sw.Name]
 		cs.wg.Add(1)
 		go func() {
 			defer cs.wg.Done()

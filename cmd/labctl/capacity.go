@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/capacity"
 	"github.com/labctl/labctl/scenarios"
@@ -43,21 +42,16 @@ Examples:
    labctl capacity workload.yaml --slo 'slowdown.p99<=20' --lo 0.2 --hi 0.9 --tol 0.05
    labctl capacity workload.yaml --slo 'fct.mean<=500000' --grid 0.3,0.5,0.7 --lab leafspine:2x2:4@100
    labctl capacity workload.yaml --slo 'slowdown.p99<=20' --executor slurm --slurm-partition short   # each load's repetitions as one array (docs/slurm.md)`,
-		Flags: append([]cli.Flag{
-			agentFlag,
+		Flags: labRunFlags(
 			&cli.StringFlag{Name: "slo", Required: true, Usage: "the SLO, e.g. 'slowdown.p99[<100KB]<=10'"},
-			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name (default: the scenario's)"},
 			&cli.StringFlag{Name: "traffic", Usage: "the workload traffic entry to load, by name (default: the only one)"},
 			&cli.Float64Flag{Name: "lo", Value: 0.1, Usage: "bisection: lowest load"},
 			&cli.Float64Flag{Name: "hi", Value: 0.9, Usage: "bisection: highest load"},
 			&cli.Float64Flag{Name: "tol", Value: 0.02, Usage: "bisection: stop when the bracket is this narrow"},
 			&cli.IntFlag{Name: "max-steps", Usage: "bisection: at most this many runs (0: until --tol)"},
 			&cli.StringFlag{Name: "grid", Usage: "measure exactly these loads instead, e.g. 0.2,0.4,0.6,0.8"},
-			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of the run archives and the answer"},
-			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
-			engineFlag, maxRepetitionsFlag, maxFlowsFlag,
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
-		}, append(executorFlags(), gnmiFlags()...)...),
+			newFormatFlag(""),
+		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("capacity needs exactly one SCENARIO")}
@@ -75,7 +69,12 @@ Examples:
 			if err := opt.Validate(); err != nil {
 				return exitError{2, err}
 			}
-			if err := checkExecutor(c); err != nil {
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
+			influx, err := o.Influx.Config()
+			if err != nil {
 				return err
 			}
 			s, err := scenarios.Load(c.Args().First())
@@ -83,7 +82,7 @@ Examples:
 				return err
 			}
 			if c.IsSet("lab") {
-				s.Lab = c.String("lab")
+				s.Lab = o.Lab
 			}
 			if c.IsSet("engine") {
 				s.Emulation.Engine = c.String("engine")
@@ -95,14 +94,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			gnmiSec, err := gnmiSecurity(c)
-			if err != nil {
-				return err
-			}
-			logger := newLogger(c.Bool("verbose"))
-			r := &scenarios.Runner{Labs: labOpener{log: logger}, OutDir: c.String("out"), Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: runLimits(c),
-				Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
+			logger := newLogger(o.Verbose)
+			r := o.runner(logger, agentBin)
+			r.Labs, r.Influx = labOpener{log: logger}, influx
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
@@ -116,8 +110,8 @@ Examples:
 					return math.NaN(), "", err
 				}
 				var out *scenarios.Outcome
-				if c.String("executor") == "slurm" { // the measurement's points (repetitions) as one array
-					out, err = runOnSlurm(ctx, c, r, sc, agentBin, func(j *runJob) { j.Traffic, j.Load = c.String("traffic"), &load })
+				if o.Executor == "slurm" { // the measurement's points (repetitions) as one array
+					out, err = runOnSlurm(ctx, c, o, r, sc, agentBin, func(j *runJob) { j.Traffic, j.Load = c.String("traffic"), &load })
 				} else {
 					out, err = r.Run(ctx, sc)
 				}
@@ -134,22 +128,45 @@ Examples:
 			if res == nil {
 				return err
 			}
-			dir, werr := capacity.Save(c.String("out"), s.Name, res)
+			dir, werr := capacity.Save(o.Out, s.Name, res)
 			if werr != nil {
 				return werr
 			}
-			if tty {
+			var perr error
+			switch {
+			case o.Format != "":
+				perr = printCapacity(os.Stdout, o.Format, res, dir)
+			case tty:
 				fmt.Fprintf(os.Stderr, "%s.\ncurve: %s\n", res.Answer(), filepath.Join(dir, "capacity.html"))
-			} else {
+			default: // one JSON line for a machine
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetEscapeHTML(false) // SLOs are written with < and >
-				if jerr := enc.Encode(map[string]any{"answer": res.Answer(), "best_load": res.Best, "found": res.Found, "dir": dir}); jerr != nil && err == nil {
-					err = jerr
-				}
+				perr = enc.Encode(capacityAnswer(res, dir))
+			}
+			if perr != nil && err == nil {
+				err = perr
 			}
 			return err
 		},
 	}
+}
+
+// capacityAnswer is capacity's result as JSON (keys sorted).
+func capacityAnswer(res *capacity.Result, dir string) map[string]any {
+	return map[string]any{"answer": res.Answer(), "best_load": res.Best, "found": res.Found, "dir": dir}
+}
+
+// printCapacity prints the answer in format: in table and md, each
+// measured load with its value and verdict, then the answer.
+func printCapacity(w io.Writer, format string, res *capacity.Result, dir string) error {
+	return printResult(w, format, capacityAnswer(res, dir), func() table {
+		t := table{Head: []string{"LOAD", "MEASURED", res.SLO.String(), "RUN"}}
+		for _, st := range res.Steps {
+			t.add(strconv.FormatFloat(st.Load, 'g', -1, 64), st.Measured(), meetsWord(st), st.Ref)
+		}
+		t.Foot = []string{res.Answer() + ".", "curve: " + filepath.Join(dir, "capacity.html")}
+		return t
+	}, nil)
 }
 
 func meetsWord(s capacity.Step) string {

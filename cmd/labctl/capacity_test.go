@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labctl/labctl/internal/testinflux"
 	"github.com/labctl/labctl/reports/capacity"
 )
 
@@ -77,5 +78,48 @@ func TestCapacityFindsTheLoadWhereTheSLOBreaks(t *testing.T) {
 	_, stderr, err := labctl(t, home, "capacity", "testdata/incast-3to1.yaml", "--slo", "fct.p99<=1", "--out", out)
 	if err == nil || !strings.Contains(stderr, "no workload traffic entry") {
 		t.Errorf("a scenario without workload traffic: %v %s", err, stderr)
+	}
+}
+
+// capacity takes the run flags every lab verb shares: its runs write
+// telemetry to the InfluxDB --influx-* name (the manifest records it and
+// the database holds their samples), --max-concurrent is checked as run
+// checks it, and --format json prints the answer.
+func TestCapacityTakesTheSharedFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an emulated lab and influxd")
+	}
+	t.Parallel()
+	srv := testinflux.Start(t)
+	home, out := t.TempDir(), t.TempDir()
+	if _, stderr, err := labctl(t, home, "capacity", "testdata/workload-small.yaml", "--slo", "fct.p99<=1", "--max-concurrent", "-1"); err == nil || !strings.Contains(stderr, "--max-concurrent -1") {
+		t.Errorf("--max-concurrent -1: %v %s", err, stderr)
+	}
+	stdout, stderr, err := labctl(t, home, "capacity", "testdata/workload-small.yaml", "--out", out, "--slo", "slowdown.mean<=1000", "--grid", "0.3",
+		"--influx-url", srv.URL, "--influx-bucket", srv.Bucket, "--max-concurrent", "2", "--format", "json")
+	if err != nil {
+		t.Fatalf("capacity: %v\n%s", err, stderr)
+	}
+	var ans struct {
+		Dir   string  `json:"dir"`
+		Best  float64 `json:"best_load"`
+		Found bool    `json:"found"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &ans); err != nil || !ans.Found || ans.Best != 0.3 {
+		t.Fatalf("answer %q: %v", stdout, err)
+	}
+	b, err := os.ReadFile(filepath.Join(ans.Dir, "capacity.json"))
+	var res capacity.Result
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil || len(res.Steps) != 1 {
+		t.Fatalf("capacity.json: %v %+v", err, res.Steps)
+	}
+	if m := readManifest(t, res.Steps[0].Ref); m.Telemetry == nil || m.Telemetry.Influx == nil || m.Telemetry.Influx.URL != srv.URL || m.Telemetry.Influx.Bucket != srv.Bucket {
+		t.Errorf("the load's run names InfluxDB %+v, want %s %s", m.Telemetry, srv.URL, srv.Bucket)
+	}
+	if n := srv.Count(t, "port"); n == 0 {
+		t.Errorf("InfluxDB holds no port samples of capacity's run")
 	}
 }

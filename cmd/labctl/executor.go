@@ -61,6 +61,9 @@ type runJob struct {
 	MaxConcurrent int              `json:"max_concurrent,omitempty"`
 	Limits        scenarios.Limits `json:"limits"`
 	Slurm         *slurmProfile    `json:"slurm,omitempty"`
+	// GNMIArgs are the run command's gNMI TLS/auth flags, given to every
+	// worker (gnmiArgs: no password in them).
+	GNMIArgs []string `json:"gnmi_args,omitempty"`
 	// Load, when set, is the load capacity gave the workload entry
 	// Traffic (scenarios.Scenario.WithLoad).
 	Traffic string   `json:"traffic,omitempty"`
@@ -130,10 +133,11 @@ func readSlurmProfile(c *cli.Context) (*slurmProfile, error) {
 	return p, nil
 }
 
-// newSlurmExecutor builds the executor a job's profile describes, with
-// its progress shown on progress.
-func newSlurmExecutor(p *slurmProfile, progress scenarios.Progress) *slurm.Executor {
-	o := slurm.Options{Worker: []string{p.Labctl, "worker"}, Partition: p.Partition, Account: p.Account, Time: p.Time,
+// newSlurmExecutor builds the executor a job's profile describes, its
+// workers given workerArgs (the gNMI flags), with its progress shown on
+// progress.
+func newSlurmExecutor(p *slurmProfile, workerArgs []string, progress scenarios.Progress) *slurm.Executor {
+	o := slurm.Options{Worker: append([]string{p.Labctl, "worker"}, workerArgs...), Partition: p.Partition, Account: p.Account, Time: p.Time,
 		CPUs: p.CPUs, Mem: p.Mem, MaxRunning: p.MaxRunning, Extra: p.ExtraArgs, Retries: p.Retries}
 	if progress == nil { // a command that shows none
 		return &slurm.Executor{Opt: o}
@@ -161,7 +165,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // runOnSlurm runs s's emulated points as a Slurm job array (the others
 // here) into a new run archive.
-func runOnSlurm(ctx context.Context, c *cli.Context, r *scenarios.Runner, s *scenarios.Scenario, agent string, adjust func(*runJob)) (*scenarios.Outcome, error) {
+func runOnSlurm(ctx context.Context, c *cli.Context, o *options, r *scenarios.Runner, s *scenarios.Scenario, agent string, adjust func(*runJob)) (*scenarios.Outcome, error) {
 	p, err := readSlurmProfile(c)
 	if err != nil {
 		return nil, err
@@ -169,18 +173,18 @@ func runOnSlurm(ctx context.Context, c *cli.Context, r *scenarios.Runner, s *sce
 	if agent, err = filepath.Abs(agent); err != nil {
 		return nil, err
 	}
-	job := newRunJob(c, s, agent)
+	job := newRunJob(c, o, s, agent)
 	job.Slurm = p
 	if adjust != nil {
 		adjust(job)
 	}
-	return r.RunOn(ctx, s, newSlurmExecutor(p, r.Progress), job)
+	return r.RunOn(ctx, s, newSlurmExecutor(p, job.GNMIArgs, r.Progress), job)
 }
 
 // resumeRun goes on with a run of --executor slurm: its points without a
-// result run again (the array with the profile the run recorded; flags
-// given now override it), then the run is gathered.
-func resumeRun(c *cli.Context, r *scenarios.Runner, job *runJob, s *scenarios.Scenario) (*scenarios.Outcome, error) {
+// result run again (the array with the profile and gNMI flags the run
+// recorded; flags given now override them), then the run is gathered.
+func resumeRun(c *cli.Context, o *options, r *scenarios.Runner, job *runJob, s *scenarios.Scenario) (*scenarios.Outcome, error) {
 	if job.Slurm == nil {
 		return nil, fmt.Errorf("run %s: executor.json has no slurm profile", c.String("resume"))
 	}
@@ -194,7 +198,11 @@ func resumeRun(c *cli.Context, r *scenarios.Runner, job *runJob, s *scenarios.Sc
 			break
 		}
 	}
+	workerArgs := job.GNMIArgs
+	if len(o.GNMIArgs) > 0 {
+		workerArgs = o.GNMIArgs
+	}
 	jr := jobRunner(job, r.Logger)
-	jr.Progress = r.Progress
-	return jr.Resume(c.Context, s, newSlurmExecutor(p, r.Progress), c.String("resume"))
+	jr.Progress, jr.GNMI = r.Progress, o.GNMI
+	return jr.Resume(c.Context, s, newSlurmExecutor(p, workerArgs, r.Progress), c.String("resume"))
 }

@@ -14,7 +14,7 @@ import (
 // from a flag's value.
 func gnmiFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "tls-ca", Usage: "verify the switches' gNMI certificates against this CA `FILE` (default: the lab file's gnmi_tls.ca, else the system roots)"},
+		&cli.StringFlag{Name: "tls-ca", Usage: "verify the switches' gNMI certificates against this CA `FILE` (default: the lab file's gnmi_tls.ca, a switch's own over it, else the system roots)"},
 		&cli.BoolFlag{Name: "tls-skip-verify", Usage: "accept any gNMI server certificate (encrypted but unauthenticated; warns on every run)"},
 		&cli.BoolFlag{Name: "gnmi-plaintext", Usage: "speak gNMI without TLS"},
 		&cli.StringFlag{Name: "gnmi-username", Usage: "gNMI username (default: the lab file's gnmi_tls.credential)"},
@@ -45,6 +45,33 @@ func gnmiSecurity(c *cli.Context) (collectors.GNMISecurity, error) {
 	}
 	s.Password = pw
 	return s, nil
+}
+
+// gnmiArgs are the gNMI flags c was given, as arguments for another
+// labctl (a Slurm worker, which runs in another directory: file names are
+// made absolute). The password stays where it was: its variable's name
+// or its file go, never its value.
+func gnmiArgs(c *cli.Context) ([]string, error) {
+	var args []string
+	for _, f := range []string{"tls-skip-verify", "gnmi-plaintext"} {
+		if c.Bool(f) {
+			args = append(args, "--"+f)
+		}
+	}
+	for _, f := range []string{"tls-ca", "gnmi-username", "gnmi-password-env", "gnmi-password-file"} {
+		if !c.IsSet(f) {
+			continue
+		}
+		v := c.String(f)
+		if f == "tls-ca" || f == "gnmi-password-file" {
+			var err error
+			if v, err = absFile(v); err != nil {
+				return nil, fmt.Errorf("--%s: %w", f, err)
+			}
+		}
+		args = append(args, "--"+f+"="+v) // one argument: a value may start with '-'
+	}
+	return args, nil
 }
 
 // labGNMIFlags choose how an emulated lab serves gNMI ('lab up', 'lab

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -23,13 +24,12 @@ import (
 )
 
 func imageCommand() *cli.Command {
-	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "machine-readable output"}
 	onLab := []cli.Flag{
 		&cli.StringFlag{Name: "lab", Required: true, Usage: "running lab name ('labctl lab up'), its exported lab file, or a hardware lab file"},
 		&cli.StringSliceFlag{Name: "switch", Usage: "only these switches (repeat the flag or separate with commas)"},
 		&cli.StringFlag{Name: "sde-install", Value: "/opt/bf-sde/install", Usage: "$SDE_INSTALL on the switches"},
 		&cli.DurationFlag{Name: "health-timeout", Usage: "wait this long for a started program to load (default 2m; 3s on an emulated lab)"},
-		jsonFlag,
+		newFormatFlag(formatTable), jsonAlias,
 	}
 	return &cli.Command{
 		Name:  "image",
@@ -71,19 +71,29 @@ Examples:
 		Subcommands: []*cli.Command{
 			{
 				Name: "validate", Usage: "check a bundle: files and sha256s, manifest, conf", ArgsUsage: "BUNDLE",
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{newFormatFlag(formatTable), jsonAlias},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return exitError{2, errors.New("image validate needs one BUNDLE (a directory or .tar.gz)")}
 					}
-					return validateImage(c.Args().First(), c.Bool("json"))
+					format, err := checkFormat(c)
+					if err != nil {
+						return err
+					}
+					return validateImage(c.Args().First(), format)
 				},
 			},
 			{
 				Name: "schemes", Usage: "list the load-balancing schemes an image's lb.scheme may name, with their parameters",
-				Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "host",
+				Flags: []cli.Flag{newFormatFlag(formatTable), jsonAlias, &cli.BoolFlag{Name: "host",
 					Usage: "list the host modules an RNIC profile's host_lb (or a scenario's emulation.host_lb) may name instead"}},
-				Action: func(c *cli.Context) error { return listSchemes(c.Bool("json"), c.Bool("host")) },
+				Action: func(c *cli.Context) error {
+					format, err := checkFormat(c)
+					if err != nil {
+						return err
+					}
+					return listSchemes(os.Stdout, format, c.Bool("host"))
+				},
 			},
 			{
 				Name: "push", Usage: "copy a bundle to the switches and verify it there", ArgsUsage: "BUNDLE", Flags: onLab,
@@ -98,7 +108,7 @@ Examples:
 					defer b.Close()
 					return withImages(c, func(env *imageEnv) error {
 						rs, err := env.drv.Push(c.Context, env.ts, b, env.progress)
-						return printResults(c.Bool("json"), rs, err)
+						return printResults(env.format, rs, err)
 					})
 				},
 			},
@@ -115,7 +125,7 @@ Examples:
 					return withImages(c, func(env *imageEnv) error {
 						rs, err := env.drv.Activate(c.Context, env.ts, ref, env.progress)
 						noteSDEReset(c.String("lab"), env.lab, rs)
-						return printResults(c.Bool("json"), rs, err)
+						return printResults(env.format, rs, err)
 					})
 				},
 			},
@@ -125,7 +135,7 @@ Examples:
 					return withImages(c, func(env *imageEnv) error {
 						rs, err := env.drv.Rollback(c.Context, env.ts, env.progress)
 						noteSDEReset(c.String("lab"), env.lab, rs)
-						return printResults(c.Bool("json"), rs, err)
+						return printResults(env.format, rs, err)
 					})
 				},
 			},
@@ -134,7 +144,7 @@ Examples:
 				Action: func(c *cli.Context) error {
 					return withImages(c, func(env *imageEnv) error {
 						ss, err := env.drv.Status(c.Context, env.ts, env.progress)
-						if perr := printImageStatus(c.Bool("json"), ss); perr != nil {
+						if perr := printImageStatus(env.format, ss); perr != nil {
 							return perr
 						}
 						return err
@@ -146,6 +156,7 @@ Examples:
 }
 
 type imageEnv struct {
+	format   string
 	lab      *inventory.Lab
 	drv      *tofino.Driver
 	ts       []sshdrv.Target
@@ -154,6 +165,10 @@ type imageEnv struct {
 
 // withImages opens the lab and runs fn with a driver for its switches.
 func withImages(c *cli.Context, fn func(*imageEnv) error) error {
+	format, err := checkFormat(c)
+	if err != nil {
+		return err
+	}
 	logger := newLogger(false)
 	lab, err := openUpLab(c.String("lab"))
 	if err != nil {
@@ -161,7 +176,7 @@ func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 	}
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
 	defer pool.Close()
-	env := &imageEnv{lab: lab, drv: tofino.NewDriver(pool, lab)}
+	env := &imageEnv{format: format, lab: lab, drv: tofino.NewDriver(pool, lab)}
 	env.drv.SDEInstall, env.drv.Logger = c.String("sde-install"), logger
 	if d := c.Duration("health-timeout"); d > 0 {
 		env.drv.HealthTimeout = d
@@ -169,13 +184,13 @@ func withImages(c *cli.Context, fn func(*imageEnv) error) error {
 	if env.ts, err = tofino.Targets(lab, c.StringSlice("switch")); err != nil {
 		return exitError{2, err}
 	}
-	if isTerminal(os.Stderr) && !c.Bool("json") {
+	if isTerminal(os.Stderr) && format == formatTable {
 		env.progress = newTermProgress(os.Stderr).Devices
 	}
 	return fn(env)
 }
 
-func validateImage(src string, asJSON bool) error {
+func validateImage(src, format string) error {
 	reg, err := schemes.Registry()
 	if err != nil {
 		return err
@@ -185,41 +200,58 @@ func validateImage(src string, asJSON bool) error {
 		defer b.Close()
 		err = b.Validate(schemeCheck(reg))
 	}
-	if asJSON {
-		out := map[string]any{"bundle": src, "valid": err == nil}
-		if b != nil {
-			out["image"] = b.Manifest
-		}
-		if err != nil {
-			var ps yamlpos.Problems
-			if errors.As(err, &ps) {
-				out["problems"] = ps
-			} else {
-				out["problems"] = []yamlpos.Problem{{Msg: err.Error()}}
-			}
-		}
-		if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil {
-			return jerr
-		}
-	}
-	if err != nil {
+	if err != nil && format == formatTable {
 		return exitError{1, err}
 	}
-	if !asJSON {
+	out := map[string]any{"bundle": src, "valid": err == nil}
+	if b != nil {
+		out["image"] = b.Manifest
+	}
+	var problems []yamlpos.Problem
+	if err != nil {
+		var ps yamlpos.Problems
+		if errors.As(err, &ps) {
+			problems = ps
+		} else {
+			problems = []yamlpos.Problem{{Msg: err.Error()}}
+		}
+		out["problems"] = problems
+	}
+	scheme := ""
+	if b != nil {
 		m := b.Manifest
-		scheme := m.LB.Scheme
+		scheme = m.LB.Scheme
 		for _, k := range slices.Sorted(maps.Keys(m.LB.Params)) {
 			scheme += " " + k + "=" + m.LB.Params[k]
 		}
-		fmt.Printf("ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, scheme, len(m.Files))
 	}
-	return nil
+	perr := printResult(os.Stdout, format, out, func() table {
+		t := table{Head: []string{"BUNDLE", "IMAGE", "TARGET", "PROGRAM", "LB", "FILES", "VALID"}}
+		if b == nil {
+			t.add(src, "-", "-", "-", "-", "-", "false")
+		} else {
+			m := b.Manifest
+			t.add(src, m.Ref(), m.Target, m.Program, scheme, strconv.Itoa(len(m.Files)), strconv.FormatBool(err == nil))
+		}
+		for _, p := range problems {
+			t.Foot = append(t.Foot, "problem: "+p.String())
+		}
+		return t
+	}, func(w io.Writer) error {
+		m := b.Manifest
+		_, err := fmt.Fprintf(w, "ok: %s (%s, program %s, lb %s, %d files)\n", m.Ref(), m.Target, m.Program, scheme, len(m.Files))
+		return err
+	})
+	if err != nil {
+		return exitError{1, err}
+	}
+	return perr
 }
 
 // listSchemes prints every scheme of the fabric twin's registry (host:
 // its host module registry) with its parameters: default, unit, allowed
 // values and help.
-func listSchemes(asJSON, host bool) error {
+func listSchemes(w io.Writer, format string, host bool) error {
 	reg, err := schemes.Registry()
 	if err != nil {
 		return err
@@ -248,18 +280,16 @@ func listSchemes(asJSON, host bool) error {
 		}
 		out = append(out, sc)
 	}
-	if asJSON {
-		return json.NewEncoder(os.Stdout).Encode(out)
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCHEME\tPARAMETER\tDEFAULT\tUNIT\tVALUES\tHELP")
-	for _, s := range out {
-		fmt.Fprintf(tw, "%s\t\t\t\t\t%s\n", s.Name, s.Help)
-		for _, p := range s.Params {
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Default, p.Unit, p.Rule, p.Help)
+	return printResult(w, format, out, func() table {
+		t := table{Head: []string{"SCHEME", "PARAMETER", "DEFAULT", "UNIT", "VALUES", "HELP"}}
+		for _, s := range out {
+			t.add(s.Name, "", "", "", "", s.Help)
+			for _, p := range s.Params {
+				t.add("", p.Name, p.Default, p.Unit, p.Rule, p.Help)
+			}
 		}
-	}
-	return tw.Flush()
+		return t
+	}, nil)
 }
 
 // schemeCheck validates a scheme against the fabric twin's modules: an
@@ -289,16 +319,17 @@ func noteSDEReset(labArg string, lab *inventory.Lab, rs []tofino.Result) {
 
 // printResults prints per-switch results; err (any switch failing) makes
 // the exit status 1 after the table.
-func printResults(asJSON bool, rs []tofino.Result, err error) error {
-	if asJSON {
-		if rs == nil {
-			rs = []tofino.Result{}
+func printResults(format string, rs []tofino.Result, err error) error {
+	if rs == nil {
+		rs = []tofino.Result{}
+	}
+	if perr := printResult(os.Stdout, format, rs, func() table { return imageResults(rs) }, func(w io.Writer) error {
+		if len(rs) == 0 {
+			return nil
 		}
-		if jerr := json.NewEncoder(os.Stdout).Encode(rs); jerr != nil {
-			return jerr
-		}
-	} else if ferr := printImageResults(rs); ferr != nil {
-		return ferr
+		return imageResults(rs).aligned(w)
+	}); perr != nil {
+		return perr
 	}
 	if err != nil {
 		return exitError{1, fmt.Errorf("%d of %d switches failed:\n%w", failed(rs), len(rs), err)}
@@ -311,16 +342,19 @@ func printImageResults(rs []tofino.Result) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SWITCH\tIMAGE\tOUTCOME\tDETAIL")
+	return imageResults(rs).aligned(os.Stdout)
+}
+
+func imageResults(rs []tofino.Result) table {
+	t := table{Head: []string{"SWITCH", "IMAGE", "OUTCOME", "DETAIL"}}
 	for _, r := range rs {
 		detail := r.Error
 		if r.Rollback != "" {
 			detail += " -- rollback: " + r.Rollback
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Switch, orDash(r.Image), r.Outcome, detail)
+		t.add(r.Switch, orDash(r.Image), r.Outcome, detail)
 	}
-	return tw.Flush()
+	return t
 }
 
 func failed(rs []tofino.Result) int {
@@ -333,35 +367,33 @@ func failed(rs []tofino.Result) int {
 	return n
 }
 
-func printImageStatus(asJSON bool, ss []tofino.Status) error {
-	if asJSON {
-		if ss == nil {
-			ss = []tofino.Status{}
-		}
-		return json.NewEncoder(os.Stdout).Encode(ss)
+func printImageStatus(format string, ss []tofino.Status) error {
+	if ss == nil {
+		ss = []tofino.Status{}
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SWITCH\tACTIVE\tPREVIOUS\tHEALTH\tLAST ATTEMPT")
-	for _, s := range ss {
-		health := "-"
-		switch {
-		case s.Error != "":
-			health = "unknown: " + s.Error
-		case s.Health != nil && s.Healthy:
-			health = "ok: " + s.Health.Program + " loaded"
-		case s.Health != nil:
-			health = s.Health.Problem()
-		}
-		last := "-"
-		if a := s.Last; a != nil {
-			last = fmt.Sprintf("%s %s: %s (%s)", a.Action, a.Image, a.Outcome, a.At.Local().Format("2006-01-02 15:04:05"))
-			if a.Error != "" {
-				last += ": " + firstLine(a.Error)
+	return printResult(os.Stdout, format, ss, func() table {
+		t := table{Head: []string{"SWITCH", "ACTIVE", "PREVIOUS", "HEALTH", "LAST ATTEMPT"}}
+		for _, s := range ss {
+			health := "-"
+			switch {
+			case s.Error != "":
+				health = "unknown: " + s.Error
+			case s.Health != nil && s.Healthy:
+				health = "ok: " + s.Health.Program + " loaded"
+			case s.Health != nil:
+				health = s.Health.Problem()
 			}
+			last := "-"
+			if a := s.Last; a != nil {
+				last = fmt.Sprintf("%s %s: %s (%s)", a.Action, a.Image, a.Outcome, a.At.Local().Format("2006-01-02 15:04:05"))
+				if a.Error != "" {
+					last += ": " + firstLine(a.Error)
+				}
+			}
+			t.add(s.Switch, orDash(s.Active), orDash(s.Previous), health, last)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Switch, orDash(s.Active), orDash(s.Previous), health, last)
-	}
-	return tw.Flush()
+		return t
+	}, nil)
 }
 
 func orDash(s string) string {

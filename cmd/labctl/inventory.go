@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,17 +28,24 @@ func inventoryCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name: "validate", Usage: "report every problem in a lab file, with file:line and field", ArgsUsage: "LAB",
+				Flags: []cli.Flag{newFormatFlag(formatTable)},
 				Action: func(c *cli.Context) error {
-					name, lab, err := resolve(c)
-					var ps inventory.Problems
-					if errors.As(err, &ps) {
-						return fmt.Errorf("%s: %d problems:\n%w", name, len(ps), err)
-					}
+					o, err := parseOptions(c)
 					if err != nil {
 						return err
 					}
-					fmt.Printf("%s: ok (%d switches, %d hosts, %d links)\n", name, len(lab.Switches), len(lab.Hosts), len(lab.Links))
-					return nil
+					name, lab, err := resolve(c)
+					var ps inventory.Problems
+					if errors.As(err, &ps) {
+						err = fmt.Errorf("%s: %d problems:\n%w", name, len(ps), err)
+					}
+					if err != nil && (o.Format == formatTable || len(ps) == 0) {
+						return err
+					}
+					if perr := printValidation(os.Stdout, o.Format, name, lab, ps); perr != nil {
+						return perr
+					}
+					return err
 				},
 			},
 			{
@@ -67,20 +75,68 @@ aggs, spines).
 			},
 			{
 				Name: "show", Usage: "print a lab's devices, RNICs and links", ArgsUsage: "LAB",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output"}},
+				Flags: []cli.Flag{newFormatFlag(formatTable), jsonAlias},
 				Action: func(c *cli.Context) error {
+					o, err := parseOptions(c)
+					if err != nil {
+						return err
+					}
 					_, lab, err := resolve(c)
 					if err != nil {
 						return err
 					}
-					if c.Bool("json") {
-						enc := json.NewEncoder(os.Stdout)
-						enc.SetIndent("", "  ")
-						return enc.Encode(lab)
-					}
-					return inventory.WriteSummary(os.Stdout, lab)
+					return printResult(os.Stdout, o.Format, lab, func() table { return deviceTable(lab) },
+						func(w io.Writer) error { return inventory.WriteSummary(w, lab) })
 				},
 			},
 		},
 	}
+}
+
+// validation is what inventory validate says of a lab.
+type validation struct {
+	Lab      string   `json:"lab"`
+	OK       bool     `json:"ok"`
+	Switches int      `json:"switches"`
+	Hosts    int      `json:"hosts"`
+	Links    int      `json:"links"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// printValidation prints a lab's validation: ok with its size, or its
+// problems (file:line: field: message), one a row.
+func printValidation(w io.Writer, format, name string, lab *inventory.Lab, ps inventory.Problems) error {
+	v := validation{Lab: name, OK: len(ps) == 0}
+	for _, p := range ps {
+		v.Problems = append(v.Problems, p.String())
+	}
+	if lab != nil && v.OK {
+		v.Switches, v.Hosts, v.Links = len(lab.Switches), len(lab.Hosts), len(lab.Links)
+	}
+	return printResult(w, format, v, func() table {
+		t := table{Head: []string{"LAB", "OK", "SWITCHES", "HOSTS", "LINKS"}}
+		t.add(v.Lab, strconv.FormatBool(v.OK), strconv.Itoa(v.Switches), strconv.Itoa(v.Hosts), strconv.Itoa(v.Links))
+		for _, p := range v.Problems {
+			t.Foot = append(t.Foot, "problem: "+p)
+		}
+		return t
+	}, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s: ok (%d switches, %d hosts, %d links)\n", name, v.Switches, v.Hosts, v.Links)
+		return err
+	})
+}
+
+// deviceTable is a lab's devices, one row per switch and per host RNIC.
+func deviceTable(lab *inventory.Lab) table {
+	t := table{Head: []string{"DEVICE", "KIND", "ROLE", "MODEL", "RNIC", "IP", "SSH", "GNMI"}}
+	for _, s := range lab.Switches {
+		t.add(s.Name, "switch", s.Role, orDash(s.Model), "-", "-", orDash(s.Mgmt.SSH), orDash(s.Mgmt.GNMI))
+	}
+	for _, h := range lab.Hosts {
+		for _, r := range h.RNICs {
+			t.add(h.Name, "host", "-", "-", r.Device, r.IP, orDash(h.Mgmt.SSH), "-")
+		}
+	}
+	t.Foot = []string{fmt.Sprintf("lab %s: %d switches, %d hosts, %d links", lab.Name, len(lab.Switches), len(lab.Hosts), len(lab.Links))}
+	return t
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -12,8 +12,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -189,16 +189,20 @@ docs/reservation.md says where the lease lives.`,
 			},
 			{
 				Name: "status", Usage: "show emulated labs and check their endpoints", ArgsUsage: "[LAB]",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "machine-readable output"}},
+				Flags: []cli.Flag{newFormatFlag(formatTable), jsonAlias},
 				Action: func(c *cli.Context) error {
+					o, err := parseOptions(c)
+					if err != nil {
+						return err
+					}
 					sts, err := selectStates(c.Args().First())
 					if err != nil {
 						if _, shared, lerr := labLease(c.Args().First()); lerr == nil && shared { // a hardware lab: only its holder
-							return printHolder(c.Args().First(), c.Bool("json"))
+							return printHolder(c.Args().First(), o.Format)
 						}
 						return err
 					}
-					return printStatus(sts, c.Bool("json"))
+					return printStatus(sts, o.Format)
 				},
 			},
 			reserveCommand(),
@@ -360,7 +364,7 @@ type endpointStatus struct {
 	Up       bool   `json:"up"`
 }
 
-func printStatus(sts []emulator.State, asJSON bool) error {
+func printStatus(sts []emulator.State, format string) error {
 	type labStatus struct {
 		emulator.State
 		Alive     bool             `json:"alive"`
@@ -391,30 +395,39 @@ func printStatus(sts []emulator.State, asJSON bool) error {
 		}
 		out = append(out, ls)
 	}
-	if asJSON {
-		return json.NewEncoder(os.Stdout).Encode(out)
+	if out == nil {
+		out = []labStatus{}
 	}
-	if len(out) == 0 {
-		fmt.Println("no emulated lab is up ('labctl lab up leafspine:2x4:8@100' starts one)")
-		return nil
-	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAB\tPID\tALIVE\tENDPOINTS UP\tSTARTED\tHELD BY\tLAB FILE")
-	for _, ls := range out {
-		up := 0
-		for _, e := range ls.Endpoints {
-			if e.Up {
-				up++
+	tf := func() table {
+		t := table{Head: []string{"LAB", "PID", "ALIVE", "ENDPOINTS UP", "STARTED", "HELD BY", "LAB FILE"}}
+		for _, ls := range out {
+			up := 0
+			for _, e := range ls.Endpoints {
+				if e.Up {
+					up++
+				}
 			}
+			held := "-"
+			if ls.Lease != nil {
+				held = fmt.Sprintf("%s (%s) until %s", ls.Lease.Owner(), ls.Lease.Command, ls.Lease.Expires.Local().Format(time.TimeOnly))
+			}
+			t.add(ls.Name, strconv.Itoa(ls.PID), strconv.FormatBool(ls.Alive), fmt.Sprintf("%d/%d", up, len(ls.Endpoints)), ls.Started.Format(time.RFC3339), held, ls.LabFile)
 		}
-		held := "-"
-		if ls.Lease != nil {
-			held = fmt.Sprintf("%s (%s) until %s", ls.Lease.Owner(), ls.Lease.Command, ls.Lease.Expires.Local().Format(time.TimeOnly))
+		if len(out) == 0 {
+			t.Foot = []string{noLabUp}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%d/%d\t%s\t%s\t%s\n", ls.Name, ls.PID, ls.Alive, up, len(ls.Endpoints), ls.Started.Format(time.RFC3339), held, ls.LabFile)
+		return t
 	}
-	return tw.Flush()
+	return printResult(os.Stdout, format, out, tf, func(w io.Writer) error {
+		if len(out) == 0 {
+			_, err := fmt.Fprintln(w, noLabUp)
+			return err
+		}
+		return tf().aligned(w)
+	})
 }
+
+const noLabUp = "no emulated lab is up ('labctl lab up leafspine:2x4:8@100' starts one)"
 
 // twinOptions are the emulated lab's options for a scenario's emulation
 // section (the engine, its schemes and its conventions).

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,15 +199,22 @@ func releaseCommand() *cli.Command {
 }
 
 // printHolder shows who holds a hardware lab.
-func printHolder(name string, asJSON bool) error {
+func printHolder(name, format string) error {
 	l := holder(name)
-	if asJSON {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"name": name, "lease": l})
-	}
-	if l == nil {
-		fmt.Printf("lab %s is not held\n", name)
-		return nil
-	}
-	fmt.Printf("lab %s is held by %s\n", name, l)
-	return nil
+	return printResult(os.Stdout, format, map[string]any{"name": name, "lease": l}, func() table {
+		t := table{Head: []string{"LAB", "HELD BY"}}
+		held := "-"
+		if l != nil {
+			held = l.String()
+		}
+		t.add(name, held)
+		return t
+	}, func(w io.Writer) error {
+		if l == nil {
+			_, err := fmt.Fprintf(w, "lab %s is not held\n", name)
+			return err
+		}
+		_, err := fmt.Fprintf(w, "lab %s is held by %s\n", name, l)
+		return err
+	})
 }

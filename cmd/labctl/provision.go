@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +19,7 @@ func provisionCommand() *cli.Command {
 		&cli.StringFlag{Name: "rnic-profile", Usage: "RNIC profile YAML (trust, PFC, DSCP map, buffers, RoCE ToS/mode, CNP, ECN/DCQCN), set over SSH"},
 		&cli.StringFlag{Name: "switch-profile", Usage: "switch QoS profile YAML (PFC, thresholds or alpha, headroom, pools, ECN, DSCP map, scheduler), set over NETCONF or the SDE shell as the lab says"},
 		&cli.StringFlag{Name: "image", Usage: "switch image bundle every switch must run (see 'labctl image'); apply pushes and activates it first"},
-		&cli.BoolFlag{Name: "json", Usage: "machine-readable output"},
+		newFormatFlag(formatTable), jsonAlias,
 	}
 	applyFlags := append([]cli.Flag{
 		&cli.BoolFlag{Name: "atomic", Usage: "if one switch fails to take the profile, roll every switch back (all keep their previous config)"},
@@ -95,13 +94,13 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return env.printPlan(p, c.Bool("json"), "no changes: the lab matches the profiles")
+				return env.printPlan(p, "no changes: the lab matches the profiles")
 			}),
 			cmd("apply", "make the planned changes and read back", applyFlags, func(c *cli.Context, env *provEnv) error {
 				env.in.Atomic = c.Bool("atomic")
 				rep, err := provision.Apply(c.Context, env.pool, env.lab, env.in, env.progress)
-				if c.Bool("json") { // the report, whatever happened
-					if perr := json.NewEncoder(os.Stdout).Encode(rep); perr != nil {
+				if env.format != formatTable { // the report, whatever happened
+					if perr := printResult(os.Stdout, env.format, rep, func() table { return applyTable(rep) }, nil); perr != nil {
 						return errors.Join(err, perr)
 					}
 					return err
@@ -119,7 +118,7 @@ Examples:
 				if err != nil && !errors.Is(err, provision.ErrDrift) {
 					return err
 				}
-				if perr := env.printPlan(p, c.Bool("json"), "ok: the lab matches the profiles"); perr != nil {
+				if perr := env.printPlan(p, "ok: the lab matches the profiles"); perr != nil {
 					return perr
 				}
 				if err != nil {
@@ -132,6 +131,7 @@ Examples:
 }
 
 type provEnv struct {
+	format   string
 	lab      *inventory.Lab
 	pool     *sshdrv.Pool
 	in       provision.Intent
@@ -142,6 +142,10 @@ type provEnv struct {
 func openProv(c *cli.Context) (*provEnv, error) {
 	if c.String("rnic-profile") == "" && c.String("switch-profile") == "" && c.String("image") == "" {
 		return nil, exitError{2, fmt.Errorf("give --image, --switch-profile, --rnic-profile or several")}
+	}
+	format, err := checkFormat(c)
+	if err != nil {
+		return nil, err
 	}
 	in, err := provision.LoadIntent(c.String("image"), c.String("switch-profile"), c.String("rnic-profile"))
 	if err != nil {
@@ -154,8 +158,8 @@ func openProv(c *cli.Context) (*provEnv, error) {
 		return nil, err
 	}
 	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: lab.KnownHosts, Logger: logger})
-	env := &provEnv{lab: lab, pool: pool, in: in, close: func() { in.Close(); pool.Close() }}
-	if isTerminal(os.Stderr) && !c.Bool("json") {
+	env := &provEnv{format: format, lab: lab, pool: pool, in: in, close: func() { in.Close(); pool.Close() }}
+	if isTerminal(os.Stderr) && format == formatTable {
 		env.progress = newTermProgress(os.Stderr).Devices
 	}
 	return env, nil
@@ -163,9 +167,15 @@ func openProv(c *cli.Context) (*provEnv, error) {
 
 // printPlan prints what differs: the image part if an image is managed,
 // the device table (or none) if a profile is.
-func (env *provEnv) printPlan(p *provision.LabPlan, asJSON bool, none string) error {
-	if asJSON {
-		return json.NewEncoder(os.Stdout).Encode(p)
+func (env *provEnv) printPlan(p *provision.LabPlan, none string) error {
+	if env.format != formatTable {
+		return printResult(os.Stdout, env.format, p, func() table {
+			t := changeTable(p.Images, provision.DeviceChanges(p.Switches, p.RNICs), "NOW", "WANTED")
+			for _, n := range p.Notes {
+				t.Foot = append(t.Foot, fmt.Sprintf("note: %s %s: %s", n.Device, n.Where, n.Text))
+			}
+			return t
+		}, nil)
 	}
 	if err := printImageChanges(p.Image, p.Images); err != nil {
 		return err
@@ -255,6 +265,44 @@ func (env *provEnv) printReport(rep *provision.Report) error {
 		fmt.Println("note:", n)
 	}
 	return nil
+}
+
+// changeTable is a plan's image and device changes as one table (md).
+func changeTable(images []provision.ImageChange, rows []provision.DeviceChange, from, to string) table {
+	t := table{Head: []string{"DEVICE", "VIA", "WHERE", "SETTING", from, to}}
+	for _, x := range images {
+		t.add(x.Switch, "image", "", "image", orDash(x.From), x.To)
+	}
+	for _, r := range rows {
+		t.add(r.Device, r.Via, r.Where, r.Setting, r.From, r.To)
+	}
+	return t
+}
+
+// applyTable is what an apply did (md): each switch's and image's
+// outcome, then the RNIC changes it made; errors and notes below.
+func applyTable(rep *provision.Report) table {
+	t := table{Head: []string{"DEVICE", "VIA", "OUTCOME", "DETAIL"}}
+	for _, r := range rep.Images {
+		t.add(r.Switch, "image "+orDash(r.Image), r.Outcome, r.Error)
+	}
+	for _, r := range rep.Switches {
+		outcome := r.Outcome
+		if r.Restored {
+			outcome += " (restored)"
+		}
+		t.add(r.Switch, r.Driver, outcome, firstLine(r.Error))
+	}
+	for _, r := range provision.DeviceChanges(nil, rep.RNICs) {
+		t.add(r.Device, r.Via, "set", r.Where+" "+r.Setting+": "+r.From+" -> "+r.To)
+	}
+	for _, e := range rep.Errors {
+		t.Foot = append(t.Foot, "error: "+e)
+	}
+	for _, n := range rep.Notes {
+		t.Foot = append(t.Foot, "note: "+n)
+	}
+	return t
 }
 
 // failures counts what went wrong in an apply, for its one-line error.

@@ -2,11 +2,11 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -50,7 +50,7 @@ Examples:
 			&cli.StringFlag{Name: "thresholds", Usage: "thresholds YAML (default: the built-in rules)"},
 			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE`"},
 			&cli.BoolFlag{Name: "all", Usage: "list every check, not only the regressions"},
-			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON"},
+			newFormatFlag(formatTable), jsonAlias,
 			strictFlag(true),
 		},
 		Subcommands: []*cli.Command{{
@@ -72,9 +72,12 @@ Examples:
 			if c.String("baseline") == "" || c.String("candidate") == "" {
 				return exitError{2, fmt.Errorf("regress needs --baseline and --candidate (or the promote subcommand)")}
 			}
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
+			}
 			th := regress.DefaultThresholds()
 			if f := c.String("thresholds"); f != "" {
-				var err error
 				if th, err = regress.LoadThresholds(f); err != nil {
 					return exitError{2, err}
 				}
@@ -107,12 +110,8 @@ Examples:
 					return err
 				}
 			}
-			if c.Bool("json") {
-				if err := json.NewEncoder(os.Stdout).Encode(v); err != nil {
-					return err
-				}
-			} else {
-				printVerdict(v, base.RunID, cand.RunID, c.Bool("all"))
+			if err := printVerdict(os.Stdout, o.Format, v, base.RunID, cand.RunID, c.Bool("all")); err != nil {
+				return err
 			}
 			if !v.Passed() {
 				return exitError{1, fmt.Errorf("%d of %d checks regressed", len(v.Regressions()), len(v.Checks))}
@@ -138,27 +137,53 @@ func strictOutcome(which string, s *reports.Summary) error {
 	return exitError{1, fmt.Errorf("%s; --strict=false compares it anyway", msg)}
 }
 
-func printVerdict(v regress.Verdict, base, cand string, all bool) {
-	fmt.Printf("candidate %s vs baseline %s: %d checks\n", cand, base, len(v.Checks))
+// printVerdict prints the verdict: json the whole of it; table the
+// checks that regressed (all: every check) under their group, as prose; md
+// the same checks as a table.
+func printVerdict(w io.Writer, format string, v regress.Verdict, base, cand string, all bool) error {
 	label := map[string]string{} // baseline group -> how its lines are headed
-	if len(v.Paired) > 0 {
-		fmt.Println("compared by condition, the runs having other schemes there:")
-		for _, p := range v.Paired {
-			fmt.Printf("  %s\n", p)
-			label[p.BaselineGroup] = fmt.Sprintf("%s (%s -> %s)", p.Condition, p.BaselineScheme, p.CandidateScheme)
+	for _, p := range v.Paired {
+		label[p.BaselineGroup] = fmt.Sprintf("%s (%s -> %s)", p.Condition, p.BaselineScheme, p.CandidateScheme)
+	}
+	head := fmt.Sprintf("candidate %s vs baseline %s: %d checks", cand, base, len(v.Checks))
+	verdict := "no regression"
+	if !v.Passed() {
+		verdict = fmt.Sprintf("%d of %d checks regressed", len(v.Regressions()), len(v.Checks))
+	}
+	return printResult(w, format, v, func() table {
+		t := table{Head: []string{"GROUP", "CHECK", "REGRESSED"}}
+		for _, ch := range v.Checks {
+			if ch.Regressed || all {
+				t.add(cmp.Or(label[ch.Group], ch.Group), ch.Message(), strconv.FormatBool(ch.Regressed))
+			}
 		}
-	}
-	for _, ch := range v.Checks {
-		if ch.Regressed || all {
-			fmt.Printf("  %s: %s\n", cmp.Or(label[ch.Group], ch.Group), ch.Message())
+		for _, g := range v.New {
+			t.add(g, "new in the candidate, not compared", "false")
 		}
-	}
-	for _, g := range v.New {
-		fmt.Printf("  %s: new in the candidate, not compared\n", g)
-	}
-	if v.Passed() {
-		fmt.Println("no regression")
-	}
+		t.Foot = []string{head + "; " + verdict}
+		return t
+	}, func(w io.Writer) error {
+		fmt.Fprintln(w, head)
+		if len(v.Paired) > 0 {
+			fmt.Fprintln(w, "compared by condition, the runs having other schemes there:")
+			for _, p := range v.Paired {
+				fmt.Fprintf(w, "  %s\n", p)
+			}
+		}
+		for _, ch := range v.Checks {
+			if ch.Regressed || all {
+				fmt.Fprintf(w, "  %s: %s\n", cmp.Or(label[ch.Group], ch.Group), ch.Message())
+			}
+		}
+		for _, g := range v.New {
+			fmt.Fprintf(w, "  %s: new in the candidate, not compared\n", g)
+		}
+		if v.Passed() {
+			_, err := fmt.Fprintln(w, "no regression")
+			return err
+		}
+		return nil
+	})
 }
 
 func writeJUnit(path string, v regress.Verdict, m regress.JUnitMeta) error {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,19 +47,34 @@ Examples:
 // reportFlags are the flags report and compare share.
 func reportFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "format", Value: "md", Usage: strings.Join(reports.Formats(), ", ")},
+		reportFormatFlag(),
 		&cli.StringFlag{Name: "out", Usage: "write to `FILE` instead of standard output"},
 		&cli.StringFlag{Name: "buckets", Value: "100KB,1MB", Usage: "flow-size bucket edges, e.g. 10KB,100KB,1MB (KB/MB/GB decimal, KiB/MiB/GiB binary)"},
 		&cli.StringFlag{Name: "baseline-scheme", Usage: "scheme the comparisons measure against (default: ecmp if present, else the first by name; a scheme no point has is an error)"},
 	}
 }
 
+// reportFormatFlag is --format of report and compare: table (the md
+// report), json, md and the report's own html and csv.
+func reportFormatFlag() *formatFlag {
+	var more []string
+	for _, f := range reports.Formats() {
+		if !slices.Contains(resultFormats, f) {
+			more = append(more, f)
+		}
+	}
+	return newFormatFlag(formatMD, more...)
+}
+
 // writeReport analyses the run archives (one: its report; several: their
 // comparison) and prints them as the flags say.
 func writeReport(c *cli.Context, dirs []string) error {
-	format := c.String("format")
-	if !slices.Contains(reports.Formats(), format) {
-		return exitError{2, fmt.Errorf("--format %q: want one of %s", format, strings.Join(reports.Formats(), ", "))}
+	format, err := checkFormat(c)
+	if err != nil {
+		return err
+	}
+	if format == formatTable { // the report's tables are Markdown's
+		format = formatMD
 	}
 	buckets, err := reports.ParseBuckets(c.String("buckets"))
 	if err != nil {

@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator/fabric/hostlb/hostschemes"
-	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/scenarios"
 )
 
@@ -45,7 +43,8 @@ telemetry/*.lp (switch port/queue counters, RNIC hw counters), summary.json,
 report.html. On a terminal it shows progress (point i/n with an ETA);
 otherwise it prints progress as JSON lines on stderr ({"stage":...},
 {"point":...,"index":i,"total":n,"eta_s":...}) and one JSON line
-{"run_id","run_dir","report","outcome",...} on stdout at the end.
+{"run_id","run_dir","report","outcome",...} on stdout at the end;
+--format table|json|md prints that outcome on stdout in the format asked.
 
 Before anything is created or any device touched, the scenario is checked
 against its lab (hosts it names, senders it counts) and the limits
@@ -77,24 +76,12 @@ Examples:
    labctl run workload-matrix --executor slurm --out /shared/runs --slurm-partition short --slurm-time 30:00
    labctl run --resume /shared/runs/workload-matrix-20261125-040000-ab12cd   # after Ctrl-C or a crash
    labctl run my.yaml --lab lab.yaml --influx-url http://127.0.0.1:8086 --influx-bucket labctl --influx-token-env INFLUX_TOKEN`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "lab", Usage: "lab file, generated topology or running lab name"},
-			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of run archives"},
-			&cli.StringFlag{Name: "influx-url", Usage: "also write telemetry to this InfluxDB (v2 API; InfluxDB 1.8+ works)", EnvVars: []string{"LABCTL_INFLUX_URL"}},
-			&cli.StringFlag{Name: "influx-bucket", Usage: "InfluxDB bucket (database/retention on 1.8)", EnvVars: []string{"LABCTL_INFLUX_BUCKET"}},
-			&cli.StringFlag{Name: "influx-org", Usage: "InfluxDB organisation (ignored by 1.8)", EnvVars: []string{"LABCTL_INFLUX_ORG"}},
-			&cli.StringFlag{Name: "influx-token", Usage: "InfluxDB token; prefer --influx-token-env or --influx-token-file so it stays out of shell history", EnvVars: []string{"LABCTL_INFLUX_TOKEN"}},
-			&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the InfluxDB token"},
-			&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the InfluxDB token"},
-			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long (agents are killed, an emulated lab's simulation is cut short; the run goes on)"},
-			&cli.IntFlag{Name: "max-concurrent", Usage: "each host agent runs at most this many perftest clients at once (0: no bound); flows beyond start late and the manifest counts them"},
-			agentFlag,
-			engineFlag,
-			maxRepetitionsFlag, maxFlowsFlag, waitFlag,
+		Flags: labRunFlags(
+			newFormatFlag(""),
+			waitFlag,
 			strictFlag(false),
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 			&cli.StringFlag{Name: "resume", Usage: "go on with `RUN`, a run directory of --executor slurm: submit only the points without a result, then gather"},
-		}, append(executorFlags(), gnmiFlags()...)...),
+		),
 		Action: func(c *cli.Context) (err error) {
 			var s *scenarios.Scenario
 			var job *runJob // a resumed run's
@@ -113,7 +100,8 @@ Examples:
 					return err
 				}
 			}
-			if err := checkExecutor(c); err != nil {
+			o, err := parseOptions(c)
+			if err != nil {
 				return err
 			}
 			if c.IsSet("lab") {
@@ -123,26 +111,19 @@ Examples:
 				if s.Sweeps("lab") {
 					return exitError{2, fmt.Errorf("--lab: scenario %s sweeps lab in its matrix; drop one of them", s.Name)}
 				}
-				s.Lab = c.String("lab")
+				s.Lab = o.Lab
 			}
 			if c.IsSet("engine") {
 				s.Emulation.Engine = c.String("engine")
 			}
 			tty := isTerminal(os.Stderr)
-			logger := newLogger(c.Bool("verbose"))
+			logger := newLogger(o.Verbose)
 			if !tty { // stderr is a log a machine may read: JSON lines only
-				logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(c.Bool("verbose"))}))
+				logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(o.Verbose)}))
 			}
-			influx, err := influxConfig(c)
+			influx, err := o.Influx.Config()
 			if err != nil {
 				return err
-			}
-			gnmiSec, err := gnmiSecurity(c)
-			if err != nil {
-				return err
-			}
-			if c.Int("max-concurrent") < 0 {
-				return exitError{2, fmt.Errorf("--max-concurrent %d: must be >= 0", c.Int("max-concurrent"))}
 			}
 			agentBin, err := agentBinary(c.Context, c.String("agent"))
 			if err != nil {
@@ -151,9 +132,8 @@ Examples:
 			if err := scenarios.CheckHostModules(s, schemeCheck(hostschemes.MustRegistry())); err != nil {
 				return err
 			}
-			r := &scenarios.Runner{OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
-				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), AgentPath: agentBin,
-				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
+			r := o.runner(logger, agentBin)
+			r.Influx = influx
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
@@ -177,9 +157,9 @@ Examples:
 			var out *scenarios.Outcome
 			switch {
 			case job != nil:
-				out, err = resumeRun(c, r, job, s)
-			case c.String("executor") == "slurm":
-				out, err = runOnSlurm(c.Context, c, r, s, agentBin, nil)
+				out, err = resumeRun(c, o, r, job, s)
+			case o.Executor == "slurm":
+				out, err = runOnSlurm(c.Context, c, o, r, s, agentBin, nil)
 			default:
 				out, err = r.Run(c.Context, s)
 			}
@@ -193,6 +173,10 @@ Examples:
 				warn("run archive (incomplete): " + out.Dir)
 			}
 			switch {
+			case o.Format != "":
+				if perr := printOutcome(os.Stdout, o.Format, out); perr != nil && err == nil {
+					err = perr
+				}
 			case !tty:
 				if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil && err == nil {
 					err = jerr
@@ -208,38 +192,20 @@ Examples:
 	}
 }
 
-func influxConfig(c *cli.Context) (*collectors.InfluxConfig, error) {
-	url := c.String("influx-url")
-	if url == "" {
-		return nil, nil
-	}
-	if c.String("influx-bucket") == "" {
-		return nil, exitError{2, fmt.Errorf("--influx-url needs --influx-bucket")}
-	}
-	token, err := influxToken(c)
-	if err != nil {
-		return nil, err
-	}
-	return &collectors.InfluxConfig{URL: url, Bucket: c.String("influx-bucket"), Org: c.String("influx-org"), Token: token}, nil
-}
-
-// influxToken is the token the --influx-token* flags give.
-func influxToken(c *cli.Context) (string, error) {
-	token := c.String("influx-token")
-	if v := c.String("influx-token-env"); v != "" {
-		token = os.Getenv(v)
-		if token == "" {
-			return "", exitError{2, fmt.Errorf("--influx-token-env %s: the variable is empty", v)}
+// printOutcome prints a run's outcome (--format): its id, outcome,
+// archive and report, failed points and warnings below.
+func printOutcome(w io.Writer, format string, out *scenarios.Outcome) error {
+	return printResult(w, format, out, func() table {
+		t := table{Head: []string{"RUN ID", "OUTCOME", "RUN DIR", "REPORT"}}
+		t.add(out.RunID, out.Outcome, out.Dir, orDash(out.Report))
+		for _, p := range out.Failed {
+			t.Foot = append(t.Foot, "failed point: "+p)
 		}
-	}
-	if f := c.String("influx-token-file"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("--influx-token-file: %w", err)
+		for _, m := range out.Warnings {
+			t.Foot = append(t.Foot, "warning: "+m)
 		}
-		token = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
-	}
-	return token, nil
+		return t
+	}, nil)
 }
 
 func newLogger(verbose bool) *slog.Logger {

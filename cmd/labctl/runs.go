@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -43,20 +41,17 @@ archive holds whole records up to the crash and labctl report renders it.
 Examples:
    labctl runs
    labctl runs --out /data/runs --format json | jq '.[] | select(.outcome == "crashed")'`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Value: "runs", Usage: "parent directory of the run archives"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "table | json"},
-		},
+		Flags: []cli.Flag{outFlag(), newFormatFlag(formatTable)},
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "table" && format != "json" {
-				return exitError{2, fmt.Errorf("runs --format %q: want table or json", format)}
-			}
-			list, err := listRuns(c.String("out"))
+			o, err := parseOptions(c)
 			if err != nil {
 				return err
 			}
-			return writeRuns(c.App.Writer, list, format)
+			list, err := listRuns(o.Out)
+			if err != nil {
+				return err
+			}
+			return writeRuns(c.App.Writer, list, o.Format)
 		},
 	}
 }
@@ -100,15 +95,11 @@ func listRuns(out string) ([]runEntry, error) {
 }
 
 func writeRuns(w io.Writer, list []runEntry, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN ID\tSCENARIO\tOUTCOME\tSTAGE\tSTARTED\tNOTE")
-	for _, e := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.RunID, e.Scenario, e.Outcome, e.Stage, e.Started.Format(time.RFC3339), e.Note)
-	}
-	return tw.Flush()
+	return printResult(w, format, list, func() table {
+		t := table{Head: []string{"RUN ID", "SCENARIO", "OUTCOME", "STAGE", "STARTED", "NOTE"}}
+		for _, e := range list {
+			t.add(e.RunID, e.Scenario, e.Outcome, e.Stage, e.Started.Format(time.RFC3339), e.Note)
+		}
+		return t
+	}, nil)
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,15 +46,10 @@ again. Exit status: 0 when the spool is empty, 1 when points are left.
 
 Example:
    labctl telemetry replay runs/incast-20261122-101500-a1b2c3 --influx-token-env INFLUX_TOKEN`,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "influx-url", Usage: "InfluxDB (default: the run's)"},
-				&cli.StringFlag{Name: "influx-bucket", Usage: "bucket (default: the run's)"},
-				&cli.StringFlag{Name: "influx-org", Usage: "organisation (default: the run's)"},
-				&cli.StringFlag{Name: "influx-token", EnvVars: []string{"LABCTL_INFLUX_TOKEN"}, Usage: "InfluxDB token"},
-				&cli.StringFlag{Name: "influx-token-env", Usage: "name of an environment variable holding the token"},
-				&cli.StringFlag{Name: "influx-token-file", Usage: "file whose first line is the token"},
+			Flags: append(influxFlags(true),
 				&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "bound on one write request"},
-			},
+				newFormatFlag(formatTable),
+			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return exitError{2, fmt.Errorf("telemetry replay needs one RUN_DIR")}
@@ -63,8 +60,22 @@ Example:
 	}
 }
 
+// replayResult is what telemetry replay did.
+type replayResult struct {
+	RunID    string `json:"run_id"`
+	URL      string `json:"url"`
+	Bucket   string `json:"bucket"`
+	Spool    string `json:"spool"`
+	Replayed int    `json:"replayed"`
+	Pending  int    `json:"pending"`
+}
+
 func replayRun(c *cli.Context, dir string) error {
 	m, err := readRunManifest(dir)
+	if err != nil {
+		return err
+	}
+	o, err := parseOptions(c)
 	if err != nil {
 		return err
 	}
@@ -72,20 +83,28 @@ func replayRun(c *cli.Context, dir string) error {
 	if m.Telemetry != nil && m.Telemetry.Influx != nil {
 		run = *m.Telemetry.Influx
 	}
-	cfg := collectors.InfluxConfig{URL: cmp.Or(c.String("influx-url"), run.URL), Bucket: cmp.Or(c.String("influx-bucket"), run.Bucket),
-		Org: cmp.Or(c.String("influx-org"), run.Org), Timeout: c.Duration("timeout"), SpoolDir: archive.Open(dir).Spool()}
+	cfg := collectors.InfluxConfig{URL: cmp.Or(o.Influx.URL, run.URL), Bucket: cmp.Or(o.Influx.Bucket, run.Bucket),
+		Org: cmp.Or(o.Influx.Org, run.Org), Token: o.Influx.Token, Timeout: c.Duration("timeout"), SpoolDir: archive.Open(dir).Spool()}
 	if cfg.URL == "" || cfg.Bucket == "" {
 		return exitError{2, fmt.Errorf("run %s names no InfluxDB: give --influx-url and --influx-bucket", m.RunID)}
 	}
-	if _, err := os.Stat(cfg.SpoolDir); os.IsNotExist(err) {
-		fmt.Printf("run %s: no spool, nothing to replay\n", m.RunID)
-		return nil
+	res := replayResult{RunID: m.RunID, URL: cfg.URL, Bucket: cfg.Bucket, Spool: cfg.SpoolDir}
+	say := func(text string) error {
+		return printResult(os.Stdout, o.Format, res, func() table {
+			t := table{Head: []string{"RUN ID", "INFLUXDB", "BUCKET", "REPLAYED", "PENDING", "SPOOL"}}
+			t.add(res.RunID, res.URL, res.Bucket, strconv.Itoa(res.Replayed), strconv.Itoa(res.Pending), res.Spool)
+			return t
+		}, func(w io.Writer) error { _, err := fmt.Fprintln(w, text); return err })
 	}
-	if cfg.Token, err = influxToken(c); err != nil {
-		return err
+	if _, err := os.Stat(cfg.SpoolDir); os.IsNotExist(err) {
+		res.Spool = ""
+		return say(fmt.Sprintf("run %s: no spool, nothing to replay", m.RunID))
 	}
 	st, rerr := collectors.Replay(c.Context, cfg)
-	fmt.Printf("run %s: %d points written to %s (bucket %s), %d left in %s\n", m.RunID, st.Replayed, cfg.URL, cfg.Bucket, st.Pending, cfg.SpoolDir)
+	res.Replayed, res.Pending = st.Replayed, st.Pending
+	if perr := say(fmt.Sprintf("run %s: %d points written to %s (bucket %s), %d left in %s", m.RunID, st.Replayed, cfg.URL, cfg.Bucket, st.Pending, cfg.SpoolDir)); perr != nil {
+		return perr
+	}
 	if uerr := recordReplay(dir, st, rerr); uerr != nil {
 		return uerr
 	}

@@ -24,23 +24,32 @@ scenario and options its executor.json keeps, starting the point's own
 emulated lab, and writes the point's result to RUN_DIR/points/N whole or not
 at all. Slurm's array task N runs 'labctl worker --point N RUN_DIR'; the
 manifest records the job (SLURM_ARRAY_JOB_ID_SLURM_ARRAY_TASK_ID) and node.
+The run command's gNMI flags (--tls-ca, --tls-skip-verify, --gnmi-plaintext,
+--gnmi-username, --gnmi-password-env/-file) come before --point: the
+executor passes them on, the password by reference only.
 Exit status 0 when the point has a result (ok or failed, as in a local run),
 1 when it has none (the controller submits it again).`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "point", Required: true, Usage: "the point's index in plan.json"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
-		},
+			verboseFlag(),
+		}, gnmiFlags()...), // the run command's, passed on by the executor
+
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("worker needs one RUN_DIR")}
+			}
+			o, err := parseOptions(c)
+			if err != nil {
+				return err
 			}
 			dir := c.Args().First()
 			job, s, err := loadRunJob(dir)
 			if err != nil {
 				return err
 			}
-			logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(c.Bool("verbose"))}))
+			logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(o.Verbose)}))
 			r := jobRunner(job, logger)
+			r.GNMI = o.GNMI
 			at := scenarios.Placement{Executor: "local"}
 			if id := os.Getenv("SLURM_ARRAY_JOB_ID"); id != "" {
 				at = scenarios.Placement{Executor: "slurm", JobID: id + "_" + os.Getenv("SLURM_ARRAY_TASK_ID"), Node: os.Getenv("SLURMD_NODENAME")}
@@ -90,17 +99,14 @@ func jobRunner(job *runJob, logger *slog.Logger) *scenarios.Runner {
 }
 
 // newRunJob is what a run command's flags make of s for executor.json.
-func newRunJob(c *cli.Context, s *scenarios.Scenario, agent string) *runJob {
-	job := &runJob{Executor: c.String("executor"), Scenario: cmp.Or(s.File, c.Args().First()), Agent: agent,
-		PointTimeout: c.Duration("point-timeout"), Limits: runLimits(c)}
+func newRunJob(c *cli.Context, o *options, s *scenarios.Scenario, agent string) *runJob {
+	job := &runJob{Executor: o.Executor, Scenario: cmp.Or(s.File, c.Args().First()), Agent: agent,
+		PointTimeout: o.PointTimeout, Limits: o.Limits, MaxConcurrent: o.MaxConcurrent, GNMIArgs: o.GNMIArgs}
 	if c.IsSet("lab") {
-		job.Lab = c.String("lab")
+		job.Lab = o.Lab
 	}
 	if c.IsSet("engine") {
 		job.Engine = c.String("engine")
-	}
-	if c.IsSet("max-concurrent") {
-		job.MaxConcurrent = c.Int("max-concurrent")
 	}
 	return job
 }
