@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,20 +132,19 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
-	switch opt.Engine {
-	case "flow":
-		engine = fabric.NewFlowEngine(topo, cfg)
-	case "", "packet":
+	kind, err := fabric.Engines().Get(cmp.Or(opt.Engine, fabric.EnginePacket))
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	if kind.Packets {
 		cfg.LB, cfg.LBParams, cfg.Transport, cfg.Modules = opt.LB, opt.LBParams, opt.Transport, reg
 		opt.knobs(&cfg)
-		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
-			return nil, fmt.Errorf("emulator: %w", err)
-		}
 		for _, sw := range inv.Switches {
 			lbs[sw.Name] = lbChoice{scheme: schemeName(cfg.LB), params: maps.Clone(cfg.LBParams)}
 		}
-	default:
-		return nil, fmt.Errorf("emulator: unknown engine %q (flow or packet)", opt.Engine)
+	}
+	if engine, err = kind.New(topo, cfg); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
 	}
 
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -129,7 +129,7 @@ func (r *Runner) PlanPoints(s *Scenario) (*Plan, []bool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes); err != nil {
+	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes, r.Engines); err != nil {
 		return nil, nil, err
 	}
 	p := &Plan{Scenario: s.Name}

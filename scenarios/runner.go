@@ -59,7 +59,10 @@ type Runner struct {
 	// Schemes, when set, checks an emulated variant's emulation.lb and
 	// lb_params before the run (the CLI passes the fabric twin's registry;
 	// scenarios imports no emulator).
-	Schemes  tofino.SchemeCheck
+	Schemes tofino.SchemeCheck
+	// Engines, when set, checks an emulation.engine name before the run
+	// (the CLI passes the fabric twin's engine registry).
+	Engines  func(name string) error
 	Progress Progress
 	Logger   *slog.Logger
 	Version  string
@@ -138,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes); err != nil {
+	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes, r.Engines); err != nil {
 		return nil, err
 	}
 	runID := newRunID(s.Name)

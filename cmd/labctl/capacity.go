@@ -102,7 +102,7 @@ Examples:
 			logger := newLogger(c.Bool("verbose"))
 			r := &scenarios.Runner{Labs: labOpener{log: logger}, OutDir: c.String("out"), Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: runLimits(c),
-				Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
+				Schemes: schemeCheck(schemes.MustRegistry()), Engines: engineCheck, GNMI: gnmiSec}
 			tty := isTerminal(os.Stderr)
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)

@@ -153,7 +153,7 @@ Examples:
 			}
 			r := &scenarios.Runner{OutDir: c.String("out"), Influx: influx, Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), MaxConcurrent: c.Int("max-concurrent"), AgentPath: agentBin,
-				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry()), GNMI: gnmiSec}
+				Limits: runLimits(c), Schemes: schemeCheck(schemes.MustRegistry()), Engines: engineCheck, GNMI: gnmiSec}
 			warn := func(msg string) { fmt.Fprintln(os.Stderr, "warning:", msg) }
 			if tty {
 				r.Progress = newTermProgress(os.Stderr)
