@@ -189,7 +189,7 @@ func (r *Runner) RunOn(ctx context.Context, s *Scenario, exec PointExecutor, job
 		}
 	}
 	m := &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
-		Started: time.Now().UTC(), Outcome: "running", Stage: "traffic", Executor: exec.Name()}
+		Started: time.Now().UTC(), Outcome: "running", Stage: StageTraffic, Executor: exec.Name()}
 	return r.execute(ctx, s, exec, dir, m, plan, emulated)
 }
 
@@ -218,7 +218,7 @@ func (r *Runner) Resume(ctx context.Context, s *Scenario, exec PointExecutor, di
 		m = reports.Manifest{RunID: filepath.Base(filepath.Clean(dir)), Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
 			Started: time.Now().UTC()}
 	}
-	m.Outcome, m.Stage, m.Error, m.Executor = "running", "traffic", "", exec.Name()
+	m.Outcome, m.Stage, m.Error, m.Executor = "running", StageTraffic, "", exec.Name()
 	return r.execute(ctx, s, exec, filepath.Clean(dir), &m, &old, emulated)
 }
 
@@ -244,7 +244,7 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 		if ctx.Err() != nil {
 			break
 		}
-		r.Progress.Stage("traffic", fmt.Sprintf("point %s needs hardware lab %s: it runs here, not on %s", plan.Points[i].Name, plan.Points[i].Lab, exec.Name()))
+		r.Progress.Stage(StageTraffic, fmt.Sprintf("point %s needs hardware lab %s: it runs here, not on %s", plan.Points[i].Name, plan.Points[i].Lab, exec.Name()))
 		if err := r.RunPoint(ctx, s, dir, i, Placement{Executor: "local", Node: m.Host}); err != nil {
 			r.Logger.Warn("point did not run", "point", plan.Points[i].Name, "err", err)
 		}
@@ -254,9 +254,9 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 			st.out.Warnings = append(st.out.Warnings, fmt.Sprintf("%s: %v", exec.Name(), err))
 		}
 	}
-	r.Progress.Stage("gather", fmt.Sprintf("%d points", len(plan.Points)))
+	r.Progress.Stage(StageGather, fmt.Sprintf("%d points", len(plan.Points)))
 	if err := st.gather(); err != nil {
-		m.Outcome, m.Stage, m.Error = OutcomeFailed, "gather", err.Error()
+		m.Outcome, m.Stage, m.Error = OutcomeFailed, StageGather, err.Error()
 		st.save()
 		return st.out, fmt.Errorf("run %s: gather: %w", m.RunID, err)
 	}
