@@ -55,9 +55,6 @@ func (r *Catalog[M]) Register(s Entry[M]) error {
 	if s.Name == "" || s.New == nil {
 		return fmt.Errorf("%s: a %s needs a name and a factory", r.pkg, what)
 	}
-	if _, dup := r.schemes.Lookup(s.Name); dup {
-		return fmt.Errorf("%s: %s %q registered twice", r.pkg, what, s.Name)
-	}
 	seen := map[string]bool{}
 	for _, p := range s.Params {
 		if seen[p.Name] {
@@ -136,8 +133,12 @@ func (r *Catalog[M]) params(name string, given map[string]string) (Params, error
 
 func (r *Catalog[M]) validate(name string, given map[string]string) (Params, []*ParamError) {
 	s, err := r.schemes.Get(name)
-	if u := (*registry.UnknownError)(nil); errors.As(err, &u) {
-		return Params{}, []*ParamError{{pkg: r.pkg, Scheme: name, Msg: u.Detail()}}
+	if err != nil {
+		msg := err.Error()
+		if u := (*registry.UnknownError)(nil); errors.As(err, &u) {
+			msg = u.Detail() // the name goes where ParamError puts it
+		}
+		return Params{}, []*ParamError{{pkg: r.pkg, Scheme: name, Msg: msg}}
 	}
 	var errs []*ParamError
 	p := Params{v: make(map[string]string, len(s.Params))}
