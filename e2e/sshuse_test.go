@@ -68,7 +68,13 @@ func checkStages(t *testing.T, dir string) {
 	t.Helper()
 	m := readManifest(t, dir)
 	var got []string
+	if !scenarios.IsStage(m.Stage) {
+		t.Errorf("manifest stage %q is not one of scenarios.Stages", m.Stage)
+	}
 	for i, st := range m.Stages {
+		if !scenarios.IsStage(st.Stage) {
+			t.Errorf("stage %d %q is not one of scenarios.Stages", i, st.Stage)
+		}
 		if i > 0 && st.At.Before(m.Stages[i-1].At) || st.At.Before(m.Started) {
 			t.Errorf("stage %d (%s) at %v, before the one before it or the run's start", i, st.Stage, st.At)
 		}

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,9 @@ type Options struct {
 	// PAUSE frame, ACK and CNP simulated) or "flow" (max-min sharing, for
 	// labs too large to simulate packet by packet); the packet engine's
 	// switches forward with load-balancing module LB (default ecmp) and its
-	// RNICs use Transport (gbn or irn).
+	// RNICs use Transport (gbn or irn). Engine and LB left empty take the
+	// lab file's emulation: section (inventory.Emulation), whose host_lb
+	// every host runs from the start.
 	Engine    string
 	LB        string
 	LBParams  map[string]string
@@ -106,6 +109,14 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, fmt.Errorf("emulator: %w", err)
 		}
 	}
+	em := src.Emulation // the lab file's twin, where the options leave it open
+	if em == nil {
+		em = &inventory.Emulation{}
+	}
+	opt.Engine = cmp.Or(opt.Engine, em.Engine)
+	if opt.LB == "" {
+		opt.LB, opt.LBParams = em.LB, em.LBParams
+	}
 	keyPath, clientPub, err := sshd.GenerateClientKey(filepath.Join(opt.Dir, "keys"))
 	if err != nil {
 		return nil, fmt.Errorf("emulator: client key: %w", err)
@@ -131,20 +142,19 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
-	switch opt.Engine {
-	case "flow":
-		engine = fabric.NewFlowEngine(topo, cfg)
-	case "", "packet":
+	kind, err := fabric.Engines().Get(cmp.Or(opt.Engine, fabric.EnginePacket))
+	if err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	if kind.Packets {
 		cfg.LB, cfg.LBParams, cfg.Transport, cfg.Modules = opt.LB, opt.LBParams, opt.Transport, reg
 		opt.knobs(&cfg)
-		if engine, err = fabric.NewPacketEngineLB(topo, cfg, nil); err != nil {
-			return nil, fmt.Errorf("emulator: %w", err)
-		}
 		for _, sw := range inv.Switches {
 			lbs[sw.Name] = lbChoice{scheme: schemeName(cfg.LB), params: maps.Clone(cfg.LBParams)}
 		}
-	default:
-		return nil, fmt.Errorf("emulator: unknown engine %q (flow or packet)", opt.Engine)
+	}
+	if engine, err = kind.New(topo, cfg); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
 	}
 
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -260,6 +270,11 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	}
 	if err := sshd.WriteKnownHosts(inv.KnownHosts, known); err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	if em.HostLB != "" {
+		if err := l.SetHostLB(em.HostLB, em.HostLBParams); err != nil {
+			return nil, err
+		}
 	}
 	go l.twin.idle(runCtx)
 	return l, nil

@@ -23,17 +23,7 @@ func Resolve(nameOrPath string) (*Lab, error) { return ResolveWith(nameOrPath, n
 // ResolveWith is Resolve validating each switch's QoS driver against
 // drivers (see ValidateWith).
 func ResolveWith(nameOrPath string, drivers QoSDrivers) (*Lab, error) {
-	if IsGeneratorSpec(nameOrPath) {
-		return Generate(nameOrPath)
-	}
-	lab, err := Load(nameOrPath)
-	if err != nil {
-		return nil, err
-	}
-	if err := lab.ValidateWith(drivers); err != nil {
-		return nil, err
-	}
-	return lab, nil
+	return ResolveAgainst(nameOrPath, Registries{QoSDrivers: drivers})
 }
 
 // Generate builds an emulated lab from a spec:

@@ -17,6 +17,8 @@ type Lab struct {
 	Services    Services              `yaml:"services,omitempty" json:"services,omitempty"`
 	// GNMITLS is how collectors reach the switches' gNMI servers (gnmitls.go).
 	GNMITLS *GNMITLS `yaml:"gnmi_tls,omitempty" json:"gnmi_tls,omitempty"`
+	// Emulation is an emulated lab's twin: engine and modules (emulation.go).
+	Emulation *Emulation `yaml:"emulation,omitempty" json:"emulation,omitempty"`
 
 	// File is the path the lab was loaded from ("" for generated labs).
 	File string `yaml:"-" json:"file,omitempty"`

@@ -28,8 +28,13 @@ type QoSDrivers interface {
 }
 
 // ValidateWith is Validate that also checks each switch's QoS driver
-// against drivers (nil: not checked).
+// against drivers (nil: not checked); ValidateAgainst checks every name.
 func (l *Lab) ValidateWith(drivers QoSDrivers) error {
+	return l.validate(Registries{QoSDrivers: drivers})
+}
+
+func (l *Lab) validate(r Registries) error {
+	drivers := r.QoSDrivers
 	var ps Problems
 	add := func(path, format string, args ...any) { l.pos.Add(&ps, path, format, args...) }
 	safe := func(path, problem string) {
@@ -209,6 +214,7 @@ func (l *Lab) ValidateWith(drivers QoSDrivers) error {
 		safe("services.influxdb.token_file", badPath(in.TokenFile))
 	}
 	l.validateGNMITLS(add)
+	l.validateEmulation(r, add)
 	return ps.Err()
 }
 

@@ -44,7 +44,7 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 	if len(targets) == 0 {
 		return sum, nil
 	}
-	r.Progress.Stage("agent", fmt.Sprintf("checking %d hosts for agent %.12s", len(targets), sum))
+	r.Progress.Stage(StageAgent, fmt.Sprintf("checking %d hosts for agent %.12s", len(targets), sum))
 	var c agentCounts
 	missing, err := st.lacking(ctx, sess, targets[:1], &c)
 	if err == nil && len(missing) > 0 {
@@ -72,7 +72,7 @@ func (st *runState) shipAgents(ctx context.Context, sess *session, hosts []strin
 			}
 		}
 	}
-	r.Progress.Stage("agent", fmt.Sprintf("%d hosts: %d present, %d uploaded", len(targets), c.present, c.uploaded))
+	r.Progress.Stage(StageAgent, fmt.Sprintf("%d hosts: %d present, %d uploaded", len(targets), c.present, c.uploaded))
 	r.Logger.Info("agent", "sha256", sum, "present", c.present, "uploaded", c.uploaded)
 	return sum, err
 }

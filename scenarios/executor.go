@@ -125,7 +125,7 @@ func (r *Runner) PlanPoints(s *Scenario) (*Plan, []bool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes); err != nil {
+	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes, r.Engines); err != nil {
 		return nil, nil, err
 	}
 	p := &Plan{Scenario: s.Name}
@@ -186,7 +186,7 @@ func (r *Runner) RunOn(ctx context.Context, s *Scenario, exec PointExecutor, job
 		}
 	}
 	m := &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
-		Started: time.Now().UTC(), Outcome: "running", Stage: "traffic", Executor: exec.Name()}
+		Started: time.Now().UTC(), Outcome: "running", Stage: StageTraffic, Executor: exec.Name()}
 	return r.execute(ctx, s, exec, dir, m, plan, emulated)
 }
 
@@ -219,7 +219,7 @@ func (r *Runner) Resume(ctx context.Context, s *Scenario, exec PointExecutor, di
 		m = reports.Manifest{RunID: ad.ID(), Scenario: s.Name, ScenarioFile: s.File, Version: r.Version,
 			Started: time.Now().UTC()}
 	}
-	m.Outcome, m.Stage, m.Error, m.Executor = "running", "traffic", "", exec.Name()
+	m.Outcome, m.Stage, m.Error, m.Executor = "running", StageTraffic, "", exec.Name()
 	return r.execute(ctx, s, exec, filepath.Clean(dir), &m, &old, emulated)
 }
 
@@ -245,7 +245,7 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 		if ctx.Err() != nil {
 			break
 		}
-		r.Progress.Stage("traffic", fmt.Sprintf("point %s needs hardware lab %s: it runs here, not on %s", plan.Points[i].Name, plan.Points[i].Lab, exec.Name()))
+		r.Progress.Stage(StageTraffic, fmt.Sprintf("point %s needs hardware lab %s: it runs here, not on %s", plan.Points[i].Name, plan.Points[i].Lab, exec.Name()))
 		if err := r.RunPoint(ctx, s, dir, i, Placement{Executor: "local", Node: m.Host}); err != nil {
 			r.Logger.Warn("point did not run", "point", plan.Points[i].Name, "err", err)
 		}
@@ -255,9 +255,9 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 			st.out.Warnings = append(st.out.Warnings, fmt.Sprintf("%s: %v", exec.Name(), err))
 		}
 	}
-	r.Progress.Stage("gather", fmt.Sprintf("%d points", len(plan.Points)))
+	r.Progress.Stage(StageGather, fmt.Sprintf("%d points", len(plan.Points)))
 	if err := st.gather(); err != nil {
-		m.Outcome, m.Stage, m.Error = OutcomeFailed, "gather", err.Error()
+		m.Outcome, m.Stage, m.Error = OutcomeFailed, StageGather, err.Error()
 		st.save()
 		return st.out, fmt.Errorf("run %s: gather: %w", m.RunID, err)
 	}

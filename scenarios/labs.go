@@ -100,7 +100,7 @@ func (st *runState) closeSession(ctx context.Context, sess *session) {
 		st.m.Telemetry = mergeTelemetry(st.m.Telemetry, sess.col.stop(ctx))
 	}
 	if sess.release != nil {
-		st.r.Progress.Stage("release", sess.lab.Name)
+		st.r.Progress.Stage(StageRelease, sess.lab.Name)
 		sess.ssh.Close()
 		sess.release()
 	}

@@ -39,12 +39,13 @@ type LabInventory interface {
 // senders than the lab has, limits passed, the image and profile files
 // (missing, with a did-you-mean, or refused by their loaders), an RNIC
 // profile with a host module (host_lb) for real hosts, and (schemes, when
-// given) the emulated lab's load-balancing scheme and its parameters.
+// given) the emulated lab's load-balancing scheme and its parameters, and
+// (engines, when given) its engine's name.
 // Errors are file:line: field:
 // message. labOf resolves a variant's lab: a nil lab with no error is one
 // it cannot tell about (left to the run), an error is a lab that cannot
 // exist (a bad topology, no such file or running lab).
-func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.Lab, error), lim Limits, schemes tofino.SchemeCheck) error {
+func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.Lab, error), lim Limits, schemes tofino.SchemeCheck, engines func(string) error) error {
 	var ps yamlpos.Problems
 	if s.Repetitions > lim.Repetitions {
 		s.ix.Add(&ps, "repetitions", "%d is above the limit of %d (raise it with --max-repetitions)", s.Repetitions, lim.Repetitions)
@@ -67,6 +68,11 @@ func Preflight(s *Scenario, variants []Variant, labOf func(string) (*inventory.L
 			}
 		}
 		files.check(v.Scenario, &ps, lab == nil || lab.Emulated) // the twin's schemes bind emulated labs only
+		if em := v.Scenario.Emulation; engines != nil && em.Engine != "" {
+			if err := engines(em.Engine); err != nil {
+				v.Scenario.ix.Add(&ps, "emulation.engine", "%v", err)
+			}
+		}
 		if em := v.Scenario.Emulation; schemes != nil && em.LB != "" && (lab == nil || lab.Emulated) {
 			for _, p := range schemes(em.LB, em.LBParams) {
 				field := "emulation.lb"

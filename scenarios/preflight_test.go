@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/inventory"
 )
@@ -63,6 +64,8 @@ func TestBadScenariosAreRefusedBeforeAnything(t *testing.T) {
 			want: `s.yaml:2: provision.image: @DIR@/example-bundl: no such file or directory (did you mean "@DIR@/example-bundle"?)`},
 		{name: "unknown lb in the image, did you mean", doc: "name: ok\nprovision: {image: " + bundle + "}\n" + incast,
 			want: `s.yaml:2: provision.image: ` + bundle + `/image.yaml:14: lb.scheme: unknown load-balancing scheme (did you mean "drill"?)`},
+		{name: "unknown engine, did you mean", doc: "name: ok\nemulation: {engine: flwo}\n" + incast,
+			want: `s.yaml:2: emulation.engine: "flwo": unknown engine (did you mean "flow"?); known: flow, packet`},
 		{name: "unknown lb, did you mean", doc: "name: ok\nemulation: {lb: conwave}\n" + incast, want: `s.yaml:2: emulation.lb: unknown load-balancing scheme (did you mean "conweave"?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +83,7 @@ func TestBadScenariosAreRefusedBeforeAnything(t *testing.T) {
 			sub := strings.NewReplacer("@DIR@", dir)
 			s, err := Parse([]byte(sub.Replace(tc.doc)), filepath.Join(dir, "s.yaml"))
 			if err == nil {
-				r := &Runner{Lab: lab, OutDir: out, Schemes: twinSchemes}
+				r := &Runner{Lab: lab, OutDir: out, Schemes: twinSchemes, Engines: twinEngines}
 				if tc.labFile {
 					r.Lab, r.Labs = nil, noOpen{t}
 				}
@@ -119,6 +122,12 @@ func twinSchemes(scheme string, params map[string]string) []tofino.SchemeProblem
 		out = append(out, tofino.SchemeProblem{Param: p.Param, Msg: p.Msg})
 	}
 	return out
+}
+
+// twinEngines is the engine check the CLI passes: the twin's registry.
+func twinEngines(name string) error {
+	_, err := fabric.Engines().Get(name)
+	return err
 }
 
 // copyBundle copies the example image bundle with its manifest's text

@@ -59,7 +59,10 @@ type Runner struct {
 	// Schemes, when set, checks an emulated variant's emulation.lb and
 	// lb_params before the run (the CLI passes the fabric twin's registry;
 	// scenarios imports no emulator).
-	Schemes  tofino.SchemeCheck
+	Schemes tofino.SchemeCheck
+	// Engines, when set, checks an emulation.engine name before the run
+	// (the CLI passes the fabric twin's engine registry).
+	Engines  func(name string) error
 	Progress Progress
 	Logger   *slog.Logger
 	Version  string
@@ -138,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes); err != nil {
+	if err := Preflight(s, variants, r.labInventory, r.Limits, r.Schemes, r.Engines); err != nil {
 		return nil, err
 	}
 	runID := newRunID(s.Name)
@@ -152,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 	st := &runState{r: r, s: s, runID: runID, dir: dir, out: &Outcome{RunID: runID, Dir: dir},
 		plan: &Plan{Scenario: s.Name}, started: time.Now(),
 		m: &reports.Manifest{RunID: runID, Scenario: s.Name, ScenarioFile: s.File,
-			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: "plan"}}
+			Version: r.Version, Started: time.Now().UTC(), Outcome: "running", Stage: StagePlan}}
 	st.m.Host, st.m.PID, st.m.PIDStart = lease.Self() // labctl runs tells a crashed run by them
 	// This run's runner: its stages go to the manifest too.
 	rc := *r
@@ -181,9 +184,9 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		sess = st.runVariant(ctx, sess, v, vi)
 	}
 	if ctx.Err() == nil { // an interrupted run keeps the stage it was stopped at
-		st.reach("gather")
+		st.reach(StageGather)
 	}
-	st.r.Progress.Stage("gather", "stopping collectors")
+	st.r.Progress.Stage(StageGather, "stopping collectors")
 	st.closeSession(ctx, sess)
 	return st.finish(ctx)
 }
@@ -200,7 +203,7 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 	}
 	sess, err := st.session(ctx, cur, s, vi == 0)
 	if err != nil {
-		st.failVariant(v, vi, cmp.Or(s.Lab, DefaultLab), stage("lab"), err)
+		st.failVariant(v, vi, cmp.Or(s.Lab, DefaultLab), stage(StageLab), err)
 		return nil
 	}
 	if st.m.Lab == nil {
@@ -213,9 +216,9 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 		}
 		st.m.Labs[sess.lab.Name] = labSnapshot(sess.lab)
 	}
-	st.m.Stage = stage("plan")
+	st.m.Stage = stage(StagePlan)
 	st.save()
-	r.Progress.Stage("plan", fmt.Sprintf("%s on %s", cmp.Or(v.Label, s.Name), sess.lab.Name))
+	r.Progress.Stage(StagePlan, fmt.Sprintf("%s on %s", cmp.Or(v.Label, s.Name), sess.lab.Name))
 	pts, err := planVariant(v, vi, sess.lab)
 	pts = st.pick(pts, vi)
 	if err == nil && sess.lab.Emulated {
@@ -229,12 +232,12 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 		err = archive.WriteJSON(archive.Open(st.dir).Plan(), st.plan)
 	}
 	if err != nil {
-		st.failVariant(v, vi, sess.lab.Name, stage("plan"), err)
+		st.failVariant(v, vi, sess.lab.Name, stage(StagePlan), err)
 		return sess
 	}
 	if err := st.provision(ctx, sess, v); err != nil {
 		for i := range pts {
-			st.failPoint(&pts[i], stage("provision"), err)
+			st.failPoint(&pts[i], stage(StageProvision), err)
 		}
 		return sess
 	}
@@ -268,7 +271,7 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 		return nil
 	}
 	sess.provKey = "" // unknown until it succeeds
-	st.m.Stage = "provision"
+	st.m.Stage = StageProvision
 	rec := archive.Open(st.dir).Provision(v.Label)
 	if v.Label != "" {
 		st.m.Stage += ":" + v.Label
@@ -288,7 +291,7 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 		}
 		*kind.ref(&p) = f
 	}
-	st.r.Progress.Stage("provision", "switch image and profiles")
+	st.r.Progress.Stage(StageProvision, "switch image and profiles")
 	if err := st.r.provisionLab(ctx, sess, p, rec); err != nil {
 		return err // no traffic on a lab that is not as intended
 	}
@@ -302,20 +305,20 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 	r.Progress.Point(st.progress(pt.Name, false))
 	fail := func(stage string, err error) { st.failPoint(pt, stage, err) }
 	if sess.col == nil {
-		st.reach("collect")
-		r.Progress.Stage("collect", fmt.Sprintf("%d switches", len(sess.lab.Switches)))
+		st.reach(StageCollect)
+		r.Progress.Stage(StageCollect, fmt.Sprintf("%d switches", len(sess.lab.Switches)))
 		col, err := r.startCollectors(ctx, st.s, st.runID, st.dir, sess)
 		if err != nil {
-			fail("collect", err)
+			fail(StageCollect, err)
 			return
 		}
 		sess.col = col
 		st.noteInflux()
 	}
-	st.reach("agent:" + pt.Name)
+	st.reach(StageAgent + ":" + pt.Name)
 	sum, err := st.shipAgents(ctx, sess, pt.Hosts)
 	if err != nil {
-		fail("agent:"+pt.Name, err)
+		fail(StageAgent+":"+pt.Name, err)
 		return
 	}
 	if st.flowsCSV == nil {
@@ -328,16 +331,16 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		}
 		if err != nil {
-			fail("traffic:"+pt.Name, err)
+			fail(StageTraffic+":"+pt.Name, err)
 			return
 		}
 		st.flowsCSV = f
 	}
-	st.reach("traffic:" + pt.Name)
+	st.reach(StageTraffic + ":" + pt.Name)
 	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
-		st.failures = append(st.failures, failure{"traffic:" + pt.Name, pt.Name, err})
+		st.failures = append(st.failures, failure{StageTraffic + ":" + pt.Name, pt.Name, err})
 		meta.Status, meta.Error = pointFailed, err.Error()
 		r.Logger.Info("point failed", "point", pt.Name, "err", err)
 	}
@@ -421,12 +424,12 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 		return stop(f.stage, err)
 	}
 	if st.r.Part != nil { // the run's gather analyses
-		m.Stage, m.Outcome, out.Outcome = "done", OutcomeOK, OutcomeOK
+		m.Stage, m.Outcome, out.Outcome = StageDone, OutcomeOK, OutcomeOK
 		st.save()
 		return out, nil
 	}
-	st.reach("analyse") // before it is said: a run killed once it was said was there
-	st.r.Progress.Stage("analyse", "")
+	st.reach(StageAnalyse) // before it is said: a run killed once it was said was there
+	st.r.Progress.Stage(StageAnalyse, "")
 	outcome := OutcomeOK
 	switch {
 	case len(st.failures) > 0:
@@ -436,12 +439,12 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	}
 	// The reports say the outcome the run ends with; the manifest says
 	// it once they are written.
-	sum, err := reports.WriteRunReportsAs(st.dir, func(fm *reports.Manifest) { fm.Outcome, fm.Stage = outcome, "done" })
+	sum, err := reports.WriteRunReportsAs(st.dir, func(fm *reports.Manifest) { fm.Outcome, fm.Stage = outcome, StageDone })
 	if err != nil {
-		return stop("analyse", err)
+		return stop(StageAnalyse, err)
 	}
 	out.Summary, out.Report = sum, archive.Open(st.dir).ReportHTML()
-	m.Stage, m.Outcome, out.Outcome = "done", outcome, outcome
+	m.Stage, m.Outcome, out.Outcome = StageDone, outcome, outcome
 	m.Stages = append(m.Stages, reports.StageTime{Stage: m.Stage, At: time.Now().UTC()}) // where the report's time ends
 	if len(st.failures) > 0 {
 		m.Error = fmt.Sprintf("%d of %d points failed: %s", len(st.failures), len(m.Points), strings.Join(out.Failed, ", "))

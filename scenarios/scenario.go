@@ -252,11 +252,7 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 	if len(s.Traffic) == 0 {
 		ix.Add(&ps, "traffic", "at least one traffic pattern is needed")
 	}
-	switch s.Emulation.Engine {
-	case "", "flow", "packet":
-	default:
-		ix.Add(&ps, "emulation.engine", "unknown engine %q (flow or packet)", s.Emulation.Engine)
-	}
+	// emulation.engine's name is the twin's registry's to check (Runner.Engines)
 	switch s.Emulation.Transport {
 	case "", "gbn", "irn":
 	default:

@@ -47,7 +47,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	rnics := sess.rnics
 	var before []rnicSample
 	if rnics {
-		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts before the traffic", len(pt.Hosts)))
+		r.Progress.Stage(StageCounters, fmt.Sprintf("RNIC counters of %d hosts before the traffic", len(pt.Hosts)))
 		before = sess.readRNICs(ctx, pt.Hosts)
 	}
 	// The epoch is set after the counters are read, so reading them does
@@ -74,7 +74,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	if err := r.sendSchedules(tctx, sess, sched, targets, remoteSched); err != nil {
 		return meta, nil, err
 	}
-	r.Progress.Stage("traffic", fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
+	r.Progress.Stage(StageTraffic, fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
 	r.Progress.Flows(pt.Name, 0, total)
 
 	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
@@ -89,7 +89,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 			return err
 		}
 		gathering.Do(func() {
-			r.Progress.Stage("gather", fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets)))
+			r.Progress.Stage(StageGather, fmt.Sprintf("%s: agent results of %d hosts", pt.Name, len(targets)))
 		})
 		// Keep the agent's own output whatever happened: it is the evidence.
 		_ = archive.WriteBytes(ad.AgentLog(pt.Name, t.Name), append(res.Stdout, res.Stderr...))
@@ -120,7 +120,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
 	if rnics && err == nil {
-		r.Progress.Stage("counters", fmt.Sprintf("RNIC counters of %d hosts after the traffic", len(pt.Hosts)))
+		r.Progress.Stage(StageCounters, fmt.Sprintf("RNIC counters of %d hosts after the traffic", len(pt.Hosts)))
 		sess.writeRNICs(ctx, runID, before, sess.readRNICs(ctx, pt.Hosts), meta)
 	}
 	if tally.err != nil && err == nil {
@@ -134,7 +134,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	// Telemetry is asynchronous: wait until every switch has sent a sample
 	// stamped after the last flow ended, so the report sees the whole point.
-	r.Progress.Stage("telemetry", fmt.Sprintf("%s: waiting for %d switches' samples to reach the traffic's end", pt.Name, len(sess.col.devices)))
+	r.Progress.Stage(StageTelemetry, fmt.Sprintf("%s: waiting for %d switches' samples to reach the traffic's end", pt.Name, len(sess.col.devices)))
 	if lag := sess.col.sink.waitFor(ctx, sess.col.devices, time.Unix(0, meta.EndNs), 10*time.Second); len(lag) > 0 {
 		r.Logger.Warn("telemetry lags behind traffic", "point", pt.Name, "devices", lag)
 		meta.TelemetryLag = lag
@@ -266,7 +266,7 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 		hosts[i] = t.Name
 	}
 	parts := sched.ForHosts(hosts)
-	r.Progress.Stage("schedules", fmt.Sprintf("sending %d hosts their parts of %d flows", len(targets), len(sched.Flows)))
+	r.Progress.Stage(StageSchedules, fmt.Sprintf("sending %d hosts their parts of %d flows", len(targets), len(sched.Flows)))
 	var bytes, flows atomic.Int64
 	start := time.Now()
 	defer func() { sess.sendTook = time.Since(start) }()
@@ -282,7 +282,7 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 		}
 		return nil
 	})
-	r.Progress.Stage("schedules", fmt.Sprintf("%d hosts: %d flow entries, %d bytes", len(targets), flows.Load(), bytes.Load()))
+	r.Progress.Stage(StageSchedules, fmt.Sprintf("%d hosts: %d flow entries, %d bytes", len(targets), flows.Load(), bytes.Load()))
 	return err
 }
 

@@ -48,10 +48,12 @@ install_slurm
 # --- ansible and openssh-server: the Ansible tests' real SSH host ---------
 # e2e/ansible_test.go runs the playbooks under ansible/ with Debian's
 # ansible-playbook against an OpenSSH server it starts on loopback
-# (internal/testsshd). Installed with apt-get when missing (skipped when
-# present); where they cannot be installed those tests skip, saying why.
+# (internal/testsshd); reports/regress validates its JUnit against Jenkins'
+# junit-10 schema with xmllint (libxml2-utils). Installed with apt-get when
+# missing (skipped when present); where they cannot be installed those
+# tests skip, saying why (the JUnit one fails instead under CI=true).
 install_ansible_sshd() {
-	if command -v ansible-playbook >/dev/null && [ -x /usr/sbin/sshd ]; then
+	if command -v ansible-playbook >/dev/null && [ -x /usr/sbin/sshd ] && command -v xmllint >/dev/null; then
 		return
 	fi
 	local sudo=""
@@ -70,7 +72,7 @@ install_ansible_sshd() {
 	# update first: the package lists may be absent or stale (the check-mode
 	# run of the playbooks asks apt about perftest and rdma-core too)
 	if ! { $sudo apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends ansible openssh-server; } >&2; then
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends ansible openssh-server libxml2-utils; } >&2; then
 		echo "test.sh: apt-get could not install ansible/openssh-server: Ansible tests will skip" >&2
 	fi
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/labctl/labctl/drivers/qosdriver"
 	"github.com/labctl/labctl/inventory"
 )
 
@@ -19,7 +18,7 @@ func inventoryCommand() *cli.Command {
 		if c.NArg() != 1 {
 			return "", nil, exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a generated topology like leafspine:2x4:8@100)", c.Command.Name)}
 		}
-		lab, err := inventory.ResolveWith(c.Args().First(), qosdriver.Builtin())
+		lab, err := inventory.ResolveAgainst(c.Args().First(), labRegistries())
 		return c.Args().First(), lab, err
 	}
 	return &cli.Command{

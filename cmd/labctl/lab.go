@@ -71,10 +71,12 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	if err := l.SetHostLB(em.HostLB, em.HostLBParams); err != nil { // the RNIC profile's host module, if any
-		l.Close()
-		os.RemoveAll(dir)
-		return nil, nil, err
+	if em.HostLB != "" { // the RNIC profile's host module; without one, the lab file's (if any) stays
+		if err := l.SetHostLB(em.HostLB, em.HostLBParams); err != nil {
+			l.Close()
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
 	}
 	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
 }
@@ -147,16 +149,16 @@ docs/reservation.md says where the lease lives.`,
 						return fmt.Errorf("lab %s is already up (pid %d); 'labctl lab down %s' first", name, st.PID, name)
 					}
 					if c.Bool("foreground") {
-						return serveLab(c.Context, name, c.String("engine"), labGNMI(c), newLogger(false))
+						return serveLab(c.Context, name, engineIfSet(c), labGNMI(c), newLogger(false))
 					}
-					return spawnLab(c.Context, name, c.String("engine"), labGNMI(c))
+					return spawnLab(c.Context, name, engineIfSet(c), labGNMI(c))
 				},
 			},
 			{
 				Name: "serve", Usage: "run an emulated lab in the foreground (what 'lab up' starts)", ArgsUsage: "LAB", Hidden: true,
 				Flags: append([]cli.Flag{engineFlag}, labGNMIFlags...),
 				Action: func(c *cli.Context) error {
-					return serveLab(c.Context, c.Args().First(), c.String("engine"), labGNMI(c), newLogger(false))
+					return serveLab(c.Context, c.Args().First(), engineIfSet(c), labGNMI(c), newLogger(false))
 				},
 			},
 			{

@@ -105,7 +105,7 @@ func parseOptions(c *cli.Context) (*options, error) {
 // and Progress are the verb's to set).
 func (o *options) runner(logger *slog.Logger, agent string) *scenarios.Runner {
 	return &scenarios.Runner{OutDir: o.Out, Logger: logger, Version: version, PointTimeout: o.PointTimeout,
-		MaxConcurrent: o.MaxConcurrent, AgentPath: agent, Limits: o.Limits, Schemes: schemeCheck(schemes.MustRegistry()), GNMI: o.GNMI}
+		MaxConcurrent: o.MaxConcurrent, AgentPath: agent, Limits: o.Limits, Schemes: schemeCheck(schemes.MustRegistry()), Engines: engineCheck, GNMI: o.GNMI}
 }
 
 // defines says whether c's command has the flag name.

@@ -37,8 +37,10 @@ others share one. A point that fails is recorded and the run goes on.
 
 Traffic patterns (fields in the scenario's traffic: entries):
 ` + scenarios.PatternHelp() + `
-The run goes plan -> provision -> collect -> traffic -> gather -> analyse and
-writes OUT/<run-id>/: manifest.json, plan.json, raw/, flows.csv,
+The run's stages, in order, as its progress and manifest.json name them (a
+run skips those it has no use for):
+` + scenarios.StageHelp() + `
+It writes OUT/<run-id>/: manifest.json, plan.json, raw/, flows.csv,
 telemetry/*.lp (switch port/queue counters, RNIC hw counters), summary.json,
 report.html. On a terminal it shows progress (point i/n with an ETA);
 otherwise it prints progress as JSON lines on stderr ({"stage":...},

@@ -95,7 +95,7 @@ func loadRunJob(dir string) (*runJob, *scenarios.Scenario, error) {
 func jobRunner(job *runJob, logger *slog.Logger) *scenarios.Runner {
 	return &scenarios.Runner{Labs: labOpener{log: logger}, Logger: logger, Version: version,
 		PointTimeout: job.PointTimeout, MaxConcurrent: job.MaxConcurrent, AgentPath: job.Agent,
-		Limits: job.Limits, Schemes: schemeCheck(schemes.MustRegistry())}
+		Limits: job.Limits, Schemes: schemeCheck(schemes.MustRegistry()), Engines: engineCheck}
 }
 
 // newRunJob is what a run command's flags make of s for executor.json.

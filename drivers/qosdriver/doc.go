@@ -9,5 +9,5 @@
 // It knows names only; the drivers themselves are elsewhere (drivers/
 // netconf, drivers/tofino, drivers/sonic, drivers/openconfig).
 //
-// Imports within labctl: only internal/suggest.
+// Imports within labctl: only internal/registry.
 package qosdriver

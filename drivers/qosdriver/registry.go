@@ -1,11 +1,10 @@
 package qosdriver
 
 import (
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
-	"github.com/labctl/labctl/internal/suggest"
+	"github.com/labctl/labctl/internal/registry"
 )
 
 // Driver is one switch QoS driver as a lab names it.
@@ -24,9 +23,9 @@ type Driver struct {
 
 // Registry holds the drivers; a name, OS or model belongs to one driver.
 type Registry struct {
-	byName  map[string]Driver
-	byOS    map[string]string
-	byModel map[string]string
+	byName  *registry.Registry[Driver]
+	byOS    *registry.Registry[string] // os -> driver name
+	byModel *registry.Registry[string] // model -> driver name
 	def     string
 }
 
@@ -34,7 +33,8 @@ type Registry struct {
 // os or a known model use driver def (which must be registered before
 // Pick is asked).
 func New(def string) *Registry {
-	return &Registry{byName: map[string]Driver{}, byOS: map[string]string{}, byModel: map[string]string{}, def: def}
+	return &Registry{byName: registry.New[Driver]("switch QoS driver"), byOS: registry.New[string]("switch OS"),
+		byModel: registry.New[string]("switch model"), def: def}
 }
 
 // Register adds d. A name, OS or model another driver has is refused.
@@ -42,42 +42,40 @@ func (r *Registry) Register(d Driver) error {
 	if d.Name == "" {
 		return fmt.Errorf("qosdriver: a driver needs a name")
 	}
-	if _, dup := r.byName[d.Name]; dup {
+	// checked before any is added, so a refused driver leaves nothing
+	if _, dup := r.byName.Lookup(d.Name); dup {
 		return fmt.Errorf("qosdriver: driver %q is registered twice", d.Name)
 	}
 	for _, os := range d.OS {
-		if prev, dup := r.byOS[os]; dup {
+		if prev, dup := r.byOS.Lookup(os); dup {
 			return fmt.Errorf("qosdriver: os %q is claimed by %s and %s", os, prev, d.Name)
 		}
 	}
 	for _, m := range d.Models {
-		if prev, dup := r.byModel[m]; dup {
+		if prev, dup := r.byModel.Lookup(m); dup {
 			return fmt.Errorf("qosdriver: model %q is claimed by %s and %s", m, prev, d.Name)
 		}
 	}
-	r.byName[d.Name] = d
+	errs := []error{r.byName.Register(d.Name, d)}
 	for _, os := range d.OS {
-		r.byOS[os] = d.Name
+		errs = append(errs, r.byOS.Register(os, d.Name))
 	}
 	for _, m := range d.Models {
-		r.byModel[m] = d.Name
+		errs = append(errs, r.byModel.Register(m, d.Name))
 	}
-	return nil
+	return errors.Join(errs...) // nil: the duplicates were refused above
 }
 
 // Names lists the drivers, sorted.
-func (r *Registry) Names() []string { return sortedKeys(r.byName) }
+func (r *Registry) Names() []string { return r.byName.Names() }
 
 // OSNames lists the os: values some driver serves, sorted.
-func (r *Registry) OSNames() []string { return sortedKeys(r.byOS) }
+func (r *Registry) OSNames() []string { return r.byOS.Names() }
 
 // Lookup is the driver named name, or an *Error naming the known ones.
 func (r *Registry) Lookup(name string) (Driver, error) {
-	d, ok := r.byName[name]
-	if !ok {
-		return Driver{}, unknown("qos_driver", name, "switch QoS driver", r.Names())
-	}
-	return d, nil
+	d, err := r.byName.Get(name)
+	return d, fieldError("qos_driver", err)
 }
 
 // Pick is the driver of a switch: its qos_driver if set, else the one
@@ -90,12 +88,10 @@ func (r *Registry) Pick(qosDriver, os, model string) (string, error) {
 		_, err := r.Lookup(qosDriver)
 		return qosDriver, err
 	case os != "":
-		if d, ok := r.byOS[os]; ok {
-			return d, nil
-		}
-		return "", unknown("os", os, "switch OS", r.OSNames())
+		d, err := r.byOS.Get(os)
+		return d, fieldError("os", err)
 	}
-	if d, ok := r.byModel[model]; ok && model != "" {
+	if d, ok := r.byModel.Lookup(model); ok && model != "" {
 		return d, nil
 	}
 	return r.def, nil
@@ -113,16 +109,12 @@ func (e *Error) Error() string { return fmt.Sprintf("%s %q: %s", e.Key, e.Value,
 // Field is the inventory field the error is about.
 func (e *Error) Field() string { return e.Key }
 
-func unknown(key, value, what string, known []string) *Error {
-	return &Error{Key: key, Value: value, Msg: fmt.Sprintf("unknown %s%s; known: %s",
-		what, suggest.DidYouMean(value, known, 3), strings.Join(known, ", "))}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// fieldError is a registry's unknown-name error as an *Error on the
+// inventory field key; other errors (none today) pass unchanged.
+func fieldError(key string, err error) error {
+	var u *registry.UnknownError
+	if !errors.As(err, &u) {
+		return err
 	}
-	slices.Sort(out)
-	return out
+	return &Error{Key: key, Value: u.Name, Msg: u.Detail()}
 }

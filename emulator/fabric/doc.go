@@ -7,6 +7,6 @@
 // module interface), no scheme package: the caller passes modules or
 // registries (Config.Modules, Config.HostModules).
 //
-// Imports within labctl: only inventory, emulator/fabric/lb,
+// Imports within labctl: only inventory, internal/registry, emulator/fabric/lb,
 // emulator/fabric/hostlb.
 package fabric

@@ -6,16 +6,23 @@ import "fmt"
 // if it is fewer than maxEdits edits away, else "". Of equally near names
 // the first wins.
 func DidYouMean(name string, known []string, maxEdits int) string {
+	best, ok := Nearest(name, known, maxEdits)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// Nearest is the known name nearest name if it is fewer than maxEdits
+// edits away; of equally near names the first wins.
+func Nearest(name string, known []string, maxEdits int) (string, bool) {
 	best, bestD := "", maxEdits
 	for _, k := range known {
 		if d := Distance(name, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best, best != ""
 }
 
 // Distance is the Levenshtein distance of a and b, in bytes.

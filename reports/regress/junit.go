@@ -9,8 +9,9 @@ import (
 )
 
 // The JUnit XML CI servers read (Jenkins' junit-10 schema, which GitLab
-// and GitHub's test reporters accept too): testsuites > testsuite >
-// testcase, a failure element on a failed case.
+// and GitHub's test reporters accept too; a copy in testdata/, checked
+// with xmllint by the tests): testsuites > testsuite > testcase, a
+// failure element on a failed case.
 //
 // What Jenkins does with it shapes three choices:
 //   - It splits a classname at its last dot into package and class, so a

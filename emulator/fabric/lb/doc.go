@@ -16,5 +16,5 @@
 // package imports nothing of labctl but a helper for its messages: the
 // engine (package fabric) imports it, never the reverse.
 //
-// Imports within labctl: only internal/suggest.
+// Imports within labctl: only internal/registry, internal/suggest.
 package lb

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/labctl/labctl/internal/registry"
 	suggestpkg "github.com/labctl/labctl/internal/suggest"
 )
 
@@ -34,8 +35,8 @@ type Registry = Catalog[Module]
 // Catalog maps names to modules of interface M: the switch modules'
 // Registry, and the host modules' (package hostlb) with the same rules.
 type Catalog[M any] struct {
-	pkg, what string // error prefix; what a name names
-	schemes   map[string]*Entry[M]
+	pkg     string // error prefix
+	schemes *registry.Registry[*Entry[M]]
 }
 
 // NewRegistry is an empty registry of switch modules.
@@ -44,46 +45,39 @@ func NewRegistry() *Registry { return NewCatalog[Module]("lb", "load-balancing s
 // NewCatalog is an empty catalog whose errors start "pkg: " and call a
 // name "what" (e.g. "host module").
 func NewCatalog[M any](pkg, what string) *Catalog[M] {
-	return &Catalog[M]{pkg: pkg, what: what, schemes: map[string]*Entry[M]{}}
+	return &Catalog[M]{pkg: pkg, schemes: registry.New[*Entry[M]](what)}
 }
 
 // Register adds a scheme; a name registered twice, or a parameter declared
 // twice or with a default its own rules refuse, is an error.
 func (r *Catalog[M]) Register(s Entry[M]) error {
+	what := r.schemes.What()
 	if s.Name == "" || s.New == nil {
-		return fmt.Errorf("%s: a %s needs a name and a factory", r.pkg, r.what)
-	}
-	if _, dup := r.schemes[s.Name]; dup {
-		return fmt.Errorf("%s: %s %q registered twice", r.pkg, r.what, s.Name)
+		return fmt.Errorf("%s: a %s needs a name and a factory", r.pkg, what)
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Params {
 		if seen[p.Name] {
-			return fmt.Errorf("%s: %s %s: parameter %q declared twice", r.pkg, r.what, s.Name, p.Name)
+			return fmt.Errorf("%s: %s %s: parameter %q declared twice", r.pkg, what, s.Name, p.Name)
 		}
 		seen[p.Name] = true
 		if err := p.check(p.Default); err != nil {
-			return fmt.Errorf("%s: %s %s: default of %w", r.pkg, r.what, s.Name, err)
+			return fmt.Errorf("%s: %s %s: default of %w", r.pkg, what, s.Name, err)
 		}
 	}
 	s.Params = slices.Clone(s.Params)
-	r.schemes[s.Name] = &s
+	if err := r.schemes.Register(s.Name, &s); err != nil {
+		return fmt.Errorf("%s: %w", r.pkg, err)
+	}
 	return nil
 }
 
 // Names lists the registered schemes, sorted.
-func (r *Catalog[M]) Names() []string {
-	names := make([]string, 0, len(r.schemes))
-	for n := range r.schemes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (r *Catalog[M]) Names() []string { return r.schemes.Names() }
 
 // Scheme is a registered scheme by name.
 func (r *Catalog[M]) Scheme(name string) (Entry[M], bool) {
-	s, ok := r.schemes[name]
+	s, ok := r.schemes.Lookup(name)
 	if !ok {
 		return Entry[M]{}, false
 	}
@@ -92,7 +86,7 @@ func (r *Catalog[M]) Scheme(name string) (Entry[M], bool) {
 
 // Params are a scheme's declared parameters.
 func (r *Catalog[M]) Params(name string) ([]Param, bool) {
-	s, ok := r.schemes[name]
+	s, ok := r.schemes.Lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -120,9 +114,10 @@ func (r *Catalog[M]) New(name string, params map[string]string) (M, error) {
 	if err != nil {
 		return zero, err
 	}
-	m, err := r.schemes[name].New(p)
+	s, _ := r.schemes.Lookup(name) // params found it
+	m, err := s.New(p)
 	if err != nil {
-		return zero, fmt.Errorf("%s: %s %s: %w", r.pkg, r.what, name, err)
+		return zero, fmt.Errorf("%s: %s %s: %w", r.pkg, r.schemes.What(), name, err)
 	}
 	return m, nil
 }
@@ -137,10 +132,13 @@ func (r *Catalog[M]) params(name string, given map[string]string) (Params, error
 }
 
 func (r *Catalog[M]) validate(name string, given map[string]string) (Params, []*ParamError) {
-	s, ok := r.schemes[name]
-	if !ok {
-		return Params{}, []*ParamError{{pkg: r.pkg, Scheme: name, Msg: fmt.Sprintf("unknown %s%s; known: %s",
-			r.what, suggest(name, r.Names()), strings.Join(r.Names(), ", "))}}
+	s, err := r.schemes.Get(name)
+	if err != nil {
+		msg := err.Error()
+		if u := (*registry.UnknownError)(nil); errors.As(err, &u) {
+			msg = u.Detail() // the name goes where ParamError puts it
+		}
+		return Params{}, []*ParamError{{pkg: r.pkg, Scheme: name, Msg: msg}}
 	}
 	var errs []*ParamError
 	p := Params{v: make(map[string]string, len(s.Params))}
