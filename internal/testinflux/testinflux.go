@@ -117,22 +117,44 @@ func StartProcess(t testing.TB) *Process {
 		t.Skip(msg)
 	}
 	dir := t.TempDir()
-	http, rpc := freePort(t), freePort(t)
-	conf := strings.NewReplacer("@DIR@", dir, "@HTTP@", fmt.Sprint(http), "@RPC@", fmt.Sprint(rpc)).Replace(confTmpl)
-	cf := filepath.Join(dir, "influxdb.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
+	// A port found free may be taken by another process before influxd
+	// binds it (the suite runs many servers at once): try fresh ports.
+	var p *Process
+	for attempt := 1; ; attempt++ {
+		http, rpc := freePort(t), freePort(t)
+		conf := strings.NewReplacer("@DIR@", dir, "@HTTP@", fmt.Sprint(http), "@RPC@", fmt.Sprint(rpc)).Replace(confTmpl)
+		cf := filepath.Join(dir, "influxdb.conf")
+		if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p = &Process{t: t, bin: bin, conf: cf, dir: dir, base: fmt.Sprintf("http://127.0.0.1:%d", http)}
+		log, ok := p.tryStart()
+		if ok {
+			break
+		}
+		if attempt == 5 || !strings.Contains(log, "address already in use") {
+			t.Fatalf("influxd did not start:\n%s", log)
+		}
 	}
-	p := &Process{t: t, bin: bin, conf: cf, dir: dir, base: fmt.Sprintf("http://127.0.0.1:%d", http)}
-	p.start()
 	t.Cleanup(func() { p.Resume(); p.Kill() })
 	return p
 }
 
 func (p *Process) start() {
 	p.t.Helper()
+	if log, ok := p.tryStart(); !ok {
+		p.t.Fatalf("influxd did not start:\n%s", log)
+	}
+}
+
+// tryStart starts influxd and waits for it to answer; on failure it
+// returns influxd's log (the process has exited or been killed).
+func (p *Process) tryStart() (string, bool) {
+	p.t.Helper()
+	logPath := filepath.Join(p.dir, "influxd.log")
+	_ = os.Remove(logPath)
 	cmd := exec.Command(p.bin, "run", "-config", p.conf)
-	log, _ := os.OpenFile(filepath.Join(p.dir, "influxd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, _ := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("start influxd: %v", err)
@@ -145,11 +167,18 @@ func (p *Process) start() {
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if resp, err := httpGet(p.base + "/ping"); err == nil {
 			resp.Body.Close()
-			return
+			return "", true
+		}
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(logPath)
+			return string(b), false
+		default:
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(p.dir, "influxd.log"))
-	p.t.Fatalf("influxd did not start:\n%s", b)
+	p.Kill()
+	b, _ := os.ReadFile(logPath)
+	return string(b), false
 }
 
 // Database creates a fresh database on the process.
