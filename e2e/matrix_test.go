@@ -36,6 +36,10 @@ func (l *emulatedLabs) Open(ctx context.Context, name string, em scenarios.Emula
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := lab.SetHostLB(em.HostLB, em.HostLBParams); err != nil { // as labctl lab does
+		lab.Close()
+		return nil, nil, err
+	}
 	l.mu.Lock()
 	l.opens = append(l.opens, name+" "+em.LB)
 	l.mu.Unlock()
