@@ -299,7 +299,10 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 		meas, tags["port"], tags["queue"] = "queue", elems[2].GetKey()["interface-id"], elems[5].GetKey()["name"]
 		rename = map[string]string{"transmit-pkts": "tx_pkts", "transmit-octets": "tx_bytes", "dropped-pkts": "drops", "max-queue-len": "watermark", "ecn-marked-pkts": "ecn_marked"}
 	default:
-		return nil
+		var ok bool
+		if meas, rename, ok = lbCounter(elems, tags); !ok { // lbschema.go
+			return nil
+		}
 	}
 	for _, u := range n.GetUpdate() {
 		el := u.GetPath().GetElem()

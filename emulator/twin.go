@@ -289,7 +289,7 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 		cp := *v // the engine goes on counting
 		per[k.Device][k.Port] = &cp
 	}
-	t.pub.push(snapshot{ts: ts, idle: idle, per: per}, t.publish)
+	t.pub.push(snapshot{ts: ts, idle: idle, per: per, schemes: c.Schemes}, t.publish)
 }
 
 // publish hands one snapshot to every switch's telemetry endpoint, a few
@@ -309,6 +309,7 @@ func (t *Twin) publish(s snapshot) {
 			} else {
 				p.Publish(s.ts, s.per[name])
 			}
+			publishSchemes(p, s, name) // twinschemes.go
 		})
 	}
 	wg.Wait()

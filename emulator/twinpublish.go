@@ -28,6 +28,9 @@ type snapshot struct {
 	ts   time.Time
 	idle bool
 	per  map[string]map[string]*fabric.PortCounters // device -> port -> counters
+	// schemes are the switches' scheme counters (twinschemes.go), fresh
+	// from the engine's Counters: not shared with it.
+	schemes map[string]fabric.SchemeCounts
 }
 
 // pubQueue is the twin's publication queue; its zero value is ready.

@@ -68,10 +68,13 @@ type PointSummary struct {
 	PeakQueues         []PortPeak `json:"peak_queue_by_port"`
 	// OutOfOrder is the out_of_sequence RNIC counter's increase summed
 	// over hosts; RNIC holds every rnic counter's increase the same way.
-	OutOfOrder      *uint64           `json:"out_of_order_packets"`
-	RNIC            map[string]uint64 `json:"rnic,omitempty"`
-	TelemetryPoints int               `json:"telemetry_points"`
-	Gaps            int               `json:"telemetry_gaps"`
+	OutOfOrder *uint64           `json:"out_of_order_packets"`
+	RNIC       map[string]uint64 `json:"rnic,omitempty"`
+	// SchemeCounts are the load-balancing modules' counters' increases
+	// (schemecounts.go), by scope then name; none on a real lab.
+	SchemeCounts    []SchemeCount `json:"scheme_counts,omitempty"`
+	TelemetryPoints int           `json:"telemetry_points"`
+	Gaps            int           `json:"telemetry_gaps"`
 	// NoTraffic: the point sent nothing (it failed before its flows
 	// started), so it has no telemetry window and every fabric number
 	// above is n/a rather than 0.

@@ -96,6 +96,7 @@ const (
 	kECNQueue         // packets ECN-marked by a queue (a breakdown of the port's)
 	kTxPktsPort       // packets sent by a port
 	kTxPktsQueue      // packets sent by a queue
+	kScheme           // a load-balancing module's counter (schemecounts.go)
 	kRNIC             // any other rnic counter
 )
 
@@ -221,6 +222,9 @@ func (a *acc) counter(w window, k ckey, s sample) {
 func counters(p collectors.Point, tiers map[string]string) []ckey {
 	var out []ckey
 	base := ckey{meas: p.Measurement, device: p.Tags["device"], port: p.Tags["port"], queue: p.Tags["queue"]}
+	if p.Measurement == collectors.LBMeasurement {
+		return schemeKeys(p, ckey{meas: p.Measurement, device: base.device, tier: cmp.Or(tiers[base.device], "unknown")})
+	}
 	if p.Measurement == "rnic" {
 		base.device, base.tier = p.Tags["host"]+"/"+p.Tags["device"], TierHost
 	} else {
@@ -409,6 +413,8 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 				ps.RNIC = map[string]uint64{}
 			}
 			ps.RNIC[k.field] += d
+		case kScheme:
+			addScheme(ps, k, d)
 		}
 	}
 	ps.Drops = sums[kDrops]

@@ -572,8 +572,12 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 	if s.Telemetry.Disabled {
 		return cs, nil
 	}
+	paths := s.Telemetry.Paths
+	if len(paths) == 0 && lab.Emulated { // the twin's scheme counters too (collectors/lbschema.go)
+		paths = append(append([]string{}, collectors.DefaultPaths...), collectors.LBPaths...)
+	}
 	opt := collectors.GNMIOptions{
-		Interval: sess.interval, Paths: s.Telemetry.Paths,
+		Interval: sess.interval, Paths: paths,
 		Lab: lab.Name, Run: runID, Logger: r.Logger,
 	}
 	for _, sw := range lab.Switches {

@@ -66,6 +66,9 @@ type Counters struct {
 	// retransmits). The flow engine does not,
 	// and leaves them 0 without meaning.
 	Transport bool
+	// Schemes are the load-balancing modules' counters by switch name
+	// (packet engine; pschemes.go); nil when no module counts.
+	Schemes map[string]SchemeCounts
 }
 
 // PortCounters are one port's counters. Tx/Rx are from the port's view.

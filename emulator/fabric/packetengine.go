@@ -65,10 +65,11 @@ type PacketEngine struct {
 	arriving  bool       // a module's Arrive runs
 	fns       []func()
 	freeFns   []int32
-	host      hostState // host modules (phost.go)
-	fault     error     // set by a broken module: ends the run
-	events    uint64    // processed, over the engine's life
-	sink      int32     // warm's reads go here, so that they are made
+	host      hostState   // host modules (phost.go)
+	schemes   schemeState // the modules' counter totals (pschemes.go)
+	fault     error       // set by a broken module: ends the run
+	events    uint64      // processed, over the engine's life
+	sink      int32       // warm's reads go here, so that they are made
 }
 
 // Events is how many events the engine has processed.
@@ -199,6 +200,7 @@ func (e *PacketEngine) Counters() *Counters {
 	e.foldCounters()
 	c := countersOf(e.ports)
 	c.Transport = true
+	c.Schemes = e.schemeCounters()
 	return c
 }
 

@@ -231,12 +231,14 @@ func (e *PacketEngine) failf(format string, args ...any) {
 
 // resetModules tells every module, the hosts' too, a run starts.
 func (e *PacketEngine) resetModules() {
+	e.observeSchemes() // before the modules restart their counts
 	e.resetHosts()
 	for i, s := range e.mods {
 		if s.reset != nil {
 			s.reset.Reset(e.sws[i])
 		}
 	}
+	e.observeSchemes() // and after: a count that restarted reads below its last
 }
 
 // A host on a single link is reached through its switch, so away from

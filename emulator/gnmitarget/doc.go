@@ -10,12 +10,15 @@
 // previous snapshot (flow.go), so the twin, which simulates faster than
 // wall time, does not outrun them and have samples coalesced away; what is
 // coalesced all the same is counted (Coalesced) and reaches the
-// subscriber as Update.Duplicates. Restart plays a restart of the
+// subscriber as Update.Duplicates. The twin's scheme counters (what the
+// switch's load-balancing module and its hosts' modules count: flowlets,
+// reroutes ...) go under a path of the twin's own, collectors.LBRoot
+// (lbcounters.go), which no vendor's model has. Restart plays a restart of the
 // server (every stream ends; it serves again on the same address), for
 // fault drills (emulator.Lab.RestartGNMI).
 //
 // Nothing outside emulator/ imports it. It imports collectors for the
 // schema's names only (IdleLeaf: the mark it sends, the collector reads).
 //
-// Imports within labctl: only emulator/fabric, collectors.
+// Imports within labctl: only emulator/fabric, emulator/fabric/lb, collectors.
 package gnmitarget

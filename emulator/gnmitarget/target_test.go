@@ -13,6 +13,7 @@ import (
 
 	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
 func serve(t *testing.T) (*Target, pb.GNMIClient) {
@@ -278,5 +279,35 @@ func TestCoalescingIsCounted(t *testing.T) {
 	}
 	if got := tgt.Coalesced(); got != dups {
 		t.Errorf("target counted %d coalesced samples, the subscriber was told of %d", got, dups)
+	}
+}
+
+// TestSchemeCountersUnderTheTwinsOwnPath: the scheme counters published
+// with a sample are served under collectors.LBRoot, one notification per
+// counter with the sample's timestamp, the switch's module's and its
+// hosts' apart, and the collector decodes them into its measurement.
+func TestSchemeCountersUnderTheTwinsOwnPath(t *testing.T) {
+	tgt, c := serve(t)
+	ts := time.Unix(1700000000, 7)
+	tgt.PublishSchemes(ts, fabric.SchemeCounts{
+		Switch: []lb.Count{{Name: lb.CountFlowlets, Value: 12}, {Name: lb.CountReroutes, Value: 3}},
+		Hosts:  []lb.Count{{Name: lb.CountGapsStretched, Value: 40}},
+	}, true)
+	all := once(t, c, "leaf1", &pb.Path{Elem: []*pb.PathElem{{Name: collectors.LBRoot}}})
+	got := map[string]any{}
+	for _, n := range all {
+		if n.GetTimestamp() != ts.UnixNano() {
+			t.Errorf("sample at %d, published at %d", n.GetTimestamp(), ts.UnixNano())
+		}
+		for _, p := range collectors.Decode(n, "leaf1", "lab", "run") {
+			if p.Measurement != collectors.LBMeasurement || !p.Idle() {
+				t.Errorf("point %+v: want measurement %s, idle", p, collectors.LBMeasurement)
+			}
+			got[p.Tags[collectors.LBTagScope]+"/"+p.Tags[collectors.LBTagName]] = p.Fields[collectors.LBFieldValue]
+		}
+	}
+	want := map[string]any{"switch/flowlets": uint64(12), "switch/reroutes": uint64(3), "hosts/gaps_stretched": uint64(40)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("decoded %v, want %v", got, want)
 	}
 }

@@ -29,7 +29,10 @@ type module struct {
 	sws          []*swTables // per switch, on first use
 	flowlets     []flowlet   // per flow and direction: 2×flow (data), 2×flow+1 (ACK, NACK, CNP)
 	rng          lb.Rand
-	newFlowlets  int64 // flowlets started (tests)
+	newFlowlets  int64 // flowlets started, every direction (tests)
+	// data flowlets started (Counts), and of them those that took another
+	// path than the flow's last
+	dataFlowlets, reroutes int64
 }
 
 // swTables are one leaf's congestion tables, per other leaf.
@@ -66,7 +69,7 @@ func (m *module) Reset(lb.Switch) {
 	clear(m.sws)
 	m.flowlets = m.flowlets[:0]
 	m.rng = lb.NewRand(seed)
-	m.newFlowlets = 0
+	m.newFlowlets, m.dataFlowlets, m.reroutes = 0, 0, 0
 }
 
 // Select runs at a packet's source ToR, and elsewhere only where a path
@@ -96,6 +99,12 @@ func (m *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 			}
 		}
 		m.newFlowlets++
+		if p.Kind == lb.Data {
+			m.dataFlowlets++
+			if prev >= 0 && prev != f.path {
+				m.reroutes++
+			}
+		}
 	}
 	f.last = now
 	if !sw.Pin(p, int(f.path)) {
@@ -228,4 +237,11 @@ func (t *swTables) from(sw lb.Switch, src, me int) *pathMetrics {
 		t.fromLeaf[src] = newPathMetrics(sw.Paths(src, me))
 	}
 	return t.fromLeaf[src]
+}
+
+// Counts implements lb.Counting: data flowlets started at this source
+// ToR, and those that moved their flow to another path.
+func (m *module) Counts(dst []lb.Count) []lb.Count {
+	return append(dst, lb.Count{Name: lb.CountFlowlets, Value: uint64(m.dataFlowlets)},
+		lb.Count{Name: lb.CountReroutes, Value: uint64(m.reroutes)})
 }

@@ -211,16 +211,30 @@ func TestPacedFlowsFindFewFlowletGaps(t *testing.T) {
 	for _, tc := range []struct {
 		timeout  string
 		min, max int64
+		data     int64 // data flowlets (Counts), of the flowlets
 	}{
-		{"10", 2, 2},             // data and ACKs: one flowlet each
-		{"0.01", pkts, 2 * pkts}, // 10 ns: about every packet, each way
+		{"10", 2, 2, 1},                // data and ACKs: one flowlet each
+		{"0.01", pkts, 2 * pkts, pkts}, // 10 ns: about every packet, each way; every data packet (80 ns apart)
 	} {
 		t.Run(tc.timeout+"us", func(t *testing.T) {
 			t.Parallel()
 			m := newModule(t, map[string]string{"flowlet_timeout_us": tc.timeout})
-			runAll(t, engine(t, "leafspine:2x2:2@100", m), []fabric.Flow{{ID: 0, Src: "h1", Dst: "h3", Bytes: bytes}})
+			e := engine(t, "leafspine:2x2:2@100", m)
+			runAll(t, e, []fabric.Flow{{ID: 0, Src: "h1", Dst: "h3", Bytes: bytes}})
 			if m.newFlowlets < tc.min || m.newFlowlets > tc.max {
 				t.Errorf("timeout %s us: %d flowlets, want %d-%d", tc.timeout, m.newFlowlets, tc.min, tc.max)
+			}
+			// what the engine publishes (the module is every switch's: once)
+			var data uint64
+			for _, sc := range e.Counters().Schemes {
+				for _, c := range sc.Switch {
+					if c.Name == lb.CountFlowlets {
+						data += c.Value
+					}
+				}
+			}
+			if data != uint64(tc.data) {
+				t.Errorf("timeout %s us: the engine publishes %d data flowlets, want %d", tc.timeout, data, tc.data)
 			}
 		})
 	}

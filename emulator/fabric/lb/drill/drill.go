@@ -16,6 +16,11 @@ type module struct {
 	mem  map[key][]int // switch and candidate set -> remembered best
 	top  []choice      // Select's scratch: the m best so far
 	rng  lb.Rand
+	// last is each flow's previous data egress link at this switch plus 1
+	// (0: none yet), by flow index: grown, never shrunk, so no allocation
+	// once a run's flows are known
+	last                []int32
+	decisions, reroutes int64 // data packets chosen for, and those sent another way than their flow's last
 }
 
 type key struct {
@@ -68,7 +73,39 @@ func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 		mem = append(mem, t.i)
 	}
 	dr.mem[k] = mem
+	dr.count(p, c[top[0].i].Link)
 	return top[0].i
+}
+
+// count counts a data packet's decision, and a reroute when its flow's
+// previous packet left this switch on another link.
+func (dr *module) count(p *lb.Packet, link int32) {
+	if p.Kind != lb.Data || p.Flow < 0 {
+		return
+	}
+	dr.decisions++
+	i := int(p.Flow)
+	if n := len(dr.last); i >= n {
+		if i >= cap(dr.last) { // double: flows arrive in index order
+			grown := make([]int32, len(dr.last), max(2*cap(dr.last), i+1, 256))
+			copy(grown, dr.last)
+			dr.last = grown
+		}
+		dr.last = dr.last[:i+1]
+		clear(dr.last[n:]) // an earlier run's entries
+	}
+	if prev := dr.last[i]; prev != 0 && prev != link+1 {
+		dr.reroutes++
+	}
+	dr.last[i] = link + 1
+}
+
+// Counts implements lb.Counting: data packets DRILL chose a link for at
+// this switch, and those that left on another link than their flow's
+// previous packet (each a chance of reordering).
+func (dr *module) Counts(dst []lb.Count) []lb.Count {
+	return append(dst, lb.Count{Name: lb.CountDecisions, Value: uint64(dr.decisions)},
+		lb.Count{Name: lb.CountReroutes, Value: uint64(dr.reroutes)})
 }
 
 type choice struct {
@@ -80,4 +117,8 @@ const seed = 0x2545f4914f6cdd1d
 
 // Reset forgets the remembered ports and starts the random stream again,
 // so a run does not depend on the ones before.
-func (dr *module) Reset(lb.Switch) { clear(dr.mem); dr.rng = lb.NewRand(seed) }
+func (dr *module) Reset(lb.Switch) {
+	clear(dr.mem)
+	dr.rng = lb.NewRand(seed)
+	dr.last, dr.decisions, dr.reroutes = dr.last[:0], 0, 0
+}

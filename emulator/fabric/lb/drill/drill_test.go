@@ -50,3 +50,45 @@ func TestDrillPicksTheShortestSampledQueue(t *testing.T) {
 		})
 	}
 }
+
+// TestCountsDecisionsAndMoves: every data packet is a decision, and one
+// that leaves on another link than its flow's previous packet a reroute
+// (counted per flow, not across flows); ACKs count nothing; a new run
+// (Reset) starts from zero and forgets the flows' last links.
+func TestCountsDecisionsAndMoves(t *testing.T) {
+	reg := lb.NewRegistry()
+	if err := Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	m, err := reg.New("drill", map[string]string{"d": "2", "m": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := &queues{depth: map[int32]int64{}}
+	c := []lb.Egress{{Link: 0}, {Link: 1}, {Link: 2}, {Link: 3}}
+	counts := func() map[string]uint64 {
+		got := map[string]uint64{}
+		for _, c := range m.(lb.Counting).Counts(nil) {
+			got[c.Name] = c.Value
+		}
+		return got
+	}
+	for run := 0; run < 2; run++ {
+		last := map[int32]int32{}
+		moves := 0
+		for i := 0; i < 200; i++ {
+			flow := int32(i % 3)
+			link := c[m.Select(sw, &lb.Packet{Flow: flow}, c)].Link
+			sw.depth[link] += 1500 // the chosen queue grows: choices move
+			if l, ok := last[flow]; ok && l != link {
+				moves++
+			}
+			last[flow] = link
+			m.Select(sw, &lb.Packet{Flow: flow, Kind: lb.Ack}, c)
+		}
+		if got := counts(); got[lb.CountDecisions] != 200 || got[lb.CountReroutes] != uint64(moves) || moves == 0 {
+			t.Errorf("run %d: counts %v, want 200 decisions and %d reroutes", run, got, moves)
+		}
+		m.(lb.Resetter).Reset(sw)
+	}
+}

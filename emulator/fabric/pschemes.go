@@ -1,0 +1,159 @@
+package fabric
+
+import (
+	"reflect"
+
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
+
+// Scheme counters: what the switches' and hosts' load-balancing modules
+// count (lb.Counting: flowlets, reroutes, elephants, CNMs ...), gathered
+// per switch when the engine's counters are read (Counters), never per
+// packet. Modules restart their counts with each run, some keep them for
+// life; the engine folds them into totals that, like a port's counters,
+// only grow: it reads every module before a run resets it and after, and
+// takes a value below the last one read as a restart.
+
+// SchemeCounts are one switch's scheme counters since the engine was
+// made: its own module's, and the sum of its hosts' modules' (the hosts
+// it is the first hop of). Names are lb's Count vocabulary, in the order
+// the modules give them; a scheme that counts nothing has none.
+type SchemeCounts struct {
+	Switch []lb.Count
+	Hosts  []lb.Count
+}
+
+// tally is one counter of one module: the last value read, and the total
+// carried over the module's restarts.
+type tally struct {
+	name        string
+	last, total uint64
+}
+
+// schemeState is the engine's scheme counter totals, by switch ID and by
+// host index, and a scratch slice for reading a module.
+type schemeState struct {
+	sw, host [][]tally
+	buf      []lb.Count
+}
+
+// observeSchemes reads every counting module into the totals.
+func (e *PacketEngine) observeSchemes() {
+	s := &e.schemes
+	if s.sw == nil {
+		s.sw, s.host = make([][]tally, len(e.mods)), make([][]tally, len(e.host.mods))
+	}
+	// A module shared by several switches (NewPacketEngineLB) counts for
+	// all of them: it is read once, for the first.
+	var seen []lb.Counting
+	for i, m := range e.mods {
+		c, ok := m.m.(lb.Counting)
+		if !ok || (len(e.mods) > 1 && shared(c, &seen)) {
+			continue
+		}
+		s.buf = c.Counts(s.buf[:0])
+		s.sw[i] = fold(s.sw[i], s.buf)
+	}
+	for i, h := range e.host.mods {
+		if h == nil {
+			continue
+		}
+		if c, ok := h.m.(lb.Counting); ok {
+			s.buf = c.Counts(s.buf[:0])
+			s.host[i] = fold(s.host[i], s.buf)
+		}
+	}
+}
+
+// shared says whether c was read before (it is added to seen if not).
+func shared(c lb.Counting, seen *[]lb.Counting) bool {
+	if !reflect.TypeOf(c).Comparable() {
+		return false
+	}
+	for _, o := range *seen {
+		if o == c {
+			return true
+		}
+	}
+	*seen = append(*seen, c)
+	return false
+}
+
+// fold adds counts read now to the totals ts.
+func fold(ts []tally, counts []lb.Count) []tally {
+	for _, c := range counts {
+		i := 0
+		for i < len(ts) && ts[i].name != c.Name {
+			i++
+		}
+		if i == len(ts) {
+			ts = append(ts, tally{name: c.Name})
+		}
+		t := &ts[i]
+		if c.Value >= t.last {
+			t.total += c.Value - t.last
+		} else { // the module restarted its count
+			t.total += c.Value
+		}
+		t.last = c.Value
+	}
+	return ts
+}
+
+// schemeCounters is every switch's scheme counters (none: nil).
+func (e *PacketEngine) schemeCounters() map[string]SchemeCounts {
+	e.observeSchemes()
+	var out map[string]SchemeCounts
+	add := func(sw int32, ts []tally, host bool) {
+		if len(ts) == 0 || sw < 0 {
+			return
+		}
+		if out == nil {
+			out = map[string]SchemeCounts{}
+		}
+		name := e.sws[sw].name
+		sc := out[name]
+		if host {
+			sc.Hosts = addCounts(sc.Hosts, ts)
+		} else {
+			sc.Switch = addCounts(sc.Switch, ts)
+		}
+		out[name] = sc
+	}
+	for i, ts := range e.schemes.sw {
+		add(int32(i), ts, false)
+	}
+	for i, ts := range e.schemes.host {
+		add(e.hostSwitch(int32(i)), ts, true)
+	}
+	return out
+}
+
+// addCounts adds totals ts to counts, by name.
+func addCounts(counts []lb.Count, ts []tally) []lb.Count {
+	for _, t := range ts {
+		i := 0
+		for i < len(counts) && counts[i].Name != t.name {
+			i++
+		}
+		if i == len(counts) {
+			counts = append(counts, lb.Count{Name: t.name})
+		}
+		counts[i].Value += t.total
+	}
+	return counts
+}
+
+// hostSwitch is the switch a host's scheme counters are reported at: the
+// one it attaches to, or the first its links lead to (-1: none).
+func (e *PacketEngine) hostSwitch(id int32) int32 {
+	if a := e.attach[id]; a >= 0 {
+		return a
+	}
+	for _, li := range e.topo.out[e.hostName[id]] {
+		if to := e.links[li].swTo; to >= 0 {
+			return to
+		}
+	}
+	return -1
+}

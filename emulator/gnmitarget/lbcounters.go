@@ -1,0 +1,53 @@
+package gnmitarget
+
+import (
+	"time"
+
+	pb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/emulator/fabric/lb"
+)
+
+// PublishSchemes writes the switch's scheme counters (its load-balancing
+// module's and its hosts' modules', fabric.SchemeCounts) sampled at ts,
+// under the twin's own path collectors.LBRoot: one notification per
+// counter, as per port for the interface counters; idle as PublishIdle's.
+// The twin calls it after Publish of the same sample, so the subscribers
+// have sent the previous one.
+func (t *Target) PublishSchemes(ts time.Time, sc fabric.SchemeCounts, idle bool) {
+	var ns []*pb.Notification
+	for _, g := range []struct {
+		elem   string
+		counts []lb.Count
+	}{{collectors.LBSwitchElem, sc.Switch}, {collectors.LBHostsElem, sc.Hosts}} {
+		for _, c := range g.counts {
+			ns = append(ns, &pb.Notification{Timestamp: ts.UnixNano(), Atomic: true,
+				Prefix: &pb.Path{Target: t.name, Elem: []*pb.PathElem{elem(collectors.LBRoot), elem(g.elem),
+					elem(collectors.LBCounterElem, collectors.LBKeyName, c.Name), elem(collectors.LBStateElem)}},
+				Update: []*pb.Update{u(collectors.LBValueLeaf, c.Value)}})
+		}
+	}
+	t.updateAll(ns, idle, "scheme counters")
+}
+
+// updateAll writes notifications ns into the cache, each with the idle
+// mark if idle; one the cache rejects (stale: the twin's clock went back)
+// is a lost sample, counted with the coalesced ones and said once.
+func (t *Target) updateAll(ns []*pb.Notification, idle bool, what string) {
+	var lost uint64
+	var lastErr error
+	for _, n := range ns {
+		if idle {
+			n.Update = append(n.Update, idleMark())
+		}
+		if err := t.cache.GnmiUpdate(n); err != nil {
+			lost, lastErr = lost+1, err
+		}
+	}
+	if lost > 0 {
+		t.coalesced.Add(lost)
+		t.log.Warn("gnmi cache updates rejected; samples lost", "device", t.name, "of", what, "samples", lost, "err", lastErr)
+	}
+}

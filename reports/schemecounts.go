@@ -1,0 +1,103 @@
+package reports
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/labctl/labctl/collectors"
+)
+
+// Scheme counters: what an emulated lab's load-balancing modules counted
+// in a point (flowlets, reroutes, elephants, CNMs, reordered packets ...;
+// collectors/lbschema.go). Each switch's counter only grows, so a point's
+// count is its increase over the point's window (the last sample in the
+// window minus the last before it, as for every counter here), summed
+// over the switches: the switch modules' and the hosts' modules' apart
+// (scope). A scheme counts only what means something for it: a name a
+// point lacks is not a zero.
+
+// SchemeCount is one scheme counter's increase in a point, summed over
+// the switches (Scope "switch") or over the hosts' modules ("hosts").
+type SchemeCount struct {
+	Name  string `json:"name"`
+	Scope string `json:"scope"`
+	Value uint64 `json:"value"`
+}
+
+// schemeKeys are the counter keys of an lb_counters point: one, its value,
+// named by scope and counter name.
+func schemeKeys(p collectors.Point, base ckey) []ckey {
+	if _, ok := p.Fields[collectors.LBFieldValue]; !ok {
+		return nil
+	}
+	base.port, base.queue = p.Tags[collectors.LBTagScope], p.Tags[collectors.LBTagName]
+	base.field, base.kind = collectors.LBFieldValue, kScheme
+	return []ckey{base}
+}
+
+// addScheme adds one switch's increase d of counter k to the point's.
+func addScheme(ps *PointSummary, k ckey, d uint64) {
+	i := slices.IndexFunc(ps.SchemeCounts, func(c SchemeCount) bool { return c.Name == k.queue && c.Scope == k.port })
+	if i < 0 {
+		ps.SchemeCounts = append(ps.SchemeCounts, SchemeCount{Name: k.queue, Scope: k.port})
+		i = len(ps.SchemeCounts) - 1
+	}
+	ps.SchemeCounts[i].Value += d
+	slices.SortFunc(ps.SchemeCounts, func(a, b SchemeCount) int {
+		return cmp.Or(cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+// scopeRank puts the switches' counters before the hosts'.
+func scopeRank(s string) int {
+	if s == collectors.LBScopeSwitch {
+		return 0
+	}
+	return 1
+}
+
+// schemeColumn names a counter's column: the hosts' are marked.
+func schemeColumn(c SchemeCount) string {
+	if c.Scope == collectors.LBScopeSwitch {
+		return c.Name
+	}
+	return c.Name + " (" + c.Scope + ")"
+}
+
+// schemeTable is one row per point that has scheme counters, one column
+// per counter any point has ("–" where a point's scheme does not count
+// it); no rows when no point has any.
+func schemeTable(s *Summary) table {
+	t := table{Title: "Scheme counters", Note: "Counts of the load-balancing modules (emulated lab): each counter's increase " +
+		"over the point, summed over the switches; \"(hosts)\" counts the hosts' modules; – the scheme does not count it.",
+		Header: []string{"Point", "Scheme"}}
+	var cols []SchemeCount
+	for _, p := range s.Points {
+		for _, c := range p.SchemeCounts {
+			if !slices.ContainsFunc(cols, func(o SchemeCount) bool { return o.Name == c.Name && o.Scope == c.Scope }) {
+				cols = append(cols, SchemeCount{Name: c.Name, Scope: c.Scope})
+			}
+		}
+	}
+	slices.SortFunc(cols, func(a, b SchemeCount) int {
+		return cmp.Or(cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)), cmp.Compare(a.Name, b.Name))
+	})
+	for _, c := range cols {
+		t.Header = append(t.Header, schemeColumn(c))
+	}
+	for _, p := range s.Points {
+		if len(p.SchemeCounts) == 0 {
+			continue
+		}
+		row := []string{pointName(p), cmpDash(p.Scheme)}
+		for _, c := range cols {
+			v := "–"
+			if i := slices.IndexFunc(p.SchemeCounts, func(o SchemeCount) bool { return o.Name == c.Name && o.Scope == c.Scope }); i >= 0 {
+				v = utoa(p.SchemeCounts[i].Value)
+			}
+			row = append(row, v)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

@@ -1,0 +1,114 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labctl/labctl/perftest"
+)
+
+// TestSchemeCountsPerPoint: a point's scheme counters are each switch's
+// increase over its window (last sample in it minus the last before it,
+// or its first in it), summed over the switches, hosts' modules apart;
+// samples outside the window, and idle ones, do not count; the report's
+// table has a column per counter any point has, "–" where a point's
+// scheme lacks it, and no row for a point without counters.
+func TestSchemeCountsPerPoint(t *testing.T) {
+	dir := t.TempDir()
+	m := Manifest{RunID: "r1", Scenario: "synth", Outcome: "ok", Points: []PointMeta{
+		{Name: "lf", Pattern: "incast", Params: map[string]any{ParamScheme: "letflow"}, Hosts: 2, Flows: 1, StartNs: t0, EndNs: t0 + 10*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
+		{Name: "re", Pattern: "incast", Params: map[string]any{ParamScheme: "reunion"}, Hosts: 2, Flows: 1, StartNs: t0 + 100*ms, EndNs: t0 + 110*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
+		{Name: "ec", Pattern: "incast", Params: map[string]any{ParamScheme: "ecmp"}, Hosts: 2, Flows: 1, StartNs: t0 + 200*ms, EndNs: t0 + 210*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
+	}}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dir, "manifest.json"), string(b))
+	var csv bytes.Buffer
+	if err := WriteFlowsHeader(&csv); err != nil {
+		t.Fatal(err)
+	}
+	for i, pm := range m.Points {
+		rec := []perftest.FlowRecord{{FlowID: i, Src: "h1", Dst: "h2", Bytes: 1 << 20, StartNs: pm.StartNs, EndNs: pm.EndNs, Status: perftest.StatusOK, Tool: "ib_write_bw"}}
+		if err := WriteFlowsCSV(&csv, "r1", pm.Name, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putFile(t, filepath.Join(dir, "flows.csv"), csv.String())
+
+	var lp lpWriter
+	lp.t = t
+	c := func(dev, scope, name string, at, v int64, idle bool) {
+		tags := fmt.Sprintf("device=%s,name=%s,scope=%s", dev, name, scope)
+		if idle {
+			tags += ",idle=true"
+		}
+		lp.add("lb_counters", tags, t0+at, fmt.Sprintf("value=%du", v))
+	}
+	// LetFlow point: leaf1 from 100 (before) to 130, leaf2 first seen
+	// inside at 5 and last at 9; a sample past the window and an idle one
+	// inside do not count.
+	c("leaf1", "switch", "flowlets", -5*ms, 100, false)
+	c("leaf1", "switch", "flowlets", 3*ms, 110, false)
+	c("leaf1", "switch", "flowlets", 5*ms, 999, true)
+	c("leaf1", "switch", "flowlets", 11*ms, 130, false)
+	c("leaf1", "switch", "flowlets", 50*ms, 170, false)
+	c("leaf2", "switch", "flowlets", 2*ms, 5, false)
+	c("leaf2", "switch", "flowlets", 10*ms, 9, false)
+	c("leaf1", "hosts", "gaps_stretched", 0, 7, false)
+	c("leaf1", "hosts", "gaps_stretched", 10*ms, 27, false)
+	// Reunion point: elephants 0 -> 4, reroutes 2 -> 5 on leaf1.
+	c("leaf1", "switch", "elephants", 100*ms, 0, false)
+	c("leaf1", "switch", "elephants", 110*ms, 4, false)
+	c("leaf1", "switch", "reroutes", 100*ms, 2, false)
+	c("leaf1", "switch", "reroutes", 110*ms, 5, false)
+	lp.save(dir)
+
+	run, err := LoadRun(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyser{}.Analyse(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range s.Points {
+		got[p.Name] = fmt.Sprint(p.SchemeCounts)
+	}
+	want := map[string]string{
+		"lf": "[{flowlets switch 34} {gaps_stretched hosts 20}]", // (130-100) + (9-5); 27-7
+		"re": "[{elephants switch 4} {reroutes switch 3}]",
+		"ec": "[]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("scheme counts %v, want %v", got, want)
+	}
+
+	var md strings.Builder
+	if err := WriteMarkdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	_, tbl, ok := strings.Cut(md.String(), "## Scheme counters")
+	if !ok {
+		t.Fatalf("no scheme counters table in\n%s", md.String())
+	}
+	tbl, _, _ = strings.Cut(tbl, "\n## ")
+	for _, line := range []string{
+		"| Point | Scheme | elephants | flowlets | reroutes | gaps_stretched (hosts) |",
+		"| lf | letflow | – | 34 | – | 20 |",
+		"| re | reunion | 4 | – | 3 | – |",
+	} {
+		if !strings.Contains(tbl, line+"\n") {
+			t.Errorf("table lacks %q:\n%s", line, tbl)
+		}
+	}
+	if strings.Contains(tbl, "| ec |") {
+		t.Errorf("a point without scheme counters has a row:\n%s", tbl)
+	}
+}
