@@ -181,7 +181,7 @@ func untimedSummary(t *testing.T, dir string) any {
 
 // timing are the summary's fields that say when a run or point was.
 var timing = map[string]bool{"run_id": true, "started": true, "ended": true, "start_ns": true, "end_ns": true,
-	"window_start_ns": true, "window_end_ns": true, "executor": true, "job_id": true, "node": true}
+	"window_start_ns": true, "window_end_ns": true, "from_ns": true, "to_ns": true, "executor": true, "job_id": true, "node": true}
 
 func dropKeys(v any, drop map[string]bool) any {
 	switch x := v.(type) {
