@@ -82,11 +82,11 @@ func (sess *session) writeRNICs(ctx context.Context, runID string, before, after
 	add := func(smps []rnicSample, lo, hi int64) {
 		var newest time.Time
 		for _, smp := range smps {
-			tags := map[string]string{"lab": sess.lab.Name, "run": runID, "host": smp.host, "device": smp.dev}
+			tags := map[string]string{collectors.TagLab: sess.lab.Name, collectors.TagRun: runID, collectors.TagHost: smp.host, collectors.TagDevice: smp.dev}
 			if smp.err != nil {
 				sess.col.addError(smp.err)
-				pts = append(pts, collectors.Point{Measurement: "collector_gap", Time: smp.at, Tags: tags,
-					Fields: map[string]any{"reason": smp.err.Error(), "since_ns": meta.StartNs, "until_ns": meta.EndNs}})
+				gap := collectors.Gap{Host: smp.host, Device: smp.dev, Reason: smp.err.Error(), Since: time.Unix(0, meta.StartNs), Until: time.Unix(0, meta.EndNs)}
+				pts = append(pts, gap.Point(sess.lab.Name, runID, smp.at))
 				continue
 			}
 			fields := make(map[string]any, len(smp.values))
@@ -94,7 +94,7 @@ func (sess *session) writeRNICs(ctx context.Context, runID string, before, after
 				fields[k] = v
 			}
 			ts := stamp(smp.at, lo, hi)
-			pts = append(pts, collectors.Point{Measurement: "rnic", Time: ts, Tags: tags, Fields: fields})
+			pts = append(pts, collectors.Point{Measurement: collectors.MeasRNIC, Time: ts, Tags: tags, Fields: fields})
 			if ts.After(newest) {
 				newest = ts
 			}
