@@ -194,7 +194,7 @@ func Schema() []Measurement {
 			{Name: FieldOutOfSequence, Report: true}, {Name: FieldCNPSent, Report: true},
 			{Name: FieldCNPHandled, Report: true}, {Name: FieldECNMarkedRoCE, Report: true},
 		}},
-		{Name: MeasEthtool, Tags: []string{TagLab, TagRun, TagHost, TagDevice, TagNetdev, TagPoint}, Writer: "scenarios: ethtool -S over SSH before, during and after the traffic", Fields: []Field{
+		{Name: MeasEthtool, Tags: []string{TagLab, TagRun, TagHost, TagDevice, TagNetdev, TagPoint}, Writer: "scenarios: ethtool -S over SSH before, during and after the traffic", Always: true, Fields: []Field{
 			{Name: FieldRNICPauseTx, Report: true}, {Name: FieldRNICPauseRx, Report: true},
 			{Name: FieldRNICPauseRxUs, Report: true}, {Name: FieldRNICPauseTxUs}, {Name: FieldRNICMarked},
 			{Name: "rx_pause_ctrl_phy"}, {Name: "tx_pause_ctrl_phy"},
