@@ -9,30 +9,32 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/scenarios"
 )
 
-// TestEveryReportFieldIsCollected runs a small incast on the emulated lab
-// and reads the run's archived telemetry: every field the schema marks as
+// TestEveryReportFieldIsCollected runs a small incast (7:1, lossless, on
+// the packet engine, so PFC pauses) on the emulated lab and reads the
+// run's archived telemetry: every field the schema marks as
 // one the report shows (collectors.Schema, Field.Report; per-priority
 // fields for every priority) must have at least one sample, so no report
 // column is n/a because no collector produces its counter. The RNIC
 // counters must also have been read during the traffic, not only before
 // and after it, and the report's PFC table must give a paused time for
-// every switch tier and for the hosts.
+// every switch tier and for the hosts, above 0 where PAUSE was received.
 func TestEveryReportFieldIsCollected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
 	t.Parallel()
-	inv, pool, agentBin := emulatedLab(t, "leafspine:1x2:2")
+	inv, pool, agentBin, _ := emulatedLabWith(t, "leafspine:1x2:4@100", emulator.Options{Seed: 1, Engine: "packet"})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o := runYAML(ctx, t, inv, pool, agentBin, `name: schema
 telemetry: {interval: 100us, rnic_interval: 10ms}
 traffic:
-  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 16MiB}
+  - {name: incast, pattern: incast, senders: 7, receiver: h1, bytes: 8MiB}
 `)
 	run, err := reports.LoadRun(o.Dir, nil)
 	if err != nil {
@@ -84,18 +86,34 @@ traffic:
 	if len(o.Summary.Points) != 1 {
 		t.Fatalf("%d points", len(o.Summary.Points))
 	}
-	tiers := map[string]bool{}
+	tiers, paused := map[string]bool{}, false
 	for _, tp := range o.Summary.Points[0].PFCByTier {
+		t.Logf("tier %s: %d pause frames sent, %d received, paused %v µs", tp.Tier, tp.Tx, tp.Rx, deref(tp.PauseUs))
 		tiers[tp.Tier] = true
-		if tp.PauseUs == nil {
+		switch {
+		case tp.PauseUs == nil:
 			t.Errorf("tier %s: paused time n/a", tp.Tier)
+		case tp.Rx > 0 && *tp.PauseUs == 0:
+			t.Errorf("tier %s received %d pause frames and was never paused", tp.Tier, tp.Rx)
+		case tp.Rx > 0:
+			paused = true
 		}
+	}
+	if !paused {
+		t.Error("a 7:1 lossless incast paused no tier: the pause-time column shows nothing to check")
 	}
 	for _, want := range []string{reports.TierHost, "leaf", "spine"} {
 		if !tiers[want] {
 			t.Errorf("PFC table lacks tier %s: %+v", want, o.Summary.Points[0].PFCByTier)
 		}
 	}
+}
+
+func deref(p *uint64) any {
+	if p == nil {
+		return "n/a"
+	}
+	return *p
 }
 
 // TestRNICReadFailureIsAGap: a host whose RNIC counters cannot be read
