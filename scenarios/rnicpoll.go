@@ -11,10 +11,16 @@ import (
 // an RNIC's few dozen counters): an hour of 1 s rounds of 12 RNICs.
 const maxPolled = 50_000
 
+// pollDuty is how many times its own duration the poller rests after a
+// round, at least.
+const pollDuty = 4
+
 // rnicPoller reads the hosts' RNIC counters (readRNICs: hw_counters and
 // ethtool -S) every interval while a point's traffic runs. Rounds never
-// overlap: a round slower than the interval delays the next one, so a
-// host has at most one poll in flight beside its agent. What it reads is
+// overlap, so a host has at most one poll in flight beside its agent, and
+// after a round that took d the next waits at least pollDuty*d: polling
+// many hosts keeps to a fifth of the time, however short the interval,
+// and leaves the rest to the agents (and to an emulated lab's twin). What it reads is
 // written after the traffic (writeRNICs), stamped into the point's
 // window: an emulated lab's twin runs on a timeline of its own, and the
 // window is known only once the flows' records are in. A host that fails
@@ -32,15 +38,16 @@ func (sess *session) pollRNICs(ctx context.Context, hosts []string, every time.D
 	p := &rnicPoller{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
+		wait := every
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
+			case <-time.After(wait):
 			}
+			began := time.Now()
 			round := sess.readRNICs(ctx, hosts)
+			wait = max(every, pollDuty*time.Since(began))
 			if ctx.Err() != nil {
 				round = slices.DeleteFunc(round, func(s rnicSample) bool { return s.err != nil })
 			}
