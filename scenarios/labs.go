@@ -81,7 +81,7 @@ func (st *runState) session(ctx context.Context, cur *session, s *Scenario, firs
 	}
 	sess.interval = s.Interval(sess.lab.Emulated)
 	sess.rnics = !st.s.Telemetry.Disabled
-	sess.rnicPoll = s.RNICInterval(sess.lab.Emulated)
+	sess.rnicPoll = s.RNICInterval()
 	sess.lead = r.EpochLead
 	if sess.lead == 0 {
 		sess.lead = 2 * time.Second

@@ -130,12 +130,17 @@ func (smp rnicSample) points(lab, runID string, ts time.Time) []collectors.Point
 // collector_gap over the point.
 func (sess *session) writeRNICs(ctx context.Context, runID string, before, during, after []rnicSample, meta *reports.PointMeta) {
 	var pts []collectors.Point
-	stamp := func(at time.Time, lo, hi int64) time.Time {
-		ts := at.UnixNano()
+	// Each RNIC's samples are stamped apart (InfluxDB keeps one point per
+	// series and time): polls clamped to the window's start would share it.
+	last := map[[2]string]int64{}
+	stamp := func(smp rnicSample, lo, hi int64) time.Time {
+		ts := smp.at.UnixNano()
 		if hi > 0 {
 			ts = min(ts, hi)
 		}
-		ts = max(ts, lo, sess.lastRNIC.UnixNano()+1)
+		k := [2]string{smp.host, smp.dev}
+		ts = max(ts, lo, sess.lastRNIC.UnixNano()+1, last[k]+1)
+		last[k] = ts
 		return time.Unix(0, ts)
 	}
 	add := func(smps []rnicSample, lo, hi int64) {
@@ -147,7 +152,7 @@ func (sess *session) writeRNICs(ctx context.Context, runID string, before, durin
 				pts = append(pts, gap.Point(sess.lab.Name, runID, smp.at))
 				continue
 			}
-			ts := stamp(smp.at, lo, hi)
+			ts := stamp(smp, lo, hi)
 			pts = append(pts, smp.points(sess.lab.Name, runID, ts)...)
 			if ts.After(newest) {
 				newest = ts
