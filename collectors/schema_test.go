@@ -1,6 +1,8 @@
 package collectors_test
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 
 	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/drivers/connectx"
 )
 
 func TestPrioOf(t *testing.T) {
@@ -131,5 +134,30 @@ func TestGapPointRoundTrip(t *testing.T) {
 		if got := collectors.GapOf(back); got != g {
 			t.Errorf("round trip through line protocol:\n got %+v\nwant %+v", got, g)
 		}
+	}
+}
+
+// Of a real mlx5 `ethtool -S` listing, the RNIC poller keeps the pause
+// and ECN counters, per priority and global, and nothing else.
+func TestKeepEthtoolOnRealOutput(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../drivers/connectx/testdata/ethtool_S.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, order, err := connectx.ParseEthtoolStats(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, n := range order {
+		if collectors.KeepEthtool(n) {
+			kept = append(kept, n)
+		}
+	}
+	want := []string{"rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_prio3_pause", "rx_prio3_pause_duration",
+		"tx_prio3_pause", "tx_prio3_pause_duration", "rx_prio3_marked"}
+	if !slices.Equal(kept, want) {
+		t.Errorf("kept %v of %d counters, want %v", kept, len(vals), want)
 	}
 }
