@@ -113,6 +113,10 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		}
 		return nil
 	})
+	var during []rnicSample
+	if poll != nil { // the traffic is over
+		during = poll.stop()
+	}
 	if err != nil {
 		// Leave nothing running on the hosts, then report.
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -120,10 +124,6 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		_ = sess.ssh.ForEach(cctx, targets, func(ctx context.Context, t sshdrv.Target) error {
 			return cleanupAgents(ctx, sess.ssh, t, remoteRun)
 		})
-	}
-	var during []rnicSample
-	if poll != nil {
-		during = poll.stop()
 	}
 	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
