@@ -64,6 +64,7 @@ func serve(t *testing.T, addr string) (*gnmitarget.Target, string) {
 func counters(tx uint64, pfc uint64, depth uint64) map[string]*fabric.PortCounters {
 	pc := &fabric.PortCounters{TxBytes: tx, RxBytes: tx / 2, TxPkts: tx / 4178}
 	pc.PFCTx[3] = pfc
+	pc.PauseRxNs[3] = pfc * 1500 // 1.5 µs paused per frame: whole µs on the wire
 	pc.Queues[3] = fabric.QueueCounters{DepthBytes: depth, WatermarkBytes: depth, TxBytes: tx, TxPkts: tx / 4178}
 	return map[string]*fabric.PortCounters{"1/0": pc}
 }
@@ -109,8 +110,8 @@ func TestCollectDecodesStreamsAndRecordsGaps(t *testing.T) {
 		t.Errorf("OpenConfig counters: %+v", oc)
 	}
 	pfc := sink.find("port", func(p collectors.Point) bool { return port(p) && p.Fields["pfc3_tx"] == uint64(7) })
-	if len(pfc) != 1 {
-		t.Errorf("PFC from COUNTERS_DB: %+v", pfc)
+	if len(pfc) != 1 || pfc[0].Fields["pfc3_rx_pause_duration_us"] != uint64(10) {
+		t.Errorf("PFC frames and pause duration (10 µs of 10.5) from COUNTERS_DB: %+v", pfc)
 	}
 	q := sink.find("queue", func(p collectors.Point) bool {
 		return p.Tags["queue"] == "3" && p.Fields["depth_bytes"] == uint64(524288)

@@ -1,6 +1,9 @@
 // Package collectors turns device telemetry into points of labctl's
-// telemetry schema (port, queue, rnic, flow, collector_gap) and writes them
-// to sinks: the run archive as InfluxDB line protocol, and InfluxDB.
+// telemetry schema and writes them to sinks: the run archive as InfluxDB
+// line protocol, and InfluxDB. The schema (schema.go: measurements port,
+// queue, rnic, rnic_ethtool, collector_gap; their tags and fields; the
+// gNMI leaves each field comes from; the one gap record, gap.go) is
+// spelled here only: writers and readers elsewhere use its names.
 // Samples an emulated target took while no traffic ran carry the idle tag
 // (point.go), so no reader mixes them with traffic.
 // Nothing is dropped silently: a broken device stream, or samples a gNMI

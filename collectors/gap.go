@@ -7,10 +7,24 @@ import (
 	"time"
 )
 
-// Gap is a span of a device's telemetry that is missing, read from a
-// collector_gap point.
+// Fields of a collector_gap point.
+const (
+	GapReason      = "reason"
+	GapPath        = "path"
+	GapSinceNs     = "since_ns"
+	GapUntilNs     = "until_ns"
+	GapDuplicates  = "duplicates"
+	GapIntervalNs  = "interval_ns"
+	GapBrokeAtNs   = "broke_at_ns"
+	GapResumedAtNs = "resumed_at_ns"
+)
+
+// Gap is a span of a device's telemetry that is missing: the one record
+// of a collector_gap point, which every writer makes with Point and every
+// reader reads with GapOf.
 type Gap struct {
-	Device, Target string
+	// Device is the switch, or for an RNIC the RDMA device of Host.
+	Device, Target, Host string
 	// Path is what was missing: the subscription's paths after a broken
 	// stream, or the one notification prefix a target coalesced.
 	Path   string
@@ -28,6 +42,42 @@ type Gap struct {
 	BrokeAt, ResumedAt time.Time
 }
 
+// Point is the gap as a collector_gap point of lab and run, stamped at
+// (when the gap was noticed). Zero times, counts and empty names are left
+// out.
+func (g Gap) Point(lab, run string, at time.Time) Point {
+	tags := map[string]string{TagLab: lab, TagRun: run, TagDevice: g.Device}
+	for k, v := range map[string]string{TagTarget: g.Target, TagHost: g.Host} {
+		if v != "" {
+			tags[k] = v
+		}
+	}
+	fields := map[string]any{GapReason: g.Reason, GapSinceNs: unixNs(g.Since), GapUntilNs: unixNs(g.Until)}
+	if g.Path != "" {
+		fields[GapPath] = g.Path
+	}
+	if g.Duplicates > 0 {
+		fields[GapDuplicates] = g.Duplicates
+	}
+	if g.Interval > 0 {
+		fields[GapIntervalNs] = int64(g.Interval)
+	}
+	for k, t := range map[string]time.Time{GapBrokeAtNs: g.BrokeAt, GapResumedAtNs: g.ResumedAt} {
+		if !t.IsZero() {
+			fields[k] = t.UnixNano()
+		}
+	}
+	return Point{Measurement: MeasGap, Time: at, Tags: tags, Fields: fields}
+}
+
+// unixNs is t in unix ns, 0 for the zero time (as GapOf reads it back).
+func unixNs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
 // GapOf reads a collector_gap point.
 func GapOf(p Point) Gap {
 	i := func(k string) int64 { v, _ := p.Fields[k].(int64); return v }
@@ -37,12 +87,20 @@ func GapOf(p Point) Gap {
 		}
 		return time.Time{}
 	}
-	path, _ := p.Fields["path"].(string)
-	reason, _ := p.Fields["reason"].(string)
-	dups, _ := Uint(p.Fields["duplicates"])
-	return Gap{Device: p.Tags["device"], Target: p.Tags["target"], Path: path, Reason: reason,
-		Since: ts("since_ns"), Until: ts("until_ns"), Duplicates: dups, Interval: time.Duration(i("interval_ns")),
-		BrokeAt: ts("broke_at_ns"), ResumedAt: ts("resumed_at_ns")}
+	path, _ := p.Fields[GapPath].(string)
+	reason, _ := p.Fields[GapReason].(string)
+	dups, _ := Uint(p.Fields[GapDuplicates])
+	return Gap{Device: p.Tags[TagDevice], Target: p.Tags[TagTarget], Host: p.Tags[TagHost], Path: path, Reason: reason,
+		Since: ts(GapSinceNs), Until: ts(GapUntilNs), Duplicates: dups, Interval: time.Duration(i(GapIntervalNs)),
+		BrokeAt: ts(GapBrokeAtNs), ResumedAt: ts(GapResumedAtNs)}
+}
+
+// Span is the gap's since..until in unix ns, read from a collector_gap
+// point; false when the point lacks them.
+func Span(p Point) (since, until int64, ok bool) {
+	s, ok1 := Uint(p.Fields[GapSinceNs])
+	u, ok2 := Uint(p.Fields[GapUntilNs])
+	return int64(s), int64(u), ok1 && ok2
 }
 
 // Missed is how many samples the gap lost: the coalesced count, or, for a
@@ -90,7 +148,7 @@ func NewGapRecorder(next Sink) *GapRecorder { return &GapRecorder{next: next} }
 // Write records the collector_gap points of pts and passes pts on.
 func (r *GapRecorder) Write(ctx context.Context, pts []Point) error {
 	for _, p := range pts {
-		if p.Measurement == "collector_gap" {
+		if p.Measurement == MeasGap {
 			r.mu.Lock()
 			r.gaps = append(r.gaps, GapOf(p))
 			r.mu.Unlock()

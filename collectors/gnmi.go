@@ -41,8 +41,6 @@ var DefaultPaths = []string{
 	"COUNTERS_DB:/COUNTERS/*",
 }
 
-const countersDB = "COUNTERS_DB"
-
 // ReconnectCap is the longest wait between two resubscriptions after a
 // broken stream: the sample interval, but at least 100ms and at most 1s,
 // so a collector is back within about a second of its target.
@@ -70,8 +68,8 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 	names := map[string][]string{}
 	for _, p := range o.Paths {
 		target, raw := t.Device, p
-		if rest, ok := strings.CutPrefix(p, countersDB+":"); ok {
-			target, p = countersDB, rest
+		if rest, ok := strings.CutPrefix(p, CountersDB+":"); ok {
+			target, p = CountersDB, rest
 		}
 		gp, err := ParsePath(p)
 		if err != nil {
@@ -173,12 +171,9 @@ func (s *subStream) writeGap(ctx context.Context, reason string, until int64, no
 	if since == 0 { // no sample before the break: the gap starts at the break
 		since = b.at.UnixNano()
 	}
-	gap := gapPoint(s.o, s.t.Device, s.target, reason, since, until, now)
-	gap.Fields["path"] = s.names
-	gap.Fields["broke_at_ns"] = b.at.UnixNano()
-	gap.Fields["resumed_at_ns"] = now.UnixNano()
-	gap.Fields["interval_ns"] = int64(s.o.Interval)
-	if err := s.sink.Write(ctx, []Point{gap}); err != nil {
+	gap := gapPoint(s.o, s.t.Device, s.target, reason, since, until)
+	gap.Path, gap.BrokeAt, gap.ResumedAt = s.names, b.at, now
+	if err := s.sink.Write(ctx, []Point{gap.Point(s.o.Lab, s.o.Run, now)}); err != nil {
 		s.o.Logger.Error("could not record a telemetry gap", "device", s.t.Device, "err", err)
 	}
 }
@@ -256,54 +251,38 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 			since = min(streamLast.UnixNano(), ts)
 		}
 	}
-	p := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key),
-		since, ts, time.Unix(0, ts))
-	p.Fields["duplicates"] = dups
-	p.Fields["path"] = key
-	p.Fields["interval_ns"] = int64(o.Interval)
-	return p, true
+	g := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key), since, ts)
+	g.Duplicates, g.Path = dups, key
+	return g.Point(o.Lab, o.Run, time.Unix(0, ts)), true
 }
 
-// gapPoint records that a device's telemetry from since to until (unix ns)
-// is missing, and why.
-func gapPoint(o GNMIOptions, device, target, reason string, since, until int64, at time.Time) Point {
-	return Point{Measurement: "collector_gap", Time: at,
-		Tags:   map[string]string{"lab": o.Lab, "run": o.Run, "device": device, "target": target},
-		Fields: map[string]any{"reason": reason, "since_ns": since, "until_ns": until}}
+// gapPoint is the gap of a device's telemetry from since to until (unix
+// ns), and why.
+func gapPoint(o GNMIOptions, device, target, reason string, since, until int64) Gap {
+	return Gap{Device: device, Target: target, Reason: reason, Since: time.Unix(0, since), Until: time.Unix(0, until),
+		Interval: o.Interval}
 }
 
-// Decode maps one notification to points of the schema; unknown paths
-// yield nothing. A notification holding the IdleLeaf update gives points
-// tagged idle.
+// Decode maps one notification to points of the schema (the paths of
+// GNMIMaps); unknown paths yield nothing. A notification holding the
+// IdleLeaf update gives points tagged idle.
 func Decode(n *pb.Notification, device, lab, run string) []Point {
-	elems := n.GetPrefix().GetElem()
-	ts := time.Unix(0, n.GetTimestamp())
-	tags := map[string]string{"lab": lab, "run": run, "device": device}
-	fields := map[string]any{}
-	var meas string
-	var rename map[string]string
-	switch {
-	case n.GetPrefix().GetTarget() == countersDB && len(elems) == 2 && elems[0].GetName() == "COUNTERS":
-		key := elems[1].GetName()
-		if port, q, ok := strings.Cut(key, ":"); ok {
-			meas, tags["port"], tags["queue"] = "queue", port, q
-			rename = map[string]string{"SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES": "depth_bytes", "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES": "watermark"}
-		} else {
-			meas, tags["port"] = "port", key
-			rename = pfcNames
-		}
-	case matches(elems, "interfaces", "interface", "state", "counters"):
-		meas, tags["port"] = "port", elems[1].GetKey()["name"]
-		rename = map[string]string{"in-octets": "rx_bytes", "out-octets": "tx_bytes", "in-pkts": "rx_pkts", "out-pkts": "tx_pkts", "out-discards": "drops"}
-	case matches(elems, "qos", "interfaces", "interface", "output", "queues", "queue", "state"):
-		meas, tags["port"], tags["queue"] = "queue", elems[2].GetKey()["interface-id"], elems[5].GetKey()["name"]
-		rename = map[string]string{"transmit-pkts": "tx_pkts", "transmit-octets": "tx_bytes", "dropped-pkts": "drops", "max-queue-len": "watermark", "ecn-marked-pkts": "ecn_marked"}
-	default:
-		var ok bool
-		if meas, rename, ok = lbCounter(elems, tags); !ok { // lbschema.go
-			return nil
+	tags := map[string]string{TagLab: lab, TagRun: run, TagDevice: device}
+	var m *decodeMap
+	for i := range decodeMaps {
+		if decodeMaps[i].match(n.GetPrefix(), tags) {
+			m = &decodeMaps[i]
+			break
 		}
 	}
+	if m == nil { // the twin's scheme counters (lbschema.go), keyed by counter name
+		meas, leaves, ok := lbCounter(n.GetPrefix().GetElem(), tags)
+		if !ok {
+			return nil
+		}
+		m = &decodeMap{meas: meas, leaves: leaves}
+	}
+	fields := map[string]any{}
 	for _, u := range n.GetUpdate() {
 		el := u.GetPath().GetElem()
 		if len(el) == 0 {
@@ -314,7 +293,7 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 			tags[TagIdle] = IdleValue
 			continue
 		}
-		name, ok := rename[leaf]
+		name, ok := m.leaves[leaf]
 		if !ok {
 			continue
 		}
@@ -325,25 +304,80 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 	if len(fields) == 0 {
 		return nil
 	}
-	return []Point{{Measurement: meas, Tags: tags, Fields: fields, Time: ts}}
+	return []Point{{Measurement: m.meas, Tags: tags, Fields: fields, Time: time.Unix(0, n.GetTimestamp())}}
 }
 
-var pfcNames = func() map[string]string {
-	m := map[string]string{}
-	for p := 0; p < 8; p++ {
-		m[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p)] = fmt.Sprintf("pfc%d_rx", p)
-		m[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p)] = fmt.Sprintf("pfc%d_tx", p)
+// decodeMaps are gnmiMaps made ready for matching; read only.
+var decodeMaps = func() []decodeMap {
+	var out []decodeMap
+	for _, g := range gnmiMaps() {
+		out = append(out, newDecodeMap(g))
 	}
-	return m
+	return out
 }()
 
-func matches(elems []*pb.PathElem, names ...string) bool {
-	if len(elems) != len(names) {
+// decodeMap matches a notification prefix to one GNMIMap. An element
+// written <a>:<b> matches any name with one colon and fills tags a and b
+// from its parts; a key [k=<t>] fills tag t from key k.
+type decodeMap struct {
+	countersDB bool
+	elems      []elemRule
+	meas       string
+	leaves     map[string]string
+}
+
+type elemRule struct {
+	name     string
+	nameTags []string          // set: the element's name holds these tags, colon separated
+	keyTags  map[string]string // key → tag
+}
+
+func newDecodeMap(g GNMIMap) decodeMap {
+	d := decodeMap{countersDB: g.Target == CountersDB, meas: g.Measurement, leaves: g.Leaves}
+	for _, part := range splitPath(strings.TrimPrefix(g.Prefix, "/")) {
+		name, keys, _ := strings.Cut(part, "[")
+		r := elemRule{name: name}
+		if strings.HasPrefix(name, "<") {
+			for _, t := range strings.Split(name, ":") {
+				r.nameTags = append(r.nameTags, strings.Trim(t, "<>"))
+			}
+		}
+		if keys != "" {
+			r.keyTags = map[string]string{}
+			for _, kv := range strings.Split(strings.TrimSuffix(keys, "]"), "][") {
+				k, v, _ := strings.Cut(kv, "=")
+				r.keyTags[k] = strings.Trim(v, "<>")
+			}
+		}
+		d.elems = append(d.elems, r)
+	}
+	return d
+}
+
+// match says whether prefix is d's, and then fills tags.
+func (d *decodeMap) match(prefix *pb.Path, tags map[string]string) bool {
+	elems := prefix.GetElem()
+	if (prefix.GetTarget() == CountersDB) != d.countersDB || len(elems) != len(d.elems) {
 		return false
 	}
-	for i, e := range elems {
-		if e.GetName() != names[i] {
+	for i, r := range d.elems {
+		name := elems[i].GetName()
+		if r.nameTags != nil {
+			if strings.Count(name, ":") != len(r.nameTags)-1 {
+				return false
+			}
+		} else if name != r.name {
 			return false
+		}
+	}
+	for i, r := range d.elems {
+		if r.nameTags != nil {
+			for j, v := range strings.SplitN(elems[i].GetName(), ":", len(r.nameTags)) {
+				tags[r.nameTags[j]] = v
+			}
+		}
+		for k, t := range r.keyTags {
+			tags[t] = elems[i].GetKey()[k]
 		}
 	}
 	return true

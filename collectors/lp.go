@@ -14,11 +14,13 @@ import (
 
 // Line protocol escaping: measurement names escape commas and spaces; tag
 // keys, tag values and field keys also escape '='; string field values are
-// quoted with '"' and '\' escaped.
+// quoted with '"' and '\' escaped. Line protocol cannot carry a line
+// break anywhere (it ends the point, and InfluxDB has no escape for it), so
+// one becomes a space: a gap's reason quoting a tool's stderr stays one line.
 var (
-	measEsc = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `)
-	keyEsc  = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `, "=", `\=`)
-	strEsc  = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	measEsc = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `, "\n", `\ `, "\r", `\ `)
+	keyEsc  = strings.NewReplacer(`\`, `\\`, ",", `\,`, " ", `\ `, "=", `\=`, "\n", `\ `, "\r", `\ `)
+	strEsc  = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ", "\r", " ")
 )
 
 // EncodeLP writes p as one line of InfluxDB line protocol.

@@ -29,6 +29,28 @@ func TestLPRoundTripWithEscapes(t *testing.T) {
 	}
 }
 
+// A line break in a value (a gap's reason quoting a tool's stderr) would
+// end the line: it is written as a space, and the line reads back whole.
+func TestLPLineBreaksStayOnOneLine(t *testing.T) {
+	p := Point{Measurement: "collector_gap", Time: time.Unix(0, 1),
+		Tags:   map[string]string{"host": "h\n1"},
+		Fields: map[string]any{"reason": "exit 1: netlink error: no device\r\nnetlink error: No such device\n"}}
+	var b bytes.Buffer
+	if err := EncodeLP(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Fatalf("%d line breaks in %q", n, b.String())
+	}
+	got, err := ParseLP(strings.TrimSuffix(b.String(), "\n"))
+	if err != nil {
+		t.Fatalf("%q: %v", b.String(), err)
+	}
+	if got.Tags["host"] != "h 1" || got.Fields["reason"] != "exit 1: netlink error: no device  netlink error: No such device " {
+		t.Errorf("read back %q %q", got.Tags, got.Fields)
+	}
+}
+
 func TestLPKnownLine(t *testing.T) {
 	var b bytes.Buffer
 	_ = EncodeLP(&b, Point{Measurement: "queue", Tags: map[string]string{"device": "leaf1", "port": "1/0", "queue": "3"},

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"net/http"
 	"net/url"
 	"os"
@@ -135,106 +132,22 @@ func queryNames(q string) (meas string, selected, tags []string, err error) {
 	return "", nil, nil, fmt.Errorf("not a SELECT or SHOW TAG VALUES query")
 }
 
-// sourceNames reads, from the Go source of dir, every collectors.Point
-// literal whose Measurement is a string (or a constant of the package):
-// the field and tag names its Fields and Tags literals give.
-func sourceNames(t *testing.T, out map[string]*schemaNames, dir string) {
-	t.Helper()
-	fset := token.NewFileSet()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	var parsed []*ast.File
-	consts := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parsed = append(parsed, af)
-		ast.Inspect(af, func(n ast.Node) bool {
-			if vs, ok := n.(*ast.ValueSpec); ok {
-				for i, name := range vs.Names {
-					if i < len(vs.Values) {
-						if s, ok := stringLit(vs.Values[i], nil); ok {
-							consts[name.Name] = s
-						}
-					}
-				}
+// schemaOf is what collectors' schema says each measurement holds
+// (per-priority fields expanded).
+func schemaOf() map[string]*schemaNames {
+	out := map[string]*schemaNames{}
+	for _, m := range collectors.Schema() {
+		s := addName(out, m.Name)
+		for _, f := range m.Fields {
+			for _, n := range f.Names() {
+				s.fields[n] = true
 			}
-			return true
-		})
+		}
+		for _, t := range m.Tags {
+			s.tags[t] = true
+		}
 	}
-	keys := func(e ast.Expr) []string {
-		cl, ok := e.(*ast.CompositeLit)
-		if !ok {
-			return nil
-		}
-		var ks []string
-		for _, el := range cl.Elts {
-			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				if s, ok := stringLit(kv.Key, consts); ok {
-					ks = append(ks, s)
-				}
-			}
-		}
-		return ks
-	}
-	for _, af := range parsed {
-		ast.Inspect(af, func(n ast.Node) bool {
-			cl, ok := n.(*ast.CompositeLit)
-			if !ok {
-				return true
-			}
-			var meas string
-			var fields, tags []string
-			for _, el := range cl.Elts {
-				kv, ok := el.(*ast.KeyValueExpr)
-				if !ok {
-					continue
-				}
-				switch k, _ := kv.Key.(*ast.Ident); {
-				case k == nil:
-				case k.Name == "Measurement":
-					meas, _ = stringLit(kv.Value, consts)
-				case k.Name == "Fields":
-					fields = keys(kv.Value)
-				case k.Name == "Tags":
-					tags = keys(kv.Value)
-				}
-			}
-			if meas != "" {
-				s := addName(out, meas)
-				for _, f := range fields {
-					s.fields[f] = true
-				}
-				for _, g := range tags {
-					s.tags[g] = true
-				}
-			}
-			return true
-		})
-	}
-}
-
-// stringLit is the value of a string literal, or of a constant named by
-// an identifier (pkg.Name too) when consts knows it.
-func stringLit(e ast.Expr, consts map[string]string) (string, bool) {
-	switch x := e.(type) {
-	case *ast.BasicLit:
-		if x.Kind == token.STRING {
-			s, err := strconv.Unquote(x.Value)
-			return s, err == nil
-		}
-	case *ast.Ident:
-		s, ok := consts[x.Name]
-		return s, ok
-	case *ast.SelectorExpr:
-		s, ok := consts[x.Sel.Name]
-		return s, ok
-	}
-	return "", false
+	return out
 }
 
 // influxQL runs an InfluxQL query on db and returns its series count, or
@@ -331,17 +244,12 @@ traffic:
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []string{"port", "queue", "rnic"} {
-		if produced[m] == nil {
-			t.Fatalf("the run wrote no %s telemetry (files %v)", m, lps)
+	for _, m := range collectors.Schema() {
+		if m.Always && produced[m.Name] == nil {
+			t.Fatalf("the run wrote no %s telemetry (files %v)", m.Name, lps)
 		}
 	}
-	written := map[string]*schemaNames{}
-	sourceNames(t, written, "../collectors")
-	sourceNames(t, written, "../scenarios")
-	if written["collector_gap"] == nil || !written["collector_gap"].fields["reason"] {
-		t.Fatalf("no collector_gap point with a reason field found in the collectors' source: %v", written)
-	}
+	schema := schemaOf()
 
 	// Grafana's expansion for this run: the whole run's time range, every
 	// switch and host (the All value), lossless priority 3, and the
@@ -378,12 +286,22 @@ traffic:
 				continue
 			}
 			names, source := produced[meas], "the run's telemetry"
-			if names == nil {
-				names, source = written[meas], "the collectors' source"
+			if schema[meas] == nil {
+				t.Errorf("%s: measurement %q is not in collectors.Schema", where, meas)
+				continue
+			}
+			for _, f := range dedupe(selected) {
+				if !schema[meas].fields[f] && !schema[meas].tags[f] {
+					t.Errorf("%s: %q is no field or tag of measurement %q in collectors.Schema", where, f, meas)
+				}
+			}
+			for _, g := range dedupe(tags) {
+				if g != "time" && !schema[meas].tags[g] {
+					t.Errorf("%s: %q is no tag of measurement %q in collectors.Schema", where, g, meas)
+				}
 			}
 			if names == nil {
-				t.Errorf("%s: measurement %q is written by no collector", where, meas)
-				continue
+				names, source = schema[meas], "collectors.Schema"
 			}
 			for _, f := range dedupe(selected) {
 				if !names.fields[f] && !names.tags[f] {
@@ -413,7 +331,7 @@ traffic:
 			t.Errorf("measurement %q has no panel", m)
 		}
 	}
-	if panelsOf["collector_gap"] == 0 {
+	if panelsOf[collectors.MeasGap] == 0 {
 		t.Error("collector gaps have no panel")
 	}
 

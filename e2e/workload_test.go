@@ -128,8 +128,10 @@ func TestWorkloadMatrixEndToEnd(t *testing.T) {
 		t.Errorf("flows.csv has %d rows, the manifest %d flows", rows, flows)
 	}
 
-	// RNIC counters: two samples per host and point, in the archive and
-	// in InfluxDB; the packet engine's DCQCN sent CNPs at 0.7 load.
+	// RNIC counters: two samples per host and point at least (before and
+	// after; those polled during the traffic come on top), the same in the
+	// archive and in InfluxDB; the packet engine's DCQCN sent CNPs at 0.7
+	// load.
 	samples, cnps := 0, uint64(0)
 	err = collectors.ReadLPFile(filepath.Join(out.Dir, "telemetry", "rnic.lp"), func(p collectors.Point) error {
 		if p.Tags["run"] != out.RunID || p.Tags["host"] == "" || p.Tags["device"] != "mlx5_0" {
@@ -143,8 +145,8 @@ func TestWorkloadMatrixEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 12 * 2 * 8; samples != want {
-		t.Errorf("%d rnic samples, want 12 points x 2 x 8 hosts = %d", samples, want)
+	if want := 12 * 2 * 8; samples < want {
+		t.Errorf("%d rnic samples, want at least 12 points x 2 x 8 hosts = %d", samples, want)
 	}
 	if cnps == 0 {
 		t.Error("no host's np_cnp_sent grew")

@@ -74,9 +74,10 @@ type Lab struct {
 	lbs       map[string]lbChoice // packet engine: each switch's scheme (twinlb.go); under twin.mu
 	schemes   *lb.Registry        // the load-balancing modules switch images name
 	faults    faultSet
-	gates     gates               // endpoint faults by device/endpoint (endpointfault.go)
-	bfshells  map[string]*Bfshell // SDE shells (bfshell.go)
-	baselines struct {            // SDE tables at the defaults, by ports and program (Lab.baseline)
+	gates     gates                   // endpoint faults by device/endpoint (endpointfault.go)
+	bfshells  map[string]*Bfshell     // SDE shells (bfshell.go)
+	sonic     map[string]*sonicSwitch // SONiC shells by switch (sonicshell.go); filled at start
+	baselines struct {                // SDE tables at the defaults, by ports and program (Lab.baseline)
 		mu sync.Mutex
 		m  map[string]sdeBaseline
 	}

@@ -27,6 +27,7 @@ import (
 //	config apply-patch [-d] [-v] [-f FORMAT] FILE   (RFC 6902, validated, all or nothing)
 //	config checkpoint NAME | rollback NAME | delete-checkpoint NAME | list-checkpoints
 //	config save -y
+//	sonic-clear queue watermark unicast|multicast|all   (root only)
 //	sudo COMMAND...
 //
 // Checkpoints are files under /etc/sonic/checkpoints (NAME.cp.json), as
@@ -49,7 +50,12 @@ type sonicSwitch struct {
 
 	mu sync.Mutex
 	db sonic.DB
+	// wmClears counts sonic-clear queue watermark commands (WatermarkClears).
+	wmClears int
 }
+
+// rootKey marks a command sudo runs.
+type rootKey struct{}
 
 // addSONiC gives a switch's shell SONiC's commands, with CONFIG_DB at the
 // twin's default QoS on every port.
@@ -65,6 +71,11 @@ func (l *Lab) addSONiC(sh *shell, sw inventory.Switch, root string) error {
 	s := &sonicSwitch{lab: l, sw: sw, root: root, ports: ports, db: db}
 	sh.cmds["sonic-cfggen"] = s.cfggen
 	sh.cmds["config"] = s.config
+	sh.cmds["sonic-clear"] = s.clear
+	if l.sonic == nil {
+		l.sonic = map[string]*sonicSwitch{}
+	}
+	l.sonic[sw.Name] = s
 	sh.cmds["sudo"] = func(ctx context.Context, argv []string, ss *sshd.Session) int {
 		if len(argv) < 2 {
 			fmt.Fprintln(ss.Stderr, "usage: sudo command")
@@ -75,9 +86,42 @@ func (l *Lab) addSONiC(sh *shell, sw inventory.Switch, root string) error {
 			fmt.Fprintf(ss.Stderr, "sudo: %s: command not found\n", argv[1])
 			return 1
 		}
-		return c(ctx, argv[1:], ss)
+		return c(context.WithValue(ctx, rootKey{}, true), argv[1:], ss)
 	}
 	return nil
+}
+
+// clear: sonic-clear queue watermark unicast|multicast|all, which needs
+// root as sonic-utilities' does and prints nothing on success. The fabric
+// twin restarts every queue's watermark before each point's traffic
+// anyway (Twin.simulate); the shell counts the requests (WatermarkClears)
+// so a test can see the driver's.
+func (s *sonicSwitch) clear(ctx context.Context, argv []string, ss *sshd.Session) int {
+	args := argv[1:]
+	if len(args) != 3 || args[0] != "queue" || args[1] != "watermark" || !slices.Contains([]string{"unicast", "multicast", "all"}, args[2]) {
+		fmt.Fprintf(ss.Stderr, "Usage: sonic-clear [OPTIONS] COMMAND [ARGS]...\nTry \"sonic-clear -h\" for help.\n\nError: No such command '%s'.\n", strings.Join(args, " "))
+		return 2
+	}
+	if root, _ := ctx.Value(rootKey{}).(bool); !root {
+		fmt.Fprintln(ss.Stderr, "Root privileges are required for this operation") // click: sys.exit(msg)
+		return 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wmClears++
+	return 0
+}
+
+// WatermarkClears is how many times switch sw's emulated SONiC shell was
+// asked to clear its queue watermarks (0 for a switch that is not SONiC).
+func (l *Lab) WatermarkClears(sw string) int {
+	s, ok := l.sonic[sw]
+	if !ok {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wmClears
 }
 
 // dump is CONFIG_DB as sonic-cfggen prints it: the QoS tables, with the

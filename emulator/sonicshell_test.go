@@ -73,3 +73,34 @@ func TestSONiCConfigDBDrivesTheTwin(t *testing.T) {
 		t.Errorf("rollback to a missing checkpoint: %v %+v %s", err, res, res.Stderr)
 	}
 }
+
+// sonic-clear queue watermark needs root, as sonic-utilities' does; the
+// SONiC driver's ClearWatermarks runs it with sudo, and the shell counts it.
+func TestSONiCClearWatermarks(t *testing.T) {
+	t.Parallel()
+	l, pool, tg := sonicLab(t)
+	ctx := context.Background()
+	res, err := pool.Exec(ctx, tg, "sonic-clear queue watermark all")
+	if err != nil || res.ExitStatus != 1 || strings.TrimSpace(string(res.Stderr)) != "Root privileges are required for this operation" {
+		t.Fatalf("without sudo: %v %+v %q", err, res, res.Stderr)
+	}
+	res, err = pool.Exec(ctx, tg, "sudo sonic-clear queue watermark everything")
+	if err != nil || res.ExitStatus != 2 {
+		t.Fatalf("bad subcommand: %v %+v", err, res)
+	}
+	if n := l.WatermarkClears("leaf1"); n != 0 {
+		t.Fatalf("%d clears counted from refused commands", n)
+	}
+	d := sonic.New(pool)
+	for i := 0; i < 2; i++ {
+		if err := d.ClearWatermarks(ctx, tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := l.WatermarkClears("leaf1"); n != 2 {
+		t.Errorf("%d clears, want 2", n)
+	}
+	if n := l.WatermarkClears("spine1"); n != 0 {
+		t.Errorf("spine1 (not SONiC): %d clears", n)
+	}
+}

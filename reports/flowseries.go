@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/labctl/labctl/collectors"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -125,10 +126,10 @@ func (fp *flowPick) flowPort(lab *inventory.Lab, r FlowRow) (pkey, string, bool)
 		return pkey{}, "", false
 	}
 	if e, ok := accessPort(lab, r.Dst); ok && fp.recvs[r.Dst] == 1 {
-		return pkey{e.Device, e.Port, "tx_bytes"}, fmt.Sprintf("%s tx (to %s)", e, r.Dst), true
+		return pkey{e.Device, e.Port, collectors.FieldTxBytes}, fmt.Sprintf("%s tx (to %s)", e, r.Dst), true
 	}
 	if e, ok := accessPort(lab, r.Src); ok && fp.sends[r.Src] == 1 {
-		return pkey{e.Device, e.Port, "rx_bytes"}, fmt.Sprintf("%s rx (from %s)", e, r.Src), true
+		return pkey{e.Device, e.Port, collectors.FieldRxBytes}, fmt.Sprintf("%s rx (from %s)", e, r.Src), true
 	}
 	return pkey{}, "", false
 }

@@ -89,7 +89,7 @@ func newSeriesWatch(lab *inventory.Lab, pick *flowPick, interval int64) *seriesW
 		}
 	}
 	for e := range sw.fabric {
-		sw.want[pkey{e.Device, e.Port, "tx_bytes"}] = true
+		sw.want[pkey{e.Device, e.Port, collectors.FieldTxBytes}] = true
 	}
 	return sw
 }
@@ -105,7 +105,7 @@ func (sw *seriesWatch) setWindow(w window) {
 // sample takes one port telemetry point of the point's window w (or
 // before it).
 func (sw *seriesWatch) sample(p collectors.Point, ts int64, w window) {
-	dev, port := p.Tags["device"], p.Tags["port"]
+	dev, port := p.Tags[collectors.TagDevice], p.Tags[collectors.TagPort]
 	_, fabric := sw.fabric[inventory.LinkEnd{Device: dev, Port: port}]
 	for f, raw := range p.Fields {
 		k := pkey{dev, port, f}
@@ -118,7 +118,7 @@ func (sw *seriesWatch) sample(p collectors.Point, ts int64, w window) {
 			}
 			continue
 		}
-		if fabric && (prioField(f, "pfc", "_tx") || prioField(f, "pfc", "_rx")) {
+		if fabric && (prio(collectors.FieldPFCTx, f) || prio(collectors.FieldPFCRx, f)) {
 			if v, ok := collectors.Uint(raw); ok && ts <= w.end {
 				sw.pauseSample(k, sample{ts, v})
 			}
@@ -149,7 +149,7 @@ func (sw *seriesWatch) finishPaths(ps *PointSummary, w window, seriesPoints int)
 	byTier := map[string][]Series{}
 	means := map[string][]float64{}
 	for e, u := range sw.fabric {
-		k := pkey{e.Device, e.Port, "tx_bytes"}
+		k := pkey{e.Device, e.Port, collectors.FieldTxBytes}
 		s := sw.samples[k]
 		if len(s) > 1 && u.Gbps > 0 {
 			sortSamples(s)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/labctl/labctl/collectors"
@@ -29,7 +28,7 @@ type window struct {
 // TagPoint tags the telemetry samples of a point an executor ran on a lab
 // of its own (docs/slurm.md): such points may run at once, their windows
 // overlapping, on devices of the same names.
-const TagPoint = "point"
+const TagPoint = collectors.TagPoint
 
 func (w window) has(ts int64) bool { return !w.none && ts >= w.start && ts <= w.end }
 
@@ -100,55 +99,49 @@ const (
 	kRNIC             // any other rnic counter
 )
 
-// prioField matches prefix + priority digits + suffix, e.g. pfc3_tx.
-func prioField(f, prefix, suffix string) bool {
-	rest, ok := strings.CutPrefix(f, prefix)
-	if !ok {
-		return false
-	}
-	prio, ok := strings.CutSuffix(rest, suffix)
-	return ok && prio != "" && strings.Trim(prio, "0123456789") == ""
-}
+// prio says whether f is one of the schema's per-priority fields of pattern.
+func prio(pattern, f string) bool { _, ok := collectors.PrioOf(pattern, f); return ok }
 
-// classify names the counters a report sums. Switch ports carry pfc<n>_tx
-// and pfc<n>_rx (collectors' names for SAI_PORT_STAT_PFC_<n>_TX/RX_PKTS)
-// and pfc<n>_rx_pause_duration_us (SAI ..._RX_PAUSE_DURATION_US, where the
-// platform has it); RNICs carry the mlx5 hw_counters and, where collected,
-// ethtool's tx_prio<n>_pause, rx_prio<n>_pause and rx_prio<n>_pause_duration
-// (microseconds per NVIDIA's counter documentation; UNCERTAIN).
+// classify names the counters a report sums. Switch ports carry pfc<n>_tx,
+// pfc<n>_rx and pfc<n>_rx_pause_duration_us (collectors' names for SAI's
+// PFC_<n>_TX/RX_PKTS and _RX_PAUSE_DURATION_US); RNICs carry the mlx5
+// hw_counters (rnic) and ethtool's tx_prio<n>_pause, rx_prio<n>_pause and
+// rx_prio<n>_pause_duration (rnic_ethtool; microseconds per NVIDIA's
+// counter documentation, UNCERTAIN).
 func classify(meas, f string) kind {
 	switch meas {
-	case "port":
+	case collectors.MeasPort:
 		switch {
-		case prioField(f, "pfc", "_tx"):
+		case prio(collectors.FieldPFCTx, f):
 			return kPauseTx
-		case prioField(f, "pfc", "_rx"):
+		case prio(collectors.FieldPFCRx, f):
 			return kPauseRx
-		case prioField(f, "pfc", "_rx_pause_duration_us"):
+		case prio(collectors.FieldPFCPauseUs, f):
 			return kPauseUs
-		case f == "drops":
+		case f == collectors.FieldDrops:
 			return kDrops
-		case f == "ecn_marked":
+		case f == collectors.FieldECNMarked:
 			return kECNPort
-		case f == "tx_pkts":
+		case f == collectors.FieldTxPkts:
 			return kTxPktsPort
 		}
-	case "queue":
+	case collectors.MeasQueue:
 		switch f {
-		case "ecn_marked":
+		case collectors.FieldECNMarked:
 			return kECNQueue
-		case "tx_pkts":
+		case collectors.FieldTxPkts:
 			return kTxPktsQueue
 		}
-	case "rnic":
+	case collectors.MeasEthtool:
 		switch {
-		case prioField(f, "tx_prio", "_pause"):
+		case prio(collectors.FieldRNICPauseTx, f):
 			return kPauseTx
-		case prioField(f, "rx_prio", "_pause"):
+		case prio(collectors.FieldRNICPauseRx, f):
 			return kPauseRx
-		case prioField(f, "rx_prio", "_pause_duration"):
+		case prio(collectors.FieldRNICPauseRxUs, f):
 			return kPauseUs
 		}
+	case collectors.MeasRNIC:
 		return kRNIC
 	}
 	return kNone
@@ -221,12 +214,12 @@ func (a *acc) counter(w window, k ckey, s sample) {
 // counters lists the cumulative counters of one telemetry point.
 func counters(p collectors.Point, tiers map[string]string) []ckey {
 	var out []ckey
-	base := ckey{meas: p.Measurement, device: p.Tags["device"], port: p.Tags["port"], queue: p.Tags["queue"]}
+	base := ckey{meas: p.Measurement, device: p.Tags[collectors.TagDevice], port: p.Tags[collectors.TagPort], queue: p.Tags[collectors.TagQueue]}
 	if p.Measurement == collectors.LBMeasurement {
 		return schemeKeys(p, ckey{meas: p.Measurement, device: base.device, tier: cmp.Or(tiers[base.device], "unknown")})
 	}
-	if p.Measurement == "rnic" {
-		base.device, base.tier = p.Tags["host"]+"/"+p.Tags["device"], TierHost
+	if host, ok := p.Tags[collectors.TagHost]; ok {
+		base.device, base.tier = host+"/"+p.Tags[collectors.TagDevice], TierHost
 	} else {
 		base.tier = cmp.Or(tiers[base.device], "unknown")
 	}
@@ -244,10 +237,8 @@ func counters(p collectors.Point, tiers map[string]string) []ckey {
 // since_ns..until_ns span overlaps it, or, lacking those, its timestamp
 // lies in it.
 func gapIn(p collectors.Point, w window) bool {
-	since, ok1 := collectors.Uint(p.Fields["since_ns"])
-	until, ok2 := collectors.Uint(p.Fields["until_ns"])
-	if ok1 && ok2 && until >= since {
-		return int64(since) <= w.end && int64(until) >= w.start
+	if since, until, ok := collectors.Span(p); ok && until >= since {
+		return since <= w.end && until >= w.start
 	}
 	return w.has(p.Time.UnixNano())
 }
@@ -300,7 +291,7 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 			if w.has(ts) {
 				ps[i].TelemetryPoints++
 			}
-			if p.Measurement == "collector_gap" && gapIn(p, w) {
+			if p.Measurement == collectors.MeasGap && gapIn(p, w) {
 				ps[i].Gaps++
 			}
 			for _, k := range ks {
@@ -308,10 +299,10 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 					a.counter(w, k, sample{ts, v})
 				}
 			}
-			if p.Measurement == "queue" && w.has(ts) {
+			if p.Measurement == collectors.MeasQueue && w.has(ts) {
 				a.queue(p, ts)
 			}
-			if p.Measurement == "port" && watch != nil && watch[i] != nil {
+			if p.Measurement == collectors.MeasPort && watch != nil && watch[i] != nil {
 				watch[i].sample(p, ts, w)
 			}
 		}
@@ -333,12 +324,12 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 }
 
 func (a *acc) queue(p collectors.Point, ts int64) {
-	depth, okD := collectors.Uint(p.Fields["depth_bytes"])
-	wm, okW := collectors.Uint(p.Fields["watermark"])
+	depth, okD := collectors.Uint(p.Fields[collectors.FieldDepthBytes])
+	wm, okW := collectors.Uint(p.Fields[collectors.FieldWatermark])
 	if !okD && !okW {
 		return
 	}
-	k := qkey{p.Tags["device"], p.Tags["port"], p.Tags["queue"]}
+	k := qkey{p.Tags[collectors.TagDevice], p.Tags[collectors.TagPort], p.Tags[collectors.TagQueue]}
 	q, ok := a.queues[k]
 	if !ok {
 		q = &queueAcc{}
@@ -444,7 +435,7 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 		ps.ECNMarksPerSec = float64(ps.ECNMarked) / secs
 		ps.PFCPauseTxPerS = float64(ps.PFCPauseFrames) / secs
 	}
-	if v, ok := ps.RNIC["out_of_sequence"]; ok {
+	if v, ok := ps.RNIC[collectors.FieldOutOfSequence]; ok {
 		ps.OutOfOrder = ptr(v)
 	}
 	for _, t := range tierPFC {

@@ -337,6 +337,7 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		st.flowsCSV = f
 	}
 	st.reach(StageTraffic + ":" + pt.Name)
+	st.out.Warnings = append(st.out.Warnings, sess.clearWatermarks(ctx, pt.Name)...)
 	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {

@@ -43,9 +43,13 @@ type Scenario struct {
 
 // Telemetry says what to stream from the switches and how often.
 type Telemetry struct {
-	Interval string   `yaml:"interval,omitempty" json:"interval,omitempty"` // e.g. 100us, 1s
-	Paths    []string `yaml:"paths,omitempty" json:"paths,omitempty"`
-	Disabled bool     `yaml:"disabled,omitempty" json:"disabled,omitempty"`
+	Interval string `yaml:"interval,omitempty" json:"interval,omitempty"` // e.g. 100us, 1s
+	// RNICInterval is how often the hosts' RNIC counters (hw_counters,
+	// ethtool -S) are read over SSH while a point's traffic runs, besides
+	// the reads before and after it (default: RNICInterval).
+	RNICInterval string   `yaml:"rnic_interval,omitempty" json:"rnic_interval,omitempty"`
+	Paths        []string `yaml:"paths,omitempty" json:"paths,omitempty"`
+	Disabled     bool     `yaml:"disabled,omitempty" json:"disabled,omitempty"`
 }
 
 // Emulation selects the fabric twin's engine and its switches' and RNICs'
@@ -249,6 +253,11 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 			ix.Add(&ps, "telemetry.interval", "bad duration %q (e.g. 100us, 1s)", s.Telemetry.Interval)
 		}
 	}
+	if v := s.Telemetry.RNICInterval; v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d < minRNICInterval {
+			ix.Add(&ps, "telemetry.rnic_interval", "bad duration %q (at least %v: each read is an SSH command per RNIC)", v, minRNICInterval)
+		}
+	}
 	if len(s.Traffic) == 0 {
 		ix.Add(&ps, "traffic", "at least one traffic pattern is needed")
 	}
@@ -289,6 +298,22 @@ func (t Traffic) PointName(i int) string {
 		return t.Name
 	}
 	return fmt.Sprintf("%s-%d", t.Pattern, i)
+}
+
+// minRNICInterval bounds how often hosts are polled: each read is two
+// SSH commands per RNIC.
+const minRNICInterval = 10 * time.Millisecond
+
+// RNICInterval is how often RNIC counters are polled during traffic: as
+// asked, else every second. An emulated lab's counters move only when the
+// twin has simulated a point (a read waits for it), so polls there add
+// SSH work and no figures; its points, well under a second of wall time,
+// are seldom polled unless a scenario asks.
+func (s *Scenario) RNICInterval() time.Duration {
+	if d, err := time.ParseDuration(s.Telemetry.RNICInterval); err == nil && d >= minRNICInterval {
+		return d
+	}
+	return time.Second
 }
 
 // Interval is the telemetry sample interval (default 100us on an emulated

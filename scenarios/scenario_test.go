@@ -53,6 +53,8 @@ traffic:
 			`s.yaml:10: traffic[2].pattern: unknown pattern "ring"`,
 		}},
 		{"missing name and traffic", "repetitions: 1\n", []string{"name: a scenario needs a name", "traffic: at least one"}},
+		{"rnic polls too often", "name: x\ntelemetry: {rnic_interval: 1ms}\ntraffic:\n  - {pattern: incast, senders: 2}\n",
+			[]string{"s.yaml:2: telemetry.rnic_interval: bad duration \"1ms\" (at least 10ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.doc), "s.yaml")

@@ -76,6 +76,10 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	}
 	r.Progress.Stage(StageTraffic, fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
 	r.Progress.Flows(pt.Name, 0, total)
+	var poll *rnicPoller
+	if rnics {
+		poll = sess.pollRNICs(tctx, pt.Hosts, sess.rnicPoll)
+	}
 
 	tally := &pointTally{pt: pt, meta: meta, csv: flowsCSV, run: runID}
 	var gathering sync.Once // the first agent back: the traffic is over, its results come in
@@ -109,6 +113,10 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		}
 		return nil
 	})
+	var during []rnicSample
+	if poll != nil { // the traffic is over
+		during = poll.stop()
+	}
 	if err != nil {
 		// Leave nothing running on the hosts, then report.
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -120,8 +128,8 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	warnings := tally.finish()
 	meta.TelemetryIntervalNs = int64(sess.interval)
 	if rnics && err == nil {
-		r.Progress.Stage(StageCounters, fmt.Sprintf("RNIC counters of %d hosts after the traffic", len(pt.Hosts)))
-		sess.writeRNICs(ctx, runID, before, sess.readRNICs(ctx, pt.Hosts), meta)
+		r.Progress.Stage(StageCounters, fmt.Sprintf("RNIC counters of %d hosts after the traffic (%d read during it)", len(pt.Hosts), len(during)))
+		sess.writeRNICs(ctx, runID, before, during, sess.readRNICs(ctx, pt.Hosts), meta)
 	}
 	if tally.err != nil && err == nil {
 		err = tally.err

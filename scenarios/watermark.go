@@ -25,7 +25,7 @@ func newWatermarkSink(next collectors.Sink) *watermarkSink {
 func (w *watermarkSink) Write(ctx context.Context, pts []collectors.Point) error {
 	w.mu.Lock()
 	for _, p := range pts {
-		d := p.Tags["device"]
+		d := p.Tags[collectors.TagDevice]
 		if p.Time.After(w.seen[d]) {
 			w.seen[d] = p.Time
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
 )
 
 // Stat is one `ethtool -S` counter.
@@ -64,6 +66,9 @@ func FormatEthtoolStats(w io.Writer, stats []Stat) error {
 	}
 	return b.Flush()
 }
+
+// EthtoolStatsCommand prints netdev's `ethtool -S` counters.
+func EthtoolStatsCommand(netdev string) string { return "ethtool -S " + sshdrv.Quote(netdev) }
 
 // ParseEthtoolStats reads `ethtool -S` output into values and their order.
 func ParseEthtoolStats(out string) (map[string]uint64, []string, error) {

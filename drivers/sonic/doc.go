@@ -5,7 +5,8 @@
 // QUEUE, PFC_WD), read with `sonic-cfggen -d --print-data` and changed
 // over SSH with the generic config updater: `config checkpoint`, `config
 // apply-patch` (an RFC 6902 JSON patch), `config rollback`, `config
-// save`. It also holds the JSON patch the emulated SONiC switch applies,
+// save`; and it clears queue watermarks before each point (`sonic-clear
+// queue watermark all`, watermark.go). It also holds the JSON patch the emulated SONiC switch applies,
 // so both sides read one format.
 //
 // It talks to switches only through drivers/ssh, with simple commands

@@ -18,7 +18,8 @@
 // fault drills (emulator.Lab.RestartGNMI).
 //
 // Nothing outside emulator/ imports it. It imports collectors for the
-// schema's names only (IdleLeaf: the mark it sends, the collector reads).
+// schema's names only (IdleLeaf: the mark it sends, the collector reads;
+// the COUNTERS_DB counter names).
 //
 // Imports within labctl: only emulator/fabric, emulator/fabric/lb, collectors.
 package gnmitarget

@@ -23,7 +23,7 @@ import (
 )
 
 // CountersDB is the SONiC-style target for PFC and queue occupancy.
-const CountersDB = "COUNTERS_DB"
+const CountersDB = collectors.CountersDB
 
 // Target is one switch's gNMI server.
 type Target struct {
@@ -353,8 +353,8 @@ func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*
 	}}
 	var pfc []*pb.Update
 	for p := 0; p < 8; p++ {
-		pfc = append(pfc, s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p), c.PFCRx[p]), s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p), c.PFCTx[p]),
-			s(fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PAUSE_DURATION_US", p), c.PauseRxNs[p]/1000))
+		pfc = append(pfc, s(collectors.PrioName(collectors.SAIPFCRxPkts, p), c.PFCRx[p]), s(collectors.PrioName(collectors.SAIPFCTxPkts, p), c.PFCTx[p]),
+			s(collectors.PrioName(collectors.SAIPFCPauseUs, p), c.PauseRxNs[p]/1000))
 	}
 	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
 		Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port)}}, Update: pfc})
@@ -372,7 +372,7 @@ func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*
 				u("max-queue-len", qc.WatermarkBytes), u("ecn-marked-pkts", qc.ECNMarked)},
 		}, &pb.Notification{Timestamp: ts, Atomic: true,
 			Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port + ":" + qs)}},
-			Update: []*pb.Update{s("SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES", qc.DepthBytes), s("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", qc.WatermarkBytes)},
+			Update: []*pb.Update{s(collectors.SAIQueueOccupancy, qc.DepthBytes), s(collectors.SAIQueueWatermark, qc.WatermarkBytes)},
 		})
 	}
 	return out

@@ -1,0 +1,163 @@
+package collectors_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	pb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/labctl/labctl/collectors"
+	"github.com/labctl/labctl/drivers/connectx"
+)
+
+func TestPrioOf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		pattern, f string
+		prio       int
+		ok         bool
+	}{
+		{collectors.FieldPFCTx, "pfc3_tx", 3, true},
+		{collectors.FieldPFCTx, "pfc3_rx", 0, false},
+		{collectors.FieldPFCRx, "pfc3_rx_pause_duration_us", 0, false},
+		{collectors.FieldPFCPauseUs, "pfc7_rx_pause_duration_us", 7, true},
+		{collectors.FieldRNICPauseRx, "rx_prio3_pause", 3, true},
+		{collectors.FieldRNICPauseRx, "rx_prio3_pause_duration", 0, false},
+		{collectors.FieldRNICPauseRx, "rx_prio_pause", 0, false},
+		{collectors.FieldRNICPauseRx, "rx_prioX_pause", 0, false},
+	} {
+		p, ok := collectors.PrioOf(c.pattern, c.f)
+		if p != c.prio || ok != c.ok {
+			t.Errorf("PrioOf(%q, %q) = %d, %v; want %d, %v", c.pattern, c.f, p, ok, c.prio, c.ok)
+		}
+	}
+}
+
+// Every gNMI leaf the collector decodes lands in a field the schema lists
+// for that measurement, and every field the report needs from a switch is
+// some leaf's.
+func TestGNMIMapsMatchSchema(t *testing.T) {
+	t.Parallel()
+	decoded := map[string]bool{}
+	for _, g := range collectors.GNMIMaps() {
+		m, ok := collectors.MeasurementOf(g.Measurement)
+		if !ok {
+			t.Errorf("%s %s: measurement %q not in the schema", g.Target, g.Prefix, g.Measurement)
+			continue
+		}
+		for leaf, f := range g.Leaves {
+			if !m.Has(f) {
+				t.Errorf("%s %s: leaf %s → %q, no field of %s", g.Target, g.Prefix, leaf, f, m.Name)
+			}
+			decoded[m.Name+"."+f] = true
+		}
+	}
+	for _, meas := range []string{collectors.MeasPort, collectors.MeasQueue} {
+		m, _ := collectors.MeasurementOf(meas)
+		for _, f := range m.Fields {
+			for _, n := range f.Names() {
+				if f.Report && !decoded[meas+"."+n] {
+					t.Errorf("report field %s.%s comes from no gNMI leaf", meas, n)
+				}
+			}
+		}
+	}
+}
+
+func TestDecodeCountersDB(t *testing.T) {
+	t.Parallel()
+	str := func(name, v string) *pb.Update {
+		return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}
+	}
+	ts := time.Unix(1700000000, 5)
+	for _, c := range []struct {
+		name, key string
+		upd       []*pb.Update
+		meas      string
+		tags      map[string]string
+		fields    map[string]any
+	}{
+		{"port PFC", "Ethernet0", []*pb.Update{str("SAI_PORT_STAT_PFC_3_RX_PKTS", "5"), str("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US", "812"), str("SAI_PORT_STAT_IF_IN_ERRORS", "1")},
+			"port", map[string]string{"port": "Ethernet0"}, map[string]any{"pfc3_rx": uint64(5), "pfc3_rx_pause_duration_us": uint64(812)}},
+		{"queue", "Ethernet0:3", []*pb.Update{str("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", "4096")},
+			"queue", map[string]string{"port": "Ethernet0", "queue": "3"}, map[string]any{"watermark": uint64(4096)}},
+	} {
+		n := &pb.Notification{Timestamp: ts.UnixNano(), Prefix: &pb.Path{Target: collectors.CountersDB,
+			Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: c.key}}}, Update: c.upd}
+		pts := collectors.Decode(n, "leaf1", "lab", "r")
+		if len(pts) != 1 {
+			t.Fatalf("%s: %d points", c.name, len(pts))
+		}
+		p := pts[0]
+		if p.Measurement != c.meas || !p.Time.Equal(ts) || p.Tags["device"] != "leaf1" || len(p.Fields) != len(c.fields) {
+			t.Errorf("%s: %+v", c.name, p)
+		}
+		for k, v := range c.tags {
+			if p.Tags[k] != v {
+				t.Errorf("%s: tag %s = %q, want %q", c.name, k, p.Tags[k], v)
+			}
+		}
+		for k, v := range c.fields {
+			if p.Fields[k] != v {
+				t.Errorf("%s: field %s = %v, want %v", c.name, k, p.Fields[k], v)
+			}
+		}
+	}
+}
+
+// A gap made by any writer reads back as the same gap.
+func TestGapPointRoundTrip(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1700000000, 0)
+	for _, g := range []collectors.Gap{
+		{Device: "leaf1", Target: "leaf1", Path: "/interfaces", Reason: "stream broken", Since: t0, Until: t0.Add(time.Second),
+			Interval: time.Millisecond, BrokeAt: t0.Add(time.Millisecond), ResumedAt: t0.Add(2 * time.Second)},
+		{Device: "leaf1", Target: collectors.CountersDB, Path: "COUNTERS/1/0", Reason: "coalesced", Since: t0, Until: t0.Add(time.Millisecond),
+			Duplicates: 3, Interval: 100 * time.Microsecond},
+		{Host: "h1", Device: "mlx5_0", Reason: "host h1: ssh: refused", Since: t0, Until: t0.Add(time.Second)},
+	} {
+		p := g.Point("lab", "r1", t0.Add(3*time.Second))
+		if p.Measurement != collectors.MeasGap || p.Tags["lab"] != "lab" || p.Tags["run"] != "r1" {
+			t.Errorf("%+v: point %+v", g, p)
+		}
+		var b strings.Builder
+		if err := collectors.EncodeLP(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		back, err := collectors.ParseLP(strings.TrimSpace(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := collectors.GapOf(back); got != g {
+			t.Errorf("round trip through line protocol:\n got %+v\nwant %+v", got, g)
+		}
+	}
+}
+
+// Of a real mlx5 `ethtool -S` listing, the RNIC poller keeps the pause
+// and ECN counters, per priority and global, and nothing else.
+func TestKeepEthtoolOnRealOutput(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../drivers/connectx/testdata/ethtool_S.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, order, err := connectx.ParseEthtoolStats(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, n := range order {
+		if collectors.KeepEthtool(n) {
+			kept = append(kept, n)
+		}
+	}
+	want := []string{"rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_prio3_pause", "rx_prio3_pause_duration",
+		"tx_prio3_pause", "tx_prio3_pause_duration", "rx_prio3_marked"}
+	if !slices.Equal(kept, want) {
+		t.Errorf("kept %v of %d counters, want %v", kept, len(vals), want)
+	}
+}
