@@ -10,6 +10,7 @@ package testinflux
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -167,7 +169,14 @@ func (p *Process) tryStart() (string, bool) {
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if resp, err := httpGet(p.base + "/ping"); err == nil {
 			resp.Body.Close()
-			return "", true
+			// Another test's influxd may hold the port ours failed to bind:
+			// only ours names our config file on its command line.
+			if p.answersAsOurs() {
+				return "", true
+			}
+			p.Kill()
+			b, _ := os.ReadFile(logPath)
+			return string(b) + "\naddress already in use: another influxd answers on " + p.base, false
 		}
 		select {
 		case <-exited:
@@ -179,6 +188,20 @@ func (p *Process) tryStart() (string, bool) {
 	p.Kill()
 	b, _ := os.ReadFile(logPath)
 	return string(b), false
+}
+
+// answersAsOurs says whether the influxd at p.base runs with p's config
+// (its /debug/vars lists its command line).
+func (p *Process) answersAsOurs() bool {
+	resp, err := httpGet(p.base + "/debug/vars")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var vars struct {
+		Cmdline []string `json:"cmdline"`
+	}
+	return json.NewDecoder(resp.Body).Decode(&vars) == nil && slices.Contains(vars.Cmdline, p.conf)
 }
 
 // Database creates a fresh database on the process.
