@@ -6,13 +6,30 @@ import (
 	"time"
 )
 
-func BenchmarkEncodeLP(b *testing.B) {
-	p := Point{Measurement: "port", Time: time.Unix(0, 1700000000000000000),
+func benchPoint() Point {
+	return Point{Measurement: "port", Time: time.Unix(0, 1700000000000000000),
 		Tags:   map[string]string{"lab": "leafspine:2x4:8@100", "run": "incast-20261122-101500-a1b2c3", "device": "leaf1", "port": "1/0"},
 		Fields: map[string]any{"tx_bytes": uint64(1 << 40), "rx_bytes": uint64(1 << 39), "tx_pkts": uint64(1 << 30), "rx_pkts": uint64(1 << 29), "drops": uint64(0)}}
+}
+
+func BenchmarkEncodeLP(b *testing.B) {
+	p := benchPoint()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if err := EncodeLP(io.Discard, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendLP is what the archive does per sample: one reused line.
+func BenchmarkAppendLP(b *testing.B) {
+	p := benchPoint()
+	var line []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if line, err = AppendLP(line[:0], p); err != nil {
 			b.Fatal(err)
 		}
 	}
