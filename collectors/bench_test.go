@@ -34,3 +34,19 @@ func BenchmarkAppendLP(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseLP: one archived port sample read back (the report reads
+// every one).
+func BenchmarkParseLP(b *testing.B) {
+	line, err := AppendLP(nil, benchPoint())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(line)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseLP(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

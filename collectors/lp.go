@@ -123,27 +123,37 @@ func ParseLP(line string) (Point, error) {
 	if err != nil {
 		return Point{}, fmt.Errorf("line protocol: %q: %w", line, err)
 	}
-	p := Point{Tags: map[string]string{}, Fields: map[string]any{}}
-	parts, err := splitAll(head, ',', false)
+	// Sized by the separators (an upper bound: escaped or quoted ones
+	// count too), so the maps do not grow while filled.
+	p := Point{Tags: make(map[string]string, strings.Count(head, ",")), Fields: make(map[string]any, strings.Count(fieldsPart, ",")+1)}
+	meas, tags, err := splitUnescaped(head, ',', false)
 	if err != nil {
 		return Point{}, err
 	}
-	p.Measurement = unescape(parts[0])
+	p.Measurement = unescape(meas)
 	if p.Measurement == "" {
 		return Point{}, fmt.Errorf("line protocol: %q: empty measurement", line)
 	}
-	for _, t := range parts[1:] {
+	// A part goes on while a separator ended the last (a trailing one
+	// leaves an empty part, an error, as splitting would).
+	for more := len(meas) < len(head); more; {
+		t, rest, err := splitUnescaped(tags, ',', false)
+		if err != nil {
+			return Point{}, err
+		}
+		more, tags = len(t) < len(tags), rest
 		k, v, err := splitUnescaped(t, '=', false)
 		if err != nil || k == "" || v == "" {
 			return Point{}, fmt.Errorf("line protocol: %q: bad tag %q", line, t)
 		}
 		p.Tags[unescape(k)] = unescape(v)
 	}
-	fields, err := splitAll(fieldsPart, ',', true)
-	if err != nil {
-		return Point{}, err
-	}
-	for _, f := range fields {
+	for fields, more := fieldsPart, true; more; {
+		f, rest, err := splitUnescaped(fields, ',', true)
+		if err != nil {
+			return Point{}, err
+		}
+		more, fields = len(f) < len(fields), rest
 		k, v, err := splitUnescaped(f, '=', false)
 		if err != nil || k == "" || v == "" {
 			return Point{}, fmt.Errorf("line protocol: %q: bad field %q", line, f)
@@ -205,21 +215,6 @@ func splitUnescaped(s string, sep byte, quotes bool) (string, string, error) {
 		return "", "", fmt.Errorf("unterminated string")
 	}
 	return s, "", nil
-}
-
-func splitAll(s string, sep byte, quotes bool) ([]string, error) {
-	var out []string
-	for {
-		a, b, err := splitUnescaped(s, sep, quotes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-		if len(b) == 0 && (len(s) == len(a)) {
-			return out, nil
-		}
-		s = b
-	}
 }
 
 func unescape(s string) string {
