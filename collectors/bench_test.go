@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	pb "github.com/openconfig/gnmi/proto/gnmi"
 )
 
 func benchPoint() Point {
@@ -47,6 +49,19 @@ func BenchmarkParseLP(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := ParseLP(s); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode: one interface-counters notification to its point.
+func BenchmarkDecode(b *testing.B) {
+	n := &pb.Notification{Timestamp: 1795590721024543840, Atomic: true,
+		Prefix: &pb.Path{Target: "leaf1", Elem: []*pb.PathElem{{Name: "interfaces"}, {Name: "interface", Key: map[string]string{"name": "1/0"}}, {Name: "state"}, {Name: "counters"}}},
+		Update: []*pb.Update{upd("in-octets", uval(1<<40)), upd("out-octets", uval(1<<39)), upd("in-pkts", uval(1<<30)), upd("out-pkts", uval(1<<29)), upd("in-discards", uval(0)), upd("out-discards", uval(0))}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if len(Decode(n, "leaf1", "lab", "run")) != 1 {
+			b.Fatal("no point")
 		}
 	}
 }
