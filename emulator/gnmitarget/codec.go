@@ -29,7 +29,9 @@ func newResponseCodec() responseCodec { return responseCodec{proto: encoding.Get
 // Name is protobuf's: the wire format is the same.
 func (responseCodec) Name() string { return "proto" }
 
-func (c responseCodec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unmarshal(data, v) }
+func (c responseCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	return c.proto.Unmarshal(data, v)
+}
 
 func (c responseCodec) Marshal(v any) (mem.BufferSlice, error) {
 	if r, ok := v.(*pb.SubscribeResponse); ok {
