@@ -10,13 +10,20 @@
 #   ./bench/e2e.sh [fattree:K | paper]...
 #   PROFILE=1 ./bench/e2e.sh fattree:8   # also CPU and allocation profiles of the run (controller and lab)
 #   KEEP=1 ...                           # keep the archives (path printed)
+#   BIN=DIR ...                          # run DIR/labctl (and DIR/labctl-agent beside it) instead of
+#                                        # building this tree's: compare two versions, runs alternated
+#   SIM=0 ...                            # skip the simulation-alone figure
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$work"' EXIT
-go build -o "$work/labctl" ./cmd/labctl
-go build -o "$work/labctl-agent" ./cmd/labctl-agent # beside labctl: the agent runs put on hosts
-go test -c -o "$work/fabric.test" ./emulator/fabric/
+if [ -n "${BIN:-}" ]; then
+	cp "$BIN/labctl" "$BIN/labctl-agent" "$work/"
+else
+	go build -o "$work/labctl" ./cmd/labctl
+	go build -o "$work/labctl-agent" ./cmd/labctl-agent # beside labctl: the agent runs put on hosts
+fi
+[ "${SIM:-}" = 0 ] || go test -c -o "$work/fabric.test" ./emulator/fabric/
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true # a 1,024-host lab needs ~2,000 open files
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -52,7 +59,8 @@ for lab in "${@:-fattree:4 fattree:8 fattree:12 fattree:16 paper}"; do
 			(group_by(.stage) | sort_by(.[0].i) | .[] | {stage: .[0].stage, d: (map(.d) | add), detail: (map(.detail // "") | map(select(. != "")) | last)}
 				| "  \(.stage + "          " | .[0:10]) \(.d * 100 | round / 100) s  \(.detail // "")")
 		' "$m"
-		sim="$(cd emulator/fabric && "$work/fabric.test" -test.run XXX -test.bench "$bench" -test.benchtime 1x -test.cpu 1 |
+		sim=skipped
+		[ "${SIM:-}" = 0 ] || sim="$(cd emulator/fabric && "$work/fabric.test" -test.run XXX -test.bench "$bench" -test.benchtime 1x -test.cpu 1 |
 			awk '/cpu-s\/op/ { for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-s/op") print $i }')"
 		echo "  end to end ${wall} s wall, CPU ${user} + ${sys} s, max RSS $((rss / 1024)) MiB"
 		echo "  simulation alone ${sim} CPU-s (one core, load average $(load))"

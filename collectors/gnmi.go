@@ -182,7 +182,7 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 	o, t := s.o, s.t
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sc, err := s.client.Subscribe(sctx)
+	sc, err := s.client.Subscribe(sctx, grpc.ForceCodecV2(newSubscribeCodec())) // codec.go
 	if err != nil {
 		return err
 	}

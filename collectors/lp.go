@@ -25,61 +25,88 @@ var (
 
 // EncodeLP writes p as one line of InfluxDB line protocol.
 func EncodeLP(w io.Writer, p Point) error {
-	if p.Measurement == "" || len(p.Fields) == 0 {
-		return fmt.Errorf("line protocol: point needs a measurement and a field: %+v", p)
+	b, err := AppendLP(nil, p)
+	if err != nil {
+		return err
 	}
-	var b strings.Builder
-	b.WriteString(measEsc.Replace(p.Measurement))
-	for _, k := range sortedKeys(p.Tags) {
-		if p.Tags[k] == "" {
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendLP appends p as one line of line protocol to b (what EncodeLP
+// writes). Every telemetry sample goes through it, so it appends in
+// place: no replacer unless a name needs escaping, keys sorted in a small
+// array on the stack.
+func AppendLP(b []byte, p Point) ([]byte, error) {
+	if p.Measurement == "" || len(p.Fields) == 0 {
+		return b, fmt.Errorf("line protocol: point needs a measurement and a field: %+v", p)
+	}
+	b = appendEsc(b, p.Measurement, measEsc, " ,\\")
+	var arr [16]string
+	for _, k := range sortedInto(arr[:0], p.Tags) {
+		v := p.Tags[k]
+		if v == "" {
 			continue // empty tag values are not allowed
 		}
-		b.WriteString("," + keyEsc.Replace(k) + "=" + keyEsc.Replace(p.Tags[k]))
+		b = append(b, ',')
+		b = appendEsc(b, k, keyEsc, " ,=\\")
+		b = append(b, '=')
+		b = appendEsc(b, v, keyEsc, " ,=\\")
 	}
-	for i, k := range sortedKeys(p.Fields) {
+	for i, k := range sortedInto(arr[:0], p.Fields) {
 		if i == 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		} else {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(keyEsc.Replace(k) + "=")
+		b = appendEsc(b, k, keyEsc, " ,=\\")
+		b = append(b, '=')
 		switch v := p.Fields[k].(type) {
 		case uint64:
 			// InfluxDB 1.x has no unsigned type: counters are written as
 			// integers so the archive re-imports anywhere.
 			if v > math.MaxInt64 {
-				return fmt.Errorf("line protocol: field %s: %d overflows an integer", k, v)
+				return b, fmt.Errorf("line protocol: field %s: %d overflows an integer", k, v)
 			}
-			b.WriteString(strconv.FormatUint(v, 10) + "i")
+			b = append(strconv.AppendUint(b, v, 10), 'i')
 		case int64:
-			b.WriteString(strconv.FormatInt(v, 10) + "i")
+			b = append(strconv.AppendInt(b, v, 10), 'i')
 		case int:
-			b.WriteString(strconv.Itoa(v) + "i")
+			b = append(strconv.AppendInt(b, int64(v), 10), 'i')
 		case float64:
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("line protocol: field %s: %v is not representable", k, v)
+				return b, fmt.Errorf("line protocol: field %s: %v is not representable", k, v)
 			}
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
 		case bool:
-			b.WriteString(strconv.FormatBool(v))
+			b = strconv.AppendBool(b, v)
 		case string:
-			b.WriteString(`"` + strEsc.Replace(v) + `"`)
+			b = append(b, '"')
+			b = appendEsc(b, v, strEsc, "\"\\")
+			b = append(b, '"')
 		default:
-			return fmt.Errorf("line protocol: field %s: unsupported type %T", k, v)
+			return b, fmt.Errorf("line protocol: field %s: unsupported type %T", k, v)
 		}
 	}
 	// A point without a time (a parsed line that had none) is written
 	// without one, as it came: UnixNano of the zero time is not a time.
 	if !p.Time.IsZero() {
-		b.WriteString(" " + strconv.FormatInt(p.Time.UnixNano(), 10))
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, p.Time.UnixNano(), 10)
 	}
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return append(b, '\n'), nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
+// appendEsc appends s, escaped by r when it holds any of special.
+func appendEsc(b []byte, s string, r *strings.Replacer, special string) []byte {
+	if !strings.ContainsAny(s, special) {
+		return append(b, s...)
+	}
+	return append(b, r.Replace(s)...)
+}
+
+// sortedInto appends m's keys to ks, sorted.
+func sortedInto[V any](ks []string, m map[string]V) []string {
 	for k := range m {
 		ks = append(ks, k)
 	}
@@ -98,27 +125,37 @@ func ParseLP(line string) (Point, error) {
 	if err != nil {
 		return Point{}, fmt.Errorf("line protocol: %q: %w", line, err)
 	}
-	p := Point{Tags: map[string]string{}, Fields: map[string]any{}}
-	parts, err := splitAll(head, ',', false)
+	// Sized by the separators (an upper bound: escaped or quoted ones
+	// count too), so the maps do not grow while filled.
+	p := Point{Tags: make(map[string]string, strings.Count(head, ",")), Fields: make(map[string]any, strings.Count(fieldsPart, ",")+1)}
+	meas, tags, err := splitUnescaped(head, ',', false)
 	if err != nil {
 		return Point{}, err
 	}
-	p.Measurement = unescape(parts[0])
+	p.Measurement = unescape(meas)
 	if p.Measurement == "" {
 		return Point{}, fmt.Errorf("line protocol: %q: empty measurement", line)
 	}
-	for _, t := range parts[1:] {
+	// A part goes on while a separator ended the last (a trailing one
+	// leaves an empty part, an error, as splitting would).
+	for more := len(meas) < len(head); more; {
+		t, rest, err := splitUnescaped(tags, ',', false)
+		if err != nil {
+			return Point{}, err
+		}
+		more, tags = len(t) < len(tags), rest
 		k, v, err := splitUnescaped(t, '=', false)
 		if err != nil || k == "" || v == "" {
 			return Point{}, fmt.Errorf("line protocol: %q: bad tag %q", line, t)
 		}
 		p.Tags[unescape(k)] = unescape(v)
 	}
-	fields, err := splitAll(fieldsPart, ',', true)
-	if err != nil {
-		return Point{}, err
-	}
-	for _, f := range fields {
+	for fields, more := fieldsPart, true; more; {
+		f, rest, err := splitUnescaped(fields, ',', true)
+		if err != nil {
+			return Point{}, err
+		}
+		more, fields = len(f) < len(fields), rest
 		k, v, err := splitUnescaped(f, '=', false)
 		if err != nil || k == "" || v == "" {
 			return Point{}, fmt.Errorf("line protocol: %q: bad field %q", line, f)
@@ -180,21 +217,6 @@ func splitUnescaped(s string, sep byte, quotes bool) (string, string, error) {
 		return "", "", fmt.Errorf("unterminated string")
 	}
 	return s, "", nil
-}
-
-func splitAll(s string, sep byte, quotes bool) ([]string, error) {
-	var out []string
-	for {
-		a, b, err := splitUnescaped(s, sep, quotes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-		if len(b) == 0 && (len(s) == len(a)) {
-			return out, nil
-		}
-		s = b
-	}
 }
 
 func unescape(s string) string {

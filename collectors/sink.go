@@ -2,7 +2,6 @@ package collectors
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +24,7 @@ type ArchiveSink struct {
 	mu    sync.Mutex
 	files map[string]*os.File
 	bufs  map[string]*bufio.Writer
-	line  bytes.Buffer // one encoded point, before it goes to its buffer
+	line  []byte // one encoded point, before it goes to its buffer
 }
 
 // NewArchiveSink writes into dir (created if needed).
@@ -52,16 +51,16 @@ func (a *ArchiveSink) Write(_ context.Context, pts []Point) error {
 		}
 		// A buffer goes to its file only whole lines at a time, so a
 		// crash between two writes leaves whole records on disk.
-		a.line.Reset()
-		if err := EncodeLP(&a.line, p); err != nil {
+		var err error
+		if a.line, err = AppendLP(a.line[:0], p); err != nil {
 			return fmt.Errorf("telemetry archive: %w", err)
 		}
-		if a.line.Len() > w.Available() {
+		if len(a.line) > w.Available() {
 			if err := w.Flush(); err != nil {
 				return fmt.Errorf("telemetry archive: %w", err)
 			}
 		}
-		if _, err := w.Write(a.line.Bytes()); err != nil {
+		if _, err := w.Write(a.line); err != nil {
 			return fmt.Errorf("telemetry archive: %w", err)
 		}
 	}

@@ -37,7 +37,7 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 	}
 	exe := h.path(argv[0]) // what a host would exec: verified as /proc/self/exe would be
 	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin,
-		Executable: exe, BinaryDir: filepath.Dir(exe)})
+		Executable: exe, BinaryDir: filepath.Dir(exe), Sum: h.lab.sums.of})
 }
 
 // executeOnTwin is agent.Env.Execute on an emulated host.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openconfig/gnmi/ctree"
+	"github.com/openconfig/gnmi/match"
 	"github.com/openconfig/gnmi/path"
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/openconfig/gnmi/subscribe"
@@ -46,6 +47,39 @@ type flow struct {
 
 func prefixKey(p *pb.Path) string { return strings.Join(path.ToStrings(p, true), "\x00") }
 
+// prefixInfo is what the target knows of one of its own notification
+// prefixes (notify.go): the flows' key for it and which flows a
+// notification under it matches. Matching a notification against the
+// subscriptions took a path of strings per update (two dozen for a port's
+// PFC table) at every sample, as much again as the subscribe server's
+// own matching; the flows a prefix matches change only when a
+// subscription comes or goes (flowGen), so they are matched once, with
+// and without the idle mark (its update is a leaf path of its own).
+type prefixInfo struct {
+	key     string
+	strs    []string // path.ToStrings(prefix, true)
+	gen     [2]uint64
+	matched [2][]*flow // by idle; valid when gen equals the target's flowGen
+}
+
+// addPrefixes registers prefixes the target built (guarded by flowMu).
+func (t *Target) addPrefixes(ps ...*pb.Path) {
+	t.flowMu.Lock()
+	defer t.flowMu.Unlock()
+	for _, p := range ps {
+		strs := path.ToStrings(p, true)
+		t.prefixes[p] = &prefixInfo{key: strings.Join(strs, "\x00"), strs: strs}
+	}
+}
+
+// keyLocked is p's key in the flows' pending maps (flowMu held).
+func (t *Target) keyLocked(p *pb.Path) string {
+	if i := t.prefixes[p]; i != nil {
+		return i.key
+	}
+	return prefixKey(p) // a clone (duplicates marked) or a prefix not built here
+}
+
 // Update implements match.Client: the cache published a leaf this
 // subscription matches.
 func (f *flow) Update(v interface{}) {
@@ -57,12 +91,15 @@ func (f *flow) Update(v interface{}) {
 	if !ok {
 		return
 	}
-	k := prefixKey(n.GetPrefix())
 	f.t.flowMu.Lock()
-	if ts := n.GetTimestamp(); ts > f.pending[k] {
+	f.noteLocked(f.t.keyLocked(n.GetPrefix()), n.GetTimestamp())
+	f.t.flowMu.Unlock()
+}
+
+func (f *flow) noteLocked(k string, ts int64) {
+	if ts > f.pending[k] {
 		f.pending[k] = ts
 	}
-	f.t.flowMu.Unlock()
 }
 
 // sent records a response the stream delivered.
@@ -71,8 +108,8 @@ func (f *flow) sent(r *pb.SubscribeResponse) {
 	if n == nil {
 		return
 	}
-	k := prefixKey(n.GetPrefix())
 	f.t.flowMu.Lock()
+	k := f.t.keyLocked(n.GetPrefix())
 	if ts, ok := f.pending[k]; ok && n.GetTimestamp() >= ts {
 		delete(f.pending, k)
 		if len(f.pending) == 0 {
@@ -86,9 +123,45 @@ func (f *flow) sent(r *pb.SubscribeResponse) {
 // track tells the subscriptions' flows about a leaf the cache updated
 // (the cache's client calls it before the subscribe server queues it).
 func (t *Target) track(l *ctree.Leaf) {
-	if n, ok := l.Value().(*pb.Notification); ok {
-		subscribe.UpdateNotification(t.match, l, n, path.ToStrings(n.GetPrefix(), true))
+	n, ok := l.Value().(*pb.Notification)
+	if !ok {
+		return
 	}
+	t.flowMu.Lock()
+	info, gen := t.prefixes[n.GetPrefix()], t.flowGen
+	t.flowMu.Unlock()
+	if info == nil {
+		subscribe.UpdateNotification(t.match, l, n, path.ToStrings(n.GetPrefix(), true))
+		return
+	}
+	idle := 0
+	if u := n.GetUpdate(); len(u) > 0 && u[len(u)-1] == t.leaves.idle {
+		idle = 1
+	}
+	t.flowMu.Lock()
+	if info.gen[idle] == gen && info.matched[idle] != nil {
+		for _, f := range info.matched[idle] {
+			f.noteLocked(info.key, n.GetTimestamp())
+		}
+		t.flowMu.Unlock()
+		return
+	}
+	t.flowMu.Unlock()
+	// Match as the subscribe server does (each update's path under the
+	// prefix), noting the flows; remember them for this prefix.
+	updated := map[match.Client]struct{}{}
+	for _, u := range n.GetUpdate() {
+		t.match.UpdateOnce(l, append(info.strs[:len(info.strs):len(info.strs)], path.ToStrings(u.GetPath(), false)...), updated)
+	}
+	matched := make([]*flow, 0, len(updated))
+	for c := range updated {
+		if f, ok := c.(*flow); ok {
+			matched = append(matched, f)
+		}
+	}
+	t.flowMu.Lock()
+	info.gen[idle], info.matched[idle] = gen, matched
+	t.flowMu.Unlock()
 }
 
 // addFlow registers a STREAM subscription's queries, built as the
@@ -110,6 +183,7 @@ func (t *Target) addFlow(req *pb.SubscriptionList) (*flow, func()) {
 	}
 	t.flowMu.Lock()
 	t.flows[f] = true
+	t.flowGen++
 	t.flowMu.Unlock()
 	return f, func() {
 		for _, r := range removes {
@@ -117,6 +191,7 @@ func (t *Target) addFlow(req *pb.SubscriptionList) (*flow, func()) {
 		}
 		t.flowMu.Lock()
 		delete(t.flows, f)
+		t.flowGen++
 		t.signalDrained()
 		t.flowMu.Unlock()
 	}

@@ -35,7 +35,7 @@ func (t *Target) Secure(s Security) {
 // serverOptions are the gRPC options Security asks for; under t.mu.
 func (t *Target) serverOptions() []grpc.ServerOption {
 	s := t.security
-	var opts []grpc.ServerOption
+	opts := []grpc.ServerOption{grpc.ForceServerCodecV2(newResponseCodec())} // codec.go
 	if s.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(s.TLS)))
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +51,15 @@ type Target struct {
 	flows   map[*flow]bool
 	drained chan struct{}
 	maxWait time.Duration
+	// prefixes: the notification prefixes publish built (notify.go) and
+	// the flows each matches, as of flowGen (bumped when a subscription
+	// comes or goes); both guarded by flowMu.
+	prefixes map[*pb.Path]*prefixInfo
+	flowGen  uint64
+
+	pubMu  sync.Mutex               // one publish at a time
+	ports  map[string]*portPrefixes // guarded by pubMu
+	leaves *leaves
 	// coalesced counts samples lost to coalescing or refused by the cache
 	// (Coalesced).
 	coalesced atomic.Uint64
@@ -70,7 +78,8 @@ func New(name string, log *slog.Logger) (*Target, error) {
 		return nil, fmt.Errorf("gnmi %s: %w", name, err)
 	}
 	t := &Target{name: name, cache: c, sub: s, log: log, intervals: map[int]time.Duration{},
-		match: match.New(), flows: map[*flow]bool{}, drained: make(chan struct{}, 1), maxWait: maxWait}
+		match: match.New(), flows: map[*flow]bool{}, drained: make(chan struct{}, 1), maxWait: maxWait,
+		prefixes: map[*pb.Path]*prefixInfo{}, ports: map[string]*portPrefixes{}, leaves: newLeaves()}
 	c.SetClient(func(l *ctree.Leaf) {
 		t.track(l) // before the subscribe server queues it: its send clears it
 		s.Update(l)
@@ -301,11 +310,10 @@ func (t *Target) publish(ts time.Time, ports map[string]*fabric.PortCounters, id
 	sort.Strings(names)
 	var lost uint64
 	var lastErr error
+	t.pubMu.Lock()
+	defer t.pubMu.Unlock()
 	for _, p := range names {
-		for _, n := range notifications(t.name, ts.UnixNano(), p, ports[p]) {
-			if idle {
-				n.Update = append(n.Update, idleMark())
-			}
+		for _, n := range t.notifications(ts.UnixNano(), p, ports[p], idle) {
 			if err := t.cache.GnmiUpdate(n); err != nil {
 				lost, lastErr = lost+1, err
 			}
@@ -325,55 +333,6 @@ func idleMark() *pb.Update {
 		Val: &pb.TypedValue{Value: &pb.TypedValue_BoolVal{BoolVal: true}}}
 }
 
-func elem(name string, keys ...string) *pb.PathElem {
-	e := &pb.PathElem{Name: name}
-	if len(keys) == 2 {
-		e.Key = map[string]string{keys[0]: keys[1]}
-	}
-	return e
-}
-
 func u(name string, v uint64) *pb.Update {
 	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_UintVal{UintVal: v}}}
-}
-
-// s is a COUNTERS_DB value: sonic-gnmi sends single fields as strings.
-func s(name string, v uint64) *pb.Update {
-	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: strconv.FormatUint(v, 10)}}}
-}
-
-// notifications maps one port's counters to gNMI: each group is one atomic
-// notification, stored and delivered as a unit.
-func notifications(sw string, ts int64, port string, c *fabric.PortCounters) []*pb.Notification {
-	out := []*pb.Notification{{
-		Timestamp: ts, Atomic: true,
-		Prefix: &pb.Path{Target: sw, Elem: []*pb.PathElem{elem("interfaces"), elem("interface", "name", port), elem("state"), elem("counters")}},
-		Update: []*pb.Update{u("in-octets", c.RxBytes), u("out-octets", c.TxBytes), u("in-pkts", c.RxPkts), u("out-pkts", c.TxPkts),
-			u("in-discards", 0), u("out-discards", c.Drops)},
-	}}
-	var pfc []*pb.Update
-	for p := 0; p < 8; p++ {
-		pfc = append(pfc, s(collectors.PrioName(collectors.SAIPFCRxPkts, p), c.PFCRx[p]), s(collectors.PrioName(collectors.SAIPFCTxPkts, p), c.PFCTx[p]),
-			s(collectors.PrioName(collectors.SAIPFCPauseUs, p), c.PauseRxNs[p]/1000))
-	}
-	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
-		Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port)}}, Update: pfc})
-	for q, qc := range c.Queues {
-		// the lossless queue always; others when they carried traffic
-		// since the watermarks were last cleared (the point's start)
-		if q != 3 && qc.TxPkts == qc.ClearedTxPkts && qc.WatermarkBytes == 0 {
-			continue
-		}
-		qs := strconv.Itoa(q)
-		out = append(out, &pb.Notification{Timestamp: ts, Atomic: true,
-			Prefix: &pb.Path{Target: sw, Elem: []*pb.PathElem{elem("qos"), elem("interfaces"), elem("interface", "interface-id", port),
-				elem("output"), elem("queues"), elem("queue", "name", qs), elem("state")}},
-			Update: []*pb.Update{u("transmit-pkts", qc.TxPkts), u("transmit-octets", qc.TxBytes), u("dropped-pkts", qc.Drops),
-				u("max-queue-len", qc.WatermarkBytes), u("ecn-marked-pkts", qc.ECNMarked)},
-		}, &pb.Notification{Timestamp: ts, Atomic: true,
-			Prefix: &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{elem("COUNTERS"), elem(port + ":" + qs)}},
-			Update: []*pb.Update{s(collectors.SAIQueueOccupancy, qc.DepthBytes), s(collectors.SAIQueueWatermark, qc.WatermarkBytes)},
-		})
-	}
-	return out
 }

@@ -30,6 +30,10 @@ type Env struct {
 	// Executable is the running program's content and BinaryDir the
 	// directory it was run from, verified under --sha256 (verifySelf).
 	Executable, BinaryDir string
+	// Sum, when set, gives a file's SHA-256 (hex) for that check: an
+	// emulated lab answers from the digests it keeps by file version (its
+	// hosts share one stored agent); nil hashes the file.
+	Sum func(file string) (string, error)
 }
 
 // LocalEnv runs flows as perftest processes on this host (Run).
@@ -78,7 +82,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 2
 	}
 	if *sum != "" {
-		if err := verifySelf(env.Executable, env.BinaryDir, *sum); err != nil {
+		if err := verifySelf(env.Executable, env.BinaryDir, *sum, env.Sum); err != nil {
 			fmt.Fprintln(env.Stderr, "labctl-agent:", err)
 			return 1
 		}
