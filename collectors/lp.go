@@ -41,7 +41,7 @@ func AppendLP(b []byte, p Point) ([]byte, error) {
 	if p.Measurement == "" || len(p.Fields) == 0 {
 		return b, fmt.Errorf("line protocol: point needs a measurement and a field: %+v", p)
 	}
-	b = appendEsc(b, p.Measurement, measEsc, " ,\\")
+	b = appendEsc(b, p.Measurement, measEsc, " ,\\\r\n")
 	var arr [16]string
 	for _, k := range sortedInto(arr[:0], p.Tags) {
 		v := p.Tags[k]
@@ -49,9 +49,9 @@ func AppendLP(b []byte, p Point) ([]byte, error) {
 			continue // empty tag values are not allowed
 		}
 		b = append(b, ',')
-		b = appendEsc(b, k, keyEsc, " ,=\\")
+		b = appendEsc(b, k, keyEsc, " ,=\\\r\n")
 		b = append(b, '=')
-		b = appendEsc(b, v, keyEsc, " ,=\\")
+		b = appendEsc(b, v, keyEsc, " ,=\\\r\n")
 	}
 	for i, k := range sortedInto(arr[:0], p.Fields) {
 		if i == 0 {
@@ -59,7 +59,7 @@ func AppendLP(b []byte, p Point) ([]byte, error) {
 		} else {
 			b = append(b, ',')
 		}
-		b = appendEsc(b, k, keyEsc, " ,=\\")
+		b = appendEsc(b, k, keyEsc, " ,=\\\r\n")
 		b = append(b, '=')
 		switch v := p.Fields[k].(type) {
 		case uint64:
@@ -82,7 +82,7 @@ func AppendLP(b []byte, p Point) ([]byte, error) {
 			b = strconv.AppendBool(b, v)
 		case string:
 			b = append(b, '"')
-			b = appendEsc(b, v, strEsc, "\"\\")
+			b = appendEsc(b, v, strEsc, "\"\\\r\n")
 			b = append(b, '"')
 		default:
 			return b, fmt.Errorf("line protocol: field %s: unsupported type %T", k, v)
