@@ -60,7 +60,10 @@ type Emulation struct {
 	// emulation names none (Variants).
 	HostLB       string            `yaml:"host_lb,omitempty" json:"host_lb,omitempty"`
 	HostLBParams map[string]string `yaml:"host_lb_params,omitempty" json:"host_lb_params,omitempty"`
-	Knobs        `yaml:",inline"`
+	// RNIC changes the emulated RNICs' profile for this variant (DCQCN on
+	// or off) without a profile file (rnicoverride.go).
+	RNIC  *RNICOverride `yaml:"rnic,omitempty" json:"rnic,omitempty"`
+	Knobs `yaml:",inline"`
 }
 
 // Knobs are the packet engine's conventions that no device has a setting
@@ -272,6 +275,7 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 		ix.Add(&ps, "emulation.host_lb_params", "parameters without host_lb: name the host module they are for")
 	}
 	s.Emulation.Knobs.check(ix, &ps)
+	s.Emulation.RNIC.check(ix, &ps, s.Emulation.Engine)
 	names := map[string]bool{}
 	for i, t := range s.Traffic {
 		p := fmt.Sprintf("traffic[%d]", i)
