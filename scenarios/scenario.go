@@ -121,6 +121,10 @@ type Traffic struct {
 	// incast, burst
 	Senders  int    `yaml:"senders,omitempty" json:"senders,omitempty"`
 	Receiver string `yaml:"receiver,omitempty" json:"receiver,omitempty"`
+	// incast: how senders are picked without host_list: "" the lab's
+	// hosts in order, "leaves" round robin over the leaves (FLB's
+	// servers "under randomly selected leaf switches").
+	Spread string `yaml:"spread,omitempty" json:"spread,omitempty"`
 	// incast, permutation, burst: bytes per flow
 	Bytes string `yaml:"bytes,omitempty" json:"bytes,omitempty"`
 	// allreduce, workload, permutation: how many hosts take part
