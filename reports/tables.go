@@ -179,6 +179,7 @@ func tables(s *Summary) []table {
 			out = append(out, t)
 		}
 	}
+	out = append(out, goodputTables(s)...)
 	return append(out, acrossTables(s)...)
 }
 
