@@ -91,6 +91,9 @@ func (v *Variant) foldRNIC() yamlpos.Problems {
 			prios = p.ECN.Priorities
 		}
 	}
+	if v.Scenario.Provision.RNICProfile == "" {
+		data = nil // a new profile, written in block style
+	}
 	out, err := setECNPriorities(data, prios, "emulation.rnic: dcqcn "+o.DCQCN)
 	if err == nil {
 		_, err = connectx.ParseProfile(out, base)
