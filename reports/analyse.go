@@ -261,6 +261,9 @@ func (pa *pointAcc) summary(cdfPoints int) PointSummary {
 		StartNs: pa.start, EndNs: pa.end, DurationNs: pm.EndNs - pm.StartNs}
 	ps.Scheme, _ = pm.Params[ParamScheme].(string)
 	ps.Workload, _ = pm.Params[ParamWorkload].(string)
+	if pm.Pattern == "incast" && pm.Hosts > 1 {
+		ps.Senders, ps.LinkGbps = pm.Hosts-1, pm.LinkGbps
+	}
 	ps.Load = cmp.Or(number(pm.Params[ParamLoad]), pm.RequestedLoad)
 	if pa.fct != nil {
 		ps.FCT, ps.Slowdown, ps.CDF = pa.fct[0].Summary(), pa.slow[0].Summary(), pa.fct[0].CDF(cdfPoints)

@@ -137,6 +137,7 @@ func WriteHTML(w io.Writer, s *Summary) error {
 		func() ([]figure, error) { return fctVsLoad(s.Groups) },
 		func() ([]figure, error) { return slowdownBySize(s) },
 		func() ([]figure, error) { return cdfPlots(s) },
+		func() ([]figure, error) { return goodputPlots(s) },
 	} {
 		fs, err := f()
 		if err != nil {

@@ -49,6 +49,10 @@ type PointSummary struct {
 	NoIdeal     int             `json:"flows_without_ideal,omitempty"`
 	BySize      []BucketSummary `json:"fct_by_size"`
 	GoodputGbps float64         `json:"goodput_gbps"`
+	// Senders is an incast's number of senders (its hosts but the
+	// receiver) and LinkGbps the receiver's link rate (goodput.go).
+	Senders  int     `json:"senders,omitempty"`
+	LinkGbps float64 `json:"link_gbps,omitempty"`
 
 	PFCPauseFrames uint64 `json:"pfc_pause_frames"` // sent by switch ports
 	PFCPauseRx     uint64 `json:"pfc_pause_frames_rx"`

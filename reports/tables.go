@@ -180,6 +180,7 @@ func tables(s *Summary) []table {
 		}
 	}
 	out = append(out, seriesTables(s)...)
+	out = append(out, goodputTables(s)...)
 	return append(out, acrossTables(s)...)
 }
 

@@ -108,7 +108,7 @@ func (s *Scenario) Variants() ([]Variant, error) {
 		for i := range s.Traffic {
 			v.Entries = append(v.Entries, Entry{Index: i, Params: map[string]any{}})
 		}
-		if ps := v.foldHostLB(); len(ps) > 0 {
+		if ps := append(v.foldRNIC(), v.foldHostLB()...); len(ps) > 0 {
 			return nil, ps.Err()
 		}
 		return []Variant{v}, nil
@@ -130,6 +130,7 @@ func (s *Scenario) Variants() ([]Variant, error) {
 			return nil, err
 		}
 		probs := append(v.Scenario.validate(s.ix), s.deriveProfiles(&v, idx)...)
+		probs = append(probs, v.foldRNIC()...)
 		for _, p := range append(probs, v.foldHostLB()...) {
 			p = s.placeInMatrix(p, idx)
 			key := p.String()

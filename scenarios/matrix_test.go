@@ -128,7 +128,7 @@ func TestMatrixErrorsPointAtTheMatrix(t *testing.T) {
 		want         []string
 	}{
 		{"unknown field", "  - path: emulation.lbb\n    values: [ecmp]\n",
-			[]string{`m.yaml:13: matrix[0].path: no field "lbb" at emulation (it has engine, lb, lb_params, transport, host_lb, host_lb_params, nack_interval_us, cnp_on_nack, pfc_pause_quanta, pfc_refresh_us, reorder_queues)`}},
+			[]string{`m.yaml:13: matrix[0].path: no field "lbb" at emulation (it has engine, lb, lb_params, transport, host_lb, host_lb_params, rnic, nack_interval_us, cnp_on_nack, pfc_pause_quanta, pfc_refresh_us, reorder_queues)`}},
 		{"index past the traffic", "  - path: traffic[3].load\n    values: [0.5]\n",
 			[]string{"m.yaml:13: matrix[0].path: index [3] is past the 1 entries"}},
 		{"not sweepable", "  - path: name\n    values: [a]\n", []string{"m.yaml:13: matrix[0].path: name cannot be swept"}},

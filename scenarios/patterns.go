@@ -36,7 +36,7 @@ const (
 func patternRegistry() []pattern {
 	return []pattern{
 		{Name: PatternIncast, Summary: "senders write bytes each to one receiver, all at once",
-			Fields: []string{"senders", "receiver", "bytes"}, check: checkIncast, plan: planIncast},
+			Fields: []string{"senders", "receiver", "bytes", "spread"}, check: checkIncast, plan: planIncast},
 		{Name: PatternAllReduce, Summary: "ring all-reduce of a buffer over hosts: 2(N-1) dependent steps",
 			Fields: []string{"hosts", "buffer", "steps"}, check: checkAllReduce, plan: planAllReduce},
 		{Name: PatternWorkload, Summary: "flow sizes from a CDF, Poisson arrivals at a load of each host's link, random or permutation pairs",
@@ -192,7 +192,18 @@ func checkIncast(c *checker, t Traffic) {
 	if t.Senders < 1 && len(t.HostList) == 0 {
 		c.add("senders", "an incast needs senders >= 1 (or host_list)")
 	}
+	switch t.Spread {
+	case "", SpreadLeaves:
+		if t.Spread != "" && len(t.HostList) > 0 {
+			c.add("spread", "does not apply with host_list (it names the senders)")
+		}
+	default:
+		c.add("spread", "unknown spread %q (leaves, or leave it out for the lab's hosts in order)", t.Spread)
+	}
 }
+
+// SpreadLeaves picks an incast's senders round robin over the leaves.
+const SpreadLeaves = "leaves"
 
 func checkAllReduce(c *checker, t Traffic) {
 	c.size("buffer", t.Buffer, true, t.Pattern)

@@ -66,7 +66,7 @@ func TestDocsListEveryPattern(t *testing.T) {
 
 func TestPatternFieldsAndRules(t *testing.T) {
 	for _, tc := range []struct{ traffic, want string }{
-		{"{pattern: incast, senders: 2, bytes: 1MiB, buffer: 1MiB}", "traffic[0].buffer: does not apply to pattern incast (it takes senders, receiver, bytes)"},
+		{"{pattern: incast, senders: 2, bytes: 1MiB, buffer: 1MiB}", "traffic[0].buffer: does not apply to pattern incast (it takes senders, receiver, bytes, spread)"},
 		{"{pattern: allreduce, hosts: 4, buffer: 1MiB, cdf: websearch}", "traffic[0].cdf: does not apply to pattern allreduce"},
 		{"{pattern: permutation}", "traffic[0]: a permutation needs either bytes"},
 		{"{pattern: permutation, bytes: 1MiB, cdf: websearch}", "traffic[0]: a permutation needs either bytes"},

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/labctl/labctl/archive"
@@ -240,7 +241,12 @@ func planIncast(pc *planCtx, t Traffic, pt *Point) error {
 		return err
 	}
 	names := append([]string(nil), t.HostList...)
-	if len(names) == 0 {
+	switch {
+	case len(names) > 0:
+	case t.Spread == SpreadLeaves:
+		names = slices.DeleteFunc(ringHosts(lab, len(lab.Hosts)), func(h string) bool { return h == recvName })
+		names = names[:min(len(names), t.Senders)]
+	default:
 		names = otherHosts(lab, recvName, t.Senders)
 	}
 	if t.Senders > 0 && len(names) < t.Senders {

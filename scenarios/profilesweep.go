@@ -64,6 +64,9 @@ type DerivedProfile struct {
 	Field string `json:"field"`
 	Base  string `json:"base"` // the file it derives from, resolved
 	YAML  []byte `json:"yaml"`
+	// Emulation: it comes from the emulation section (emulation.rnic),
+	// which a hardware lab ignores.
+	Emulation bool `json:"emulation,omitempty"`
 }
 
 // profilePath splits a sweep's path at the colon into the profile kind and

@@ -257,7 +257,8 @@ func (st *runState) runVariant(ctx context.Context, cur *session, v Variant, vi 
 // keeps whatever the lab has.
 func (st *runState) provision(ctx context.Context, sess *session, v Variant) error {
 	p := v.Scenario.Provision
-	if !p.Any() {
+	derived := forLab(v.Profiles, sess.lab.Emulated)
+	if !p.Any() && len(derived) == 0 {
 		return nil
 	}
 	for _, f := range []*string{&p.Image, &p.SwitchProfile, &p.RNICProfile} {
@@ -266,7 +267,7 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 	b, _ := json.Marshal(struct {
 		Provision
 		Derived []DerivedProfile
-	}{p, v.Profiles})
+	}{p, derived})
 	if sess.provKey == string(b) {
 		return nil
 	}
@@ -279,7 +280,7 @@ func (st *runState) provision(ctx context.Context, sess *session, v Variant) err
 	st.save()
 	// A derived profile is applied from its copy in the archive, which
 	// thus says exactly what the lab was given.
-	for _, d := range v.Profiles {
+	for _, d := range derived {
 		kind, _ := profileKindOf(d.Field)
 		f := rec.DerivedProfile(kind.archive)
 		err := os.MkdirAll(rec.Path(), 0o755)

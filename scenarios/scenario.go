@@ -64,7 +64,10 @@ type Emulation struct {
 	// emulation names none (Variants).
 	HostLB       string            `yaml:"host_lb,omitempty" json:"host_lb,omitempty"`
 	HostLBParams map[string]string `yaml:"host_lb_params,omitempty" json:"host_lb_params,omitempty"`
-	Knobs        `yaml:",inline"`
+	// RNIC changes the emulated RNICs' profile for this variant (DCQCN on
+	// or off) without a profile file (rnicoverride.go).
+	RNIC  *RNICOverride `yaml:"rnic,omitempty" json:"rnic,omitempty"`
+	Knobs `yaml:",inline"`
 }
 
 // Knobs are the packet engine's conventions that no device has a setting
@@ -122,6 +125,10 @@ type Traffic struct {
 	// incast, burst
 	Senders  int    `yaml:"senders,omitempty" json:"senders,omitempty"`
 	Receiver string `yaml:"receiver,omitempty" json:"receiver,omitempty"`
+	// incast: how senders are picked without host_list: "" the lab's
+	// hosts in order, "leaves" round robin over the leaves (FLB's
+	// servers "under randomly selected leaf switches").
+	Spread string `yaml:"spread,omitempty" json:"spread,omitempty"`
 	// incast, permutation, burst: bytes per flow
 	Bytes string `yaml:"bytes,omitempty" json:"bytes,omitempty"`
 	// allreduce, workload, permutation: how many hosts take part
@@ -277,6 +284,7 @@ func (s *Scenario) validate(ix *yamlpos.Index) yamlpos.Problems {
 		ix.Add(&ps, "emulation.host_lb_params", "parameters without host_lb: name the host module they are for")
 	}
 	s.Emulation.Knobs.check(ix, &ps)
+	s.Emulation.RNIC.check(ix, &ps, s.Emulation.Engine)
 	names := map[string]bool{}
 	for i, t := range s.Traffic {
 		p := fmt.Sprintf("traffic[%d]", i)
