@@ -2,6 +2,7 @@ package papers
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -73,13 +74,13 @@ func Render(w io.Writer, f *File, h Header, runs map[string]*Run) error {
 	}
 	writeProse(b, f.Intro)
 	for _, p := range f.Papers {
-		writePaper(b, p, runs)
+		writePaper(b, p, h, runs)
 	}
 	writeProse(b, f.Outro)
 	return b.Flush()
 }
 
-func writePaper(b *bufio.Writer, p Paper, runs map[string]*Run) {
+func writePaper(b *bufio.Writer, p Paper, h Header, runs map[string]*Run) {
 	var names []string
 	for _, s := range p.Scenarios {
 		names = append(names, "`"+s.Name+"`")
@@ -87,24 +88,63 @@ func writePaper(b *bufio.Writer, p Paper, runs map[string]*Run) {
 	fmt.Fprintf(b, "## %s (digest §%s): %s\n\n", p.Name, p.Digest, strings.Join(names, ", "))
 	writeProse(b, p.Setup)
 	for _, t := range p.Tables {
-		if t.Title != "" {
-			fmt.Fprintf(b, "%s (`%s`):\n\n", t.Title, t.Scenario)
-		}
-		fmt.Fprintf(b, "| | %s |\n|---%s|\n", strings.Join(t.Columns, " | "), strings.Repeat("|---", len(t.Columns)))
-		for i, row := range TableCells(t, summaryOf(runs, t.Scenario)) {
-			fmt.Fprintf(b, "| %s | %s |\n", cell(t.Rows[i].Label), strings.Join(row, " | "))
-		}
-		b.WriteString("\n")
+		writeTable(b, t, summaryOf(runs, t.Scenario))
 	}
-	if len(p.Claims) > 0 {
-		b.WriteString("| claim | paper | twin | agree? |\n|---|---|---|---|\n")
-		for _, c := range p.Claims {
-			r := Evaluate(c, summaryOf(runs, c.Scenario))
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(c.Text), cell(c.Paper), cell(r.Twin), cell(r.Agree))
+	var rows []string
+	cut := 0
+	for _, c := range p.Claims {
+		r := Evaluate(c, summaryOf(runs, c.Scenario))
+		if h.Quick && r.Twin == "" && runs[c.Scenario] != nil && runs[c.Scenario].Summary != nil {
+			cut++ // its points are not in the quick cut
+			continue
 		}
-		b.WriteString("\n")
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", cell(c.Text), cell(c.Paper), cell(r.Twin), cell(r.Agree)))
+	}
+	if len(rows) > 0 {
+		b.WriteString("| claim | paper | twin | agree? |\n|---|---|---|---|\n" + strings.Join(rows, "") + "\n")
+	}
+	if cut > 0 {
+		fmt.Fprintf(b, "%d more claims need points the quick cut leaves out.\n\n", cut)
 	}
 	writeProse(b, p.Notes)
+}
+
+// writeTable writes a table of the twin's figures, leaving out the rows
+// and columns the run has no figure for (a quick cut's).
+func writeTable(b *bufio.Writer, t Table, sum *reports.Summary) {
+	cells := TableCells(t, sum)
+	var cols []int
+	for j := range t.Columns {
+		for i := range cells {
+			if cells[i][j] != NA {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	if len(cols) == 0 {
+		if sum == nil {
+			fmt.Fprintf(b, "%s (`%s`): not run.\n\n", cmp.Or(t.Title, "Figures"), t.Scenario)
+		}
+		return
+	}
+	fmt.Fprintf(b, "%s (`%s`):\n\n|", cmp.Or(t.Title, "The twin's figures"), t.Scenario)
+	for _, j := range cols {
+		b.WriteString(" | " + t.Columns[j])
+	}
+	b.WriteString(" |\n|---" + strings.Repeat("|---", len(cols)) + "|\n")
+	for i, row := range cells {
+		line := "| " + cell(t.Rows[i].Label)
+		has := false
+		for _, j := range cols {
+			line += " | " + row[j]
+			has = has || row[j] != NA
+		}
+		if has {
+			b.WriteString(line + " |\n")
+		}
+	}
+	b.WriteString("\n")
 }
 
 func summaryOf(runs map[string]*Run, scenario string) *reports.Summary {
