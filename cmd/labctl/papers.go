@@ -78,6 +78,9 @@ Examples:
 			var failed []string
 			for _, sc := range todo {
 				run := paperRun(c, r, sc)
+				if err := c.Context.Err(); err != nil { // interrupted: no half report over the last one
+					return fmt.Errorf("papers: %s: %w (no report written)", sc.Name, err)
+				}
 				runs[sc.Name] = run
 				if run.Err != "" {
 					failed = append(failed, sc.Name)
@@ -154,17 +157,21 @@ func paperRun(c *cli.Context, r *scenarios.Runner, sc papers.Scenario) *papers.R
 	return run
 }
 
-// reuseRun fills run from the newest archive of scenario name in dir
-// (run ids start with the name and sort by time).
+// reuseRun fills run from the newest finished archive of scenario name
+// in dir (run ids start with the name and sort by time) whose points
+// did not all fail.
 func reuseRun(dir, name string, run *papers.Run) error {
 	matches, _ := filepath.Glob(filepath.Join(dir, name+"-2*", "manifest.json"))
-	if len(matches) == 0 {
-		return fmt.Errorf("no archive of %s in %s", name, dir)
-	}
 	slices.Sort(matches)
-	loaded, err := reports.LoadRun(filepath.Dir(matches[len(matches)-1]), nil)
-	if err != nil {
-		return err
+	var loaded *reports.Run
+	for i := len(matches) - 1; i >= 0 && loaded == nil; i-- {
+		l, err := reports.LoadRun(filepath.Dir(matches[i]), nil)
+		if err == nil && l.Manifest.Outcome != scenarios.OutcomeFailed && l.Manifest.Outcome != "running" {
+			loaded = l
+		}
+	}
+	if loaded == nil {
+		return fmt.Errorf("no finished archive of %s in %s", name, dir)
 	}
 	sum, err := reports.Analyse(loaded)
 	if err != nil {

@@ -48,6 +48,14 @@ func TestPapersQuickWritesClaimsWithNumbers(t *testing.T) {
 		t.Logf("report:\n%s", md)
 	}
 	runID := regexp.MustCompile(`reunion-s-quick-[0-9]{8}-[0-9]{6}-[0-9a-f]+`).FindString(md)
+	// a later archive that failed is passed over
+	failed := filepath.Join(runs, "reunion-s-quick-29991231-000000-000000")
+	if err := os.MkdirAll(failed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(failed, "manifest.json"), []byte(`{"run_id":"reunion-s-quick-29991231-000000-000000","outcome":"failed"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out2 := filepath.Join(dir, "again.md")
 	if _, stderr, err := labctl(t, t.TempDir(), "papers", "--quick", "--only", "papers/reunion-s", "--reuse", "--runs", runs, "--out", out2); err != nil {
 		t.Fatalf("--reuse: %v\n%s", err, stderr)

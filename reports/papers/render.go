@@ -69,7 +69,7 @@ func Render(w io.Writer, f *File, h Header, runs map[string]*Run) error {
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", s.Name, cell(id), points, r.Wall.Round(time.Second), cell(cut))
 	}
 	fmt.Fprintf(b, "\nTotal wall time: %s.\n\n", total.Round(time.Second))
-	if tally := tallyAll(f, runs); tally != "" {
+	if tally := tallyAll(f, h, runs); tally != "" {
 		fmt.Fprintf(b, "Claims: %s.\n\n", tally)
 	}
 	writeProse(b, f.Intro)
@@ -94,8 +94,8 @@ func writePaper(b *bufio.Writer, p Paper, h Header, runs map[string]*Run) {
 	cut := 0
 	for _, c := range p.Claims {
 		r := Evaluate(c, summaryOf(runs, c.Scenario))
-		if h.Quick && r.Twin == "" && runs[c.Scenario] != nil && runs[c.Scenario].Summary != nil {
-			cut++ // its points are not in the quick cut
+		if cutByQuick(h, runs, c, r) {
+			cut++
 			continue
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", cell(c.Text), cell(c.Paper), cell(r.Twin), cell(r.Agree)))
@@ -154,19 +154,30 @@ func summaryOf(runs map[string]*Run, scenario string) *reports.Summary {
 	return nil
 }
 
+// cutByQuick says whether claim c, evaluated as r, found no point
+// because the quick cut left its points out (its scenario ran).
+func cutByQuick(h Header, runs map[string]*Run, c Claim, r Result) bool {
+	return h.Quick && r.Twin == "" && summaryOf(runs, c.Scenario) != nil
+}
+
 // tallyAll counts the claims by verdict across every paper.
-func tallyAll(f *File, runs map[string]*Run) string {
+func tallyAll(f *File, h Header, runs map[string]*Run) string {
+	const cut = "cut"
 	n := map[string]int{}
 	for _, p := range f.Papers {
 		for _, c := range p.Claims {
-			word, _, _ := strings.Cut(Evaluate(c, summaryOf(runs, c.Scenario)).Agree, " ")
+			r := Evaluate(c, summaryOf(runs, c.Scenario))
+			word, _, _ := strings.Cut(r.Agree, " ")
+			if cutByQuick(h, runs, c, r) {
+				word = cut
+			}
 			n[strings.TrimSuffix(word, ":")]++
 		}
 	}
 	var parts []string
-	for _, w := range []string{Agree, Disagree, NA} {
+	for _, w := range []string{Agree, Disagree, NA, cut} {
 		if n[w] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[w], map[string]string{Agree: "agree", Disagree: "disagree", NA: "n/a"}[w]))
+			parts = append(parts, fmt.Sprintf("%d %s", n[w], map[string]string{Agree: "agree", Disagree: "disagree", NA: "n/a", cut: "not in the quick cut"}[w]))
 		}
 	}
 	return strings.Join(parts, ", ")
