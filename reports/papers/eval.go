@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -121,6 +123,7 @@ func compare(c Claim, sum *reports.Summary) (twin, agree string, err error) {
 		return "", "", fmt.Errorf("%s of %s is 0: no relative change", c.Metric, c.B)
 	}
 	var figs []string
+	var changes []float64
 	ok := 0
 	for _, a := range c.A {
 		va, err := Value(sum, c.Query, c.By, a)
@@ -136,8 +139,36 @@ func compare(c Claim, sum *reports.Summary) (twin, agree string, err error) {
 		if c.Expect == "lower" && change < 0 || c.Expect == "higher" && change > 0 {
 			ok++
 		}
+		changes = append(changes, change)
 	}
-	return strings.Join(figs, "; "), verdict(ok, len(c.A), ""), nil
+	agree = verdict(ok, len(c.A), "")
+	if size := magnitude(c.Paper, changes); agree == Agree && size != "" {
+		agree += " (" + size + ")"
+	}
+	return strings.Join(figs, "; "), agree, nil
+}
+
+// paperPercent reads a paper figure that is one relative change ("-6 %").
+var paperPercent = regexp.MustCompile(`^([-+]?[0-9]+(?:\.[0-9]+)?) %$`)
+
+// magnitude compares the size of the twin's change with the paper's
+// when the paper gives one number: "larger" past 1.5 times it, "smaller"
+// under two thirds of it, "" otherwise or when it cannot tell.
+func magnitude(paper string, changes []float64) string {
+	m := paperPercent.FindStringSubmatch(strings.TrimSpace(paper))
+	if m == nil || len(changes) != 1 {
+		return ""
+	}
+	p, _ := strconv.ParseFloat(m[1], 64)
+	switch r := math.Abs(changes[0]) / math.Abs(p); {
+	case p == 0:
+		return ""
+	case r > 1.5:
+		return "larger"
+	case r < 2.0/3:
+		return "smaller"
+	}
+	return ""
 }
 
 // order ranks Order by the twin's figures, worst first, and counts the
