@@ -49,7 +49,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "only", Usage: "run only these scenarios (e.g. reunion-s or papers/reunion-s; repeat or comma-separate); the others show n/a"},
 			&cli.BoolFlag{Name: "reuse", Usage: "take each scenario's newest archive in --runs instead of running it"},
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
-			agentFlag,
+			agentFlag, waitFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -69,7 +69,7 @@ Examples:
 				return err
 			}
 			logger := newLogger(c.Bool("verbose"))
-			r := &scenarios.Runner{Labs: labOpener{log: logger}, OutDir: c.String("runs"), Logger: logger, Version: version,
+			r := &scenarios.Runner{Labs: labOpener{log: logger, wait: c.Duration("wait")}, OutDir: c.String("runs"), Logger: logger, Version: version,
 				PointTimeout: c.Duration("point-timeout"), AgentPath: agentBin, Limits: scenarios.DefaultLimits(),
 				Schemes: schemeCheck(schemes.MustRegistry())}
 			h := papers.Header{Command: "labctl " + strings.Join(os.Args[1:], " "), Date: time.Now(), Quick: c.Bool("quick"),
