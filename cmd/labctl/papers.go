@@ -34,9 +34,10 @@ run's summary, the one 'labctl report' shows.
 windows, smaller flows, fewer points) so that the whole report runs in
 a few minutes, for CI; its claims are indicative only, and the report
 says so. Run archives go to --runs as with 'labctl run'; --reuse takes
-the newest archive there of each scenario (in the same mode) instead of
-running it again. Exit status 1 when a scenario failed (the report is
-still written, its claims n/a).
+the newest finished archive there of each scenario (in the same mode)
+and runs only the scenarios that have none. Exit status 1 when a
+scenario failed (the report is still written, its claims n/a); an
+interrupt (Ctrl-C) writes no report.
 
 Examples:
    labctl papers                                  # full scale, writes docs/papers.md
@@ -47,7 +48,7 @@ Examples:
 			&cli.StringFlag{Name: "out", Value: filepath.Join("docs", "papers.md"), Usage: "write the report to `FILE` (- for standard output)"},
 			&cli.StringFlag{Name: "runs", Value: "runs", Usage: "parent `DIR` of the run archives"},
 			&cli.StringSliceFlag{Name: "only", Usage: "run only these scenarios (e.g. reunion-s or papers/reunion-s; repeat or comma-separate); the others show n/a"},
-			&cli.BoolFlag{Name: "reuse", Usage: "take each scenario's newest archive in --runs instead of running it"},
+			&cli.BoolFlag{Name: "reuse", Usage: "take each scenario's newest finished archive in --runs; run only those without one"},
 			&cli.DurationFlag{Name: "point-timeout", Value: 10 * time.Minute, Usage: "give up on a point's traffic after this long"},
 			agentFlag, waitFlag,
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log debug detail to stderr"},
