@@ -179,7 +179,7 @@ func reuseRun(dir, name string, run *papers.Run) error {
 		return err
 	}
 	m := loaded.Manifest
-	run.RunID, run.Summary, run.Wall = m.RunID, sum, m.Ended.Sub(m.Started)
+	run.RunID, run.Summary, run.Wall, run.Reused = m.RunID, sum, m.Ended.Sub(m.Started), true
 	return nil
 }
 

@@ -62,7 +62,7 @@ func TestPapersQuickWritesClaimsWithNumbers(t *testing.T) {
 	}
 	b2, _ := os.ReadFile(out2)
 	claim := regexp.MustCompile(`\| 0.75: tail FCT[^\n]*`)
-	if !strings.Contains(string(b2), runID) || claim.FindString(string(b2)) != claim.FindString(md) {
+	if !strings.Contains(string(b2), runID+" | 5 | ") || !strings.Contains(string(b2), "(an earlier run)") || claim.FindString(string(b2)) != claim.FindString(md) {
 		t.Errorf("--reuse did not rebuild the report from run %s:\n%s", runID, b2)
 	}
 }

@@ -20,6 +20,7 @@ type Run struct {
 	Wall     time.Duration
 	Summary  *reports.Summary // nil when the run gave none
 	Err      string           // why the run failed, or ""
+	Reused   bool             // an earlier archive (labctl papers --reuse)
 }
 
 // Header is what the report says of how it was made.
@@ -47,11 +48,15 @@ func Render(w io.Writer, f *File, h Header, runs map[string]*Run) error {
 		b.WriteString("**Quick mode.** Every scenario ran cut down (shorter arrival windows, smaller flows, fewer points; the table below says how). The claims at this scale are indicative only: windows this short hold few flows, and a p99 may rest on a handful. The full-scale figures come from `labctl papers` without `--quick`.\n\n")
 	}
 	var total time.Duration
-	b.WriteString("| scenario | run | points | wall time | cut (quick mode) |\n|---|---|---|---|---|\n")
+	b.WriteString("| scenario | run | points | wall time |")
+	if h.Quick {
+		b.WriteString(" cut (quick mode) |")
+	}
+	b.WriteString("\n|---|---|---|---|" + map[bool]string{true: "---|"}[h.Quick] + "\n")
 	for _, s := range f.Scenarios() {
 		r := runs[s.Name]
 		if r == nil {
-			fmt.Fprintf(b, "| `%s` | not run | | | |\n", s.Name)
+			fmt.Fprintf(b, "| `%s` | not run | | |%s\n", s.Name, map[bool]string{true: " |"}[h.Quick])
 			continue
 		}
 		total += r.Wall
@@ -62,11 +67,15 @@ func Render(w io.Writer, f *File, h Header, runs map[string]*Run) error {
 		if r.Err != "" {
 			id += " (" + r.Err + ")"
 		}
-		cut := ""
-		if h.Quick {
-			cut = s.Quick.String()
+		wall := r.Wall.Round(time.Second).String()
+		if r.Reused {
+			wall += " (an earlier run)"
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", s.Name, cell(id), points, r.Wall.Round(time.Second), cell(cut))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |", s.Name, cell(id), points, wall)
+		if h.Quick {
+			fmt.Fprintf(b, " %s |", cell(s.Quick.String()))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "\nTotal wall time: %s.\n\n", total.Round(time.Second))
 	if tally := tallyAll(f, h, runs); tally != "" {
