@@ -31,6 +31,11 @@ func TestFLBBurstSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The paper's +DCQCN variants (the line-rate ones send PAUSE, which
+	// this test does not look at).
+	if err := s.Keep("scheme", "ecmp-dcqcn", "letflow-dcqcn", "flb-dcqcn", "flb-rc-dcqcn"); err != nil {
+		t.Fatal(err)
+	}
 	tr := &s.Traffic[0]
 	tr.BackgroundBytes, tr.Bursts, tr.Start = "25MB", 10, "2ms"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -97,6 +97,7 @@ on 127.0.0.1 backed by a fabric simulator.`,
 			compareCommand(),
 			regressCommand(),
 			capacityCommand(),
+			papersCommand(),
 			inventoryCommand(),
 			leased(provisionCommand(), "apply", "rollback"), // changes the lab: one at a time
 			leased(imageCommand(), "push", "activate", "rollback"),
