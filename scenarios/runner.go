@@ -19,6 +19,7 @@ import (
 	"github.com/labctl/labctl/collectors"
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/drivers/tofino"
+	"github.com/labctl/labctl/internal/registry"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/lease"
 	"github.com/labctl/labctl/reports"
@@ -538,6 +539,15 @@ type collectorSet struct {
 	dir       string
 }
 
+// newSink builds the telemetry sink kind from the registry.
+func newSink(r *registry.Registry[collectors.SinkKind], kind string, o collectors.SinkOptions) (collectors.Sink, error) {
+	k, err := r.Get(kind)
+	if err != nil {
+		return nil, err
+	}
+	return k.New(o)
+}
+
 func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir string, sess *session) (*collectorSet, error) {
 	lab := sess.lab
 	secs := map[string]collectors.GNMISecurity{} // per switch: the lab's gnmi_tls, the switch's over it, the flags over both
@@ -548,11 +558,12 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 		}
 		secs[lab.Switches[i].Name] = sec.Over(r.GNMI)
 	}
-	asink, err := collectors.NewArchiveSink(archive.Open(dir).Telemetry())
+	sinks := collectors.Sinks()
+	asink, err := newSink(sinks, collectors.SinkArchive, collectors.SinkOptions{Dir: archive.Open(dir).Telemetry()})
 	if err != nil {
 		return nil, err
 	}
-	var sink collectors.Sink = asink
+	sink := asink
 	var infl *collectors.InfluxSink
 	var influxCfg *collectors.InfluxConfig
 	if r.Influx != nil {
@@ -561,10 +572,11 @@ func (r *Runner) startCollectors(ctx context.Context, s *Scenario, runID, dir st
 			cfg.SpoolDir = archive.Open(dir).Spool()
 		}
 		cfg.Logger = cmp.Or(cfg.Logger, r.Logger)
-		inf, err := collectors.NewInfluxSink(cfg)
+		is, err := newSink(sinks, collectors.SinkInflux, collectors.SinkOptions{Influx: &cfg})
 		if err != nil {
 			return nil, fmt.Errorf("influxdb %s: %w", cfg.URL, err)
 		}
+		inf := is.(*collectors.InfluxSink) // its stats go into the manifest
 		infl, influxCfg = inf, &cfg
 		sink = collectors.Multi(asink, quietClose{inf})
 	}
