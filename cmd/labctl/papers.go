@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/emulator/fabric/lb/schemes"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/papers"
@@ -162,11 +163,14 @@ func paperRun(c *cli.Context, r *scenarios.Runner, sc papers.Scenario) *papers.R
 // in dir (run ids start with the name and sort by time) whose points
 // did not all fail.
 func reuseRun(dir, name string, run *papers.Run) error {
-	matches, _ := filepath.Glob(filepath.Join(dir, name+"-2*", "manifest.json"))
+	matches, _ := filepath.Glob(filepath.Join(dir, name+"-2*"))
 	slices.Sort(matches)
 	var loaded *reports.Run
 	for i := len(matches) - 1; i >= 0 && loaded == nil; i-- {
-		l, err := reports.LoadRun(filepath.Dir(matches[i]), nil)
+		if _, err := os.Stat(archive.Open(matches[i]).Manifest()); err != nil {
+			continue // not a run's archive
+		}
+		l, err := reports.LoadRun(matches[i], nil)
 		if err == nil && l.Manifest.Outcome != scenarios.OutcomeFailed && l.Manifest.Outcome != "running" {
 			loaded = l
 		}
