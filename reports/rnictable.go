@@ -4,10 +4,10 @@ import "sort"
 
 // rnicNote says what the RNIC counters table holds and where the
 // schemes' own counts are.
-const rnicNote = "Increase over the point, summed over hosts (rnic hw_counters read before and after it; docs/reports.md, Out-of-order packets): " +
+const rnicNote = "Increase over the point, summed over hosts (rnic hw_counters read before, during and after it; docs/reports.md, Out-of-order packets): " +
 	"out_of_sequence is the packets that arrived out of order, packet_seq_err the sequence-error NAKs senders received, duplicate_request the retransmitted " +
 	"packets a receiver already had, np_cnp_sent / rp_cnp_handled DCQCN's CNPs. Only counters that grew in some point are shown. " +
-	"The switch schemes' own counts (flowlets, reroutes, elephants, CNMs) are not in the archive: the twin keeps them but publishes no counter for them."
+	"The load-balancing schemes' own counts (flowlets, reroutes, elephants, CNMs) are in the Scheme counters table (emulated labs)."
 
 // rnicTable lists, per point, the RNIC counters that grew in some point of
 // the run: the transport's view of what a scheme did (reordering, NAKs,
