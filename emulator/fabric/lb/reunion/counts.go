@@ -13,3 +13,56 @@ func (m *Module) Counts(dst []lb.Count) []lb.Count {
 		lb.Count{Name: lb.CountFlowletMoves, Value: uint64(s.Flowlets)},
 		lb.Count{Name: lb.CountNotifications, Value: uint64(s.Notifies)})
 }
+
+// pathElephants count, per directed link, the distinct elephants on it
+// in each interval s (the fabric's clock / s: every switch agrees), as
+// the source ToRs see them: an elephant counts on every link of its path
+// once per interval, at its first marked packet in the interval, and once
+// more on its new path's links if it moves within the interval. From
+// those, per link: the most elephants in one interval (max) and their
+// sum over the intervals (elephant-intervals). Arrays indexed by link,
+// made once; nothing per packet.
+type pathElephants struct {
+	epoch     []int64 // interval+1 that cur counts
+	cur, max  []int32
+	intervals []int64
+	used      []bool // reported since the module was made (kept over runs)
+}
+
+// add counts one more elephant on link in interval ep.
+func (c *pathElephants) add(nLinks int, link int32, ep int64) {
+	if c.epoch == nil {
+		c.epoch, c.cur, c.max = make([]int64, nLinks), make([]int32, nLinks), make([]int32, nLinks)
+		c.intervals, c.used = make([]int64, nLinks), make([]bool, nLinks)
+	}
+	if c.epoch[link] != ep+1 {
+		c.epoch[link], c.cur[link] = ep+1, 0
+	}
+	c.cur[link]++
+	c.max[link] = max(c.max[link], c.cur[link])
+	c.intervals[link]++
+	c.used[link] = true
+}
+
+// reset starts a run: every count at 0, the links reported kept.
+func (c *pathElephants) reset() {
+	clear(c.epoch)
+	clear(c.cur)
+	clear(c.max)
+	clear(c.intervals)
+}
+
+// LinkCounts implements lb.LinkCounting: per link that ever carried an
+// elephant, its most elephants in one interval and its elephant-intervals
+// in the current run.
+func (m *Module) LinkCounts(dst []lb.LinkCount) []lb.LinkCount {
+	c := &m.paths
+	for l, u := range c.used {
+		if u {
+			dst = append(dst,
+				lb.LinkCount{Link: int32(l), Count: lb.Count{Name: lb.CountElephantsMax, Value: uint64(c.max[l])}},
+				lb.LinkCount{Link: int32(l), Count: lb.Count{Name: lb.CountElephantIntervals, Value: uint64(c.intervals[l])}})
+		}
+	}
+	return dst
+}

@@ -36,6 +36,8 @@ type txFlow struct {
 	path, dst               int32
 	last                    int64 // ns: its last packet
 	counted                 int64 // epoch+1 when its path was last counted in the Link Table
+	tallied                 int64 // interval+1 when its path was last counted in pathElephants
+	talliedPath             int32 // the path then
 }
 
 func (m *Module) sw(sw lb.Switch) *swState {
@@ -97,6 +99,12 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 			f.counted = s.epoch + 1
 			for _, h := range sw.Path(me, dst, int(f.path)) {
 				s.links[h.Link]++
+			}
+		}
+		if ep := now / m.intervalNs; f.tallied != ep+1 || f.talliedPath != f.path { // elephants per path
+			f.tallied, f.talliedPath = ep+1, f.path
+			for _, h := range sw.Path(me, dst, int(f.path)) {
+				m.paths.add(sw.NumLinks(), h.Link, ep)
 			}
 		}
 	} else {
@@ -202,6 +210,7 @@ func (m *Module) Reset(sw lb.Switch) {
 	clear(s.links)
 	s.reroute, s.seen, s.bneck = s.reroute[:0], s.seen[:0], s.bneck[:0]
 	m.ports.reset()
+	m.paths.reset()
 	m.rng = lb.NewRand(seed)
 	m.stats = Stats{}
 	if sw.Tier() == lb.TierToR {
