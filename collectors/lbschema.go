@@ -19,24 +19,28 @@ import pb "github.com/openconfig/gnmi/proto/gnmi"
 // that only grows over the lab's life (the twin carries the modules'
 // counts over runs), so a point's figure is the difference of two samples.
 const (
-	LBRoot         = "labctl-lb"
-	LBSwitchElem   = "counters"      // the switch's module's counters
-	LBHostsElem    = "host-counters" // the attached hosts' modules' counters, summed
-	LBPortsElem    = "ports"         // per egress port (lb.LinkCounting: Reunion's elephants per path)
-	LBPortElem     = "port"          // keyed by name
-	LBCounterElem  = "counter"       // keyed by name
-	LBKeyName      = "name"
-	LBStateElem    = "state"
-	LBValueLeaf    = "value"
-	LBMeasurement  = "lb_counters"
-	LBTagName      = "name"
-	LBTagScope     = "scope" // LBScopeSwitch or LBScopeHosts
-	LBScopeSwitch  = "switch"
-	LBScopeHosts   = "hosts"
-	LBScopePort    = "port" // a port's counter: tag LBTagPort names it
-	LBTagPort      = "port"
-	LBFieldValue   = "value"
-	lbSubscription = "/" + LBRoot
+	LBRoot        = "labctl-lb"
+	LBSwitchElem  = "counters"      // the switch's module's counters
+	LBHostsElem   = "host-counters" // the attached hosts' modules' counters, summed
+	LBPortsElem   = "ports"         // per egress port (lb.LinkCounting: Reunion's elephants per path)
+	LBPortElem    = "port"          // keyed by name
+	LBCounterElem = "counter"       // keyed by name
+	LBKeyName     = "name"
+	LBStateElem   = "state"
+	LBValueLeaf   = "value"
+	LBMeasurement = "lb_counters"
+	LBTagName     = "name"
+	LBTagScope    = "scope" // LBScopeSwitch or LBScopeHosts
+	LBScopeSwitch = "switch"
+	LBScopeHosts  = "hosts"
+	LBScopePort   = "port" // a port's counter: tag LBTagPort names it
+	LBTagPort     = "port"
+	// The per-port counters a report reads by name (emulator/fabric/lb's
+	// CountElephantsMax and CountElephantIntervals).
+	LBElephantsMax      = "elephants_max"
+	LBElephantIntervals = "elephant_intervals"
+	LBFieldValue        = "value"
+	lbSubscription      = "/" + LBRoot
 )
 
 // LBPaths are the subscription paths of the scheme counters: only an

@@ -96,6 +96,7 @@ const (
 	kTxPktsPort       // packets sent by a port
 	kTxPktsQueue      // packets sent by a queue
 	kScheme           // a load-balancing module's counter (schemecounts.go)
+	kPortScheme       // a load-balancing module's per-port counter (pathelephants.go)
 	kRNIC             // any other rnic counter
 )
 
@@ -406,6 +407,8 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 			ps.RNIC[k.field] += d
 		case kScheme:
 			addScheme(ps, k, d)
+		case kPortScheme:
+			addLinkElephants(ps, k, d)
 		}
 	}
 	ps.Drops = sums[kDrops]

@@ -314,7 +314,8 @@ func TestSchemeCountersUnderTheTwinsOwnPath(t *testing.T) {
 		}
 	}
 	want := map[string]any{"switch/flowlets": uint64(12), "switch/reroutes": uint64(3), "hosts/gaps_stretched": uint64(40),
-		"Ethernet8:port/elephants_max": uint64(2), "Ethernet8:port/elephant_intervals": uint64(9), "Ethernet12:port/elephants_max": uint64(1)}
+		"Ethernet8:port/" + collectors.LBElephantsMax: uint64(2), "Ethernet8:port/" + collectors.LBElephantIntervals: uint64(9),
+		"Ethernet12:port/" + collectors.LBElephantsMax: uint64(1)}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("decoded %v, want %v", got, want)
 	}
