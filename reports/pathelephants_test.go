@@ -8,7 +8,8 @@ import (
 
 // TestPathElephantsPerPoint: a point's per-link elephant counts are each
 // port counter's increase over its window (the previous run's total
-// before it is not counted), kept apart from the scheme counters; the
+// before it is not counted; one first seen inside counts from 0), kept
+// apart from the scheme counters; the
 // report's "Elephants per path" summary gives the links that carried
 // elephants, the most on one, the links over t = 1 and the
 // elephant-intervals, and the per-link table lists the links that
@@ -24,15 +25,16 @@ func TestPathElephantsPerPoint(t *testing.T) {
 		lp.add("lb_counters", fmt.Sprintf("device=%s,name=%s,port=%s,scope=port", dev, name, port), t0+at, fmt.Sprintf("value=%du", v))
 	}
 	// leaf1 Ethernet8: a previous run left max 3, intervals 10; this one
-	// adds 2 and 7. leaf1 Ethernet12: 1 and 4. spine1 Ethernet0: counted
+	// adds 2 and 7. leaf1 Ethernet12: first reported inside the window
+	// (the module's first run), 1 and 4 from 0. spine1 Ethernet0: counted
 	// by the module, but no elephant this run.
 	c("leaf1", "Ethernet8", "elephants_max", -ms, 3)
 	c("leaf1", "Ethernet8", "elephant_intervals", -ms, 10)
 	c("leaf1", "Ethernet8", "elephants_max", 4*ms, 4)
 	c("leaf1", "Ethernet8", "elephants_max", 9*ms, 5)
 	c("leaf1", "Ethernet8", "elephant_intervals", 9*ms, 17)
-	c("leaf1", "Ethernet12", "elephants_max", 0, 0)
-	c("leaf1", "Ethernet12", "elephant_intervals", 0, 0)
+	c("leaf1", "Ethernet12", "elephants_max", 2*ms, 1) // first seen in the window: from 0
+	c("leaf1", "Ethernet12", "elephant_intervals", 2*ms, 2)
 	c("leaf1", "Ethernet12", "elephants_max", 9*ms, 1)
 	c("leaf1", "Ethernet12", "elephant_intervals", 9*ms, 4)
 	c("spine1", "Ethernet0", "elephants_max", 9*ms, 0)

@@ -364,7 +364,7 @@ func (a *acc) delta(k ckey) (uint64, bool) {
 		l = after
 	}
 	base, ok := a.before[k]
-	if !ok {
+	if !ok && k.kind != kPortScheme { // a port's scheme counter absent before started at 0 (pathelephants.go)
 		base = a.first[k]
 	}
 	if l.v < base.v {

@@ -29,12 +29,29 @@ type pathElephants struct {
 	used      []bool // reported since the module was made (kept over runs)
 }
 
-// add counts one more elephant on link in interval ep.
-func (c *pathElephants) add(nLinks int, link int32, ep int64) {
+// alloc makes the arrays for nLinks links.
+func (c *pathElephants) alloc(nLinks int) {
 	if c.epoch == nil {
 		c.epoch, c.cur, c.max = make([]int64, nLinks), make([]int32, nLinks), make([]int32, nLinks)
 		c.intervals, c.used = make([]int64, nLinks), make([]bool, nLinks)
 	}
+}
+
+// watch reports sw's links toward other switches from now on, at 0 until
+// an elephant takes them: a report then has each link's count from the
+// run's start, not from the first elephant on it.
+func (c *pathElephants) watch(sw lb.Switch) {
+	c.alloc(sw.NumLinks())
+	for _, e := range sw.Ports() {
+		if _, to := sw.LinkEnds(e.Link); to >= 0 {
+			c.used[e.Link] = true
+		}
+	}
+}
+
+// add counts one more elephant on link in interval ep.
+func (c *pathElephants) add(nLinks int, link int32, ep int64) {
+	c.alloc(nLinks)
 	if c.epoch[link] != ep+1 {
 		c.epoch[link], c.cur[link] = ep+1, 0
 	}
@@ -52,9 +69,9 @@ func (c *pathElephants) reset() {
 	clear(c.intervals)
 }
 
-// LinkCounts implements lb.LinkCounting: per link that ever carried an
-// elephant, its most elephants in one interval and its elephant-intervals
-// in the current run.
+// LinkCounts implements lb.LinkCounting: per link between two switches
+// the module runs on (since its first run), its most elephants in one
+// interval and its elephant-intervals in the current run.
 func (m *Module) LinkCounts(dst []lb.LinkCount) []lb.LinkCount {
 	c := &m.paths
 	for l, u := range c.used {
