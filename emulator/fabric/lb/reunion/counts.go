@@ -14,14 +14,15 @@ func (m *Module) Counts(dst []lb.Count) []lb.Count {
 		lb.Count{Name: lb.CountNotifications, Value: uint64(s.Notifies)})
 }
 
-// pathElephants count, per directed link, the distinct elephants on it
-// in each interval s (the fabric's clock / s: every switch agrees), as
-// the source ToRs see them: an elephant counts on every link of its path
-// once per interval, at its first marked packet in the interval, and once
-// more on its new path's links if it moves within the interval. From
-// those, per link: the most elephants in one interval (max) and their
-// sum over the intervals (elephant-intervals). Arrays indexed by link,
-// made once; nothing per packet.
+// pathElephants count, per directed link toward a switch, the distinct
+// elephants that left by it in each interval s (the fabric's clock / s:
+// every switch agrees): the switch a link leaves counts an elephant on it
+// at the elephant's first packet by it in the interval (the source ToR
+// and every switch after it but the destination ToR, in Arrive; a flow
+// that moves off a link and back within an interval counts twice). From
+// those, per link: the most elephants in one interval (max) and their sum
+// over the intervals (elephant-intervals). Arrays indexed by link, made
+// once, and a row per flow at each switch; nothing per packet.
 type pathElephants struct {
 	epoch     []int64 // interval+1 that cur counts
 	cur, max  []int32
@@ -59,6 +60,23 @@ func (c *pathElephants) add(nLinks int, link int32, ep int64) {
 	c.max[link] = max(c.max[link], c.cur[link])
 	c.intervals[link]++
 	c.used[link] = true
+}
+
+// egFlow is an elephant's row at a switch it leaves: its last egress
+// link there, and the interval+1 it was counted on it.
+type egFlow struct {
+	ep   int64
+	link int32
+}
+
+// countPath counts elephant flow on link out of sw, once per interval.
+func (m *Module) countPath(sw lb.Switch, flow, link int32) {
+	ep := sw.Now() / m.intervalNs
+	r := m.sw(sw).eg.Get(flow)
+	if r.ep != ep+1 || r.link != link {
+		r.ep, r.link = ep+1, link
+		m.paths.add(sw.NumLinks(), link, ep)
+	}
 }
 
 // reset starts a run: every count at 0, the links reported kept.

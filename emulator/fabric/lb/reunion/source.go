@@ -24,6 +24,7 @@ type swState struct {
 	links   []int32 // source Link Table: elephants per link this interval (full: named)
 	reroute []int32 // flows named by notifications this interval
 
+	eg     reorder.FlowTable[egFlow] // elephants per path: each elephant's last egress here
 	rx     reorder.FlowTable[rxFlow]
 	seen   []int32 // elephants seen this interval
 	counts []int32 // destination Link Table, built at the interval's end
@@ -36,8 +37,6 @@ type txFlow struct {
 	path, dst               int32
 	last                    int64 // ns: its last packet
 	counted                 int64 // epoch+1 when its path was last counted in the Link Table
-	tallied                 int64 // interval+1 when its path was last counted in pathElephants
-	talliedPath             int32 // the path then
 }
 
 func (m *Module) sw(sw lb.Switch) *swState {
@@ -99,12 +98,6 @@ func (m *Module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 			f.counted = s.epoch + 1
 			for _, h := range sw.Path(me, dst, int(f.path)) {
 				s.links[h.Link]++
-			}
-		}
-		if ep := now / m.intervalNs; f.tallied != ep+1 || f.talliedPath != f.path { // elephants per path
-			f.tallied, f.talliedPath = ep+1, f.path
-			for _, h := range sw.Path(me, dst, int(f.path)) {
-				m.paths.add(sw.NumLinks(), h.Link, ep)
 			}
 		}
 	} else {
@@ -207,6 +200,7 @@ func (m *Module) Reset(sw lb.Switch) {
 	s.hot.reset()
 	s.tx.Reset()
 	s.rx.Reset()
+	s.eg.Reset()
 	clear(s.links)
 	s.reroute, s.seen, s.bneck = s.reroute[:0], s.seen[:0], s.bneck[:0]
 	m.ports.reset()
