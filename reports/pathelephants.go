@@ -15,10 +15,10 @@ import (
 // elephants on it). Both restart with each run and only grow within it,
 // and the twin carries them over runs as a counter, so a point's
 // increase, as for every counter here, is the run's maximum and its sum.
-// One difference: the twin reports a link's counters from its module's
-// first run on, so the point that runs first has no sample of them at its
-// start; a port counter with no sample before the window started at 0
-// (where other counters take their first sample in the window).
+// One difference: a port counter with no sample before the window
+// started at 0 (other counters take their first sample in the window):
+// the twin serves a link's counters from the moment its module is set
+// (lb.Installer), so the first sample of a point normally has them.
 
 // collideOver is the tolerance the summary counts links against: Reunion's
 // default t = 1 (a link with more carried colliding elephants).

@@ -87,9 +87,9 @@ func (c *pathElephants) reset() {
 	clear(c.intervals)
 }
 
-// LinkCounts implements lb.LinkCounting: per link between two switches
-// the module runs on (since its first run), its most elephants in one
-// interval and its elephant-intervals in the current run.
+// LinkCounts implements lb.LinkCounting: per link toward a switch of the
+// switches the module is set on (since Install), its most elephants in
+// one interval and its elephant-intervals in the current run.
 func (m *Module) LinkCounts(dst []lb.LinkCount) []lb.LinkCount {
 	c := &m.paths
 	for l, u := range c.used {
@@ -101,3 +101,9 @@ func (m *Module) LinkCounts(dst []lb.LinkCount) []lb.LinkCount {
 	}
 	return dst
 }
+
+// Install implements lb.Installer: the switch's links toward switches are
+// reported (at 0) from the start, so the engine's first sample, before
+// any run, already has them; a report's point then has a sample of each
+// before its window (docs/reports.md, "Elephants per path").
+func (m *Module) Install(sw lb.Switch) { m.paths.watch(sw) }
