@@ -25,13 +25,16 @@ type SchemeCount struct {
 }
 
 // schemeKeys are the counter keys of an lb_counters point: one, its value,
-// named by scope and counter name.
+// named by scope (a port's: by port) and counter name.
 func schemeKeys(p collectors.Point, base ckey) []ckey {
 	if _, ok := p.Fields[collectors.LBFieldValue]; !ok {
 		return nil
 	}
 	base.port, base.queue = p.Tags[collectors.LBTagScope], p.Tags[collectors.LBTagName]
 	base.field, base.kind = collectors.LBFieldValue, kScheme
+	if base.port == collectors.LBScopePort { // a port's (pathelephants.go)
+		base.port, base.kind = p.Tags[collectors.LBTagPort], kPortScheme
+	}
 	return []ckey{base}
 }
 

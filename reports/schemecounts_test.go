@@ -18,29 +18,11 @@ import (
 // table has a column per counter any point has, "–" where a point's
 // scheme lacks it, and no row for a point without counters.
 func TestSchemeCountsPerPoint(t *testing.T) {
-	dir := t.TempDir()
-	m := Manifest{RunID: "r1", Scenario: "synth", Outcome: "ok", Points: []PointMeta{
+	dir := schemeRun(t, []PointMeta{
 		{Name: "lf", Pattern: "incast", Params: map[string]any{ParamScheme: "letflow"}, Hosts: 2, Flows: 1, StartNs: t0, EndNs: t0 + 10*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
 		{Name: "re", Pattern: "incast", Params: map[string]any{ParamScheme: "reunion"}, Hosts: 2, Flows: 1, StartNs: t0 + 100*ms, EndNs: t0 + 110*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
 		{Name: "ec", Pattern: "incast", Params: map[string]any{ParamScheme: "ecmp"}, Hosts: 2, Flows: 1, StartNs: t0 + 200*ms, EndNs: t0 + 210*ms, TelemetryIntervalNs: ms, LinkGbps: 100},
-	}}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	putFile(t, filepath.Join(dir, "manifest.json"), string(b))
-	var csv bytes.Buffer
-	if err := WriteFlowsHeader(&csv); err != nil {
-		t.Fatal(err)
-	}
-	for i, pm := range m.Points {
-		rec := []perftest.FlowRecord{{FlowID: i, Src: "h1", Dst: "h2", Bytes: 1 << 20, StartNs: pm.StartNs, EndNs: pm.EndNs, Status: perftest.StatusOK, Tool: "ib_write_bw"}}
-		if err := WriteFlowsCSV(&csv, "r1", pm.Name, rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	putFile(t, filepath.Join(dir, "flows.csv"), csv.String())
-
+	})
 	var lp lpWriter
 	lp.t = t
 	c := func(dev, scope, name string, at, v int64, idle bool) {
@@ -69,14 +51,7 @@ func TestSchemeCountsPerPoint(t *testing.T) {
 	c("leaf1", "switch", "reroutes", 110*ms, 5, false)
 	lp.save(dir)
 
-	run, err := LoadRun(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Analyser{}.Analyse(run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := analyseDir(t, dir)
 	got := map[string]string{}
 	for _, p := range s.Points {
 		got[p.Name] = fmt.Sprint(p.SchemeCounts)
@@ -111,4 +86,43 @@ func TestSchemeCountsPerPoint(t *testing.T) {
 	if strings.Contains(tbl, "| ec |") {
 		t.Errorf("a point without scheme counters has a row:\n%s", tbl)
 	}
+}
+
+// schemeRun writes a run archive's manifest and flows (one 1 MiB flow
+// per point, over the point's span) into a new directory.
+func schemeRun(t *testing.T, points []PointMeta) string {
+	t.Helper()
+	dir := t.TempDir()
+	m := Manifest{RunID: "r1", Scenario: "synth", Outcome: "ok", Points: points}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	putFile(t, filepath.Join(dir, "manifest.json"), string(b))
+	var csv bytes.Buffer
+	if err := WriteFlowsHeader(&csv); err != nil {
+		t.Fatal(err)
+	}
+	for i, pm := range m.Points {
+		rec := []perftest.FlowRecord{{FlowID: i, Src: "h1", Dst: "h2", Bytes: 1 << 20, StartNs: pm.StartNs, EndNs: pm.EndNs, Status: perftest.StatusOK, Tool: "ib_write_bw"}}
+		if err := WriteFlowsCSV(&csv, "r1", pm.Name, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putFile(t, filepath.Join(dir, "flows.csv"), csv.String())
+	return dir
+}
+
+// analyseDir loads and analyses the run archive in dir.
+func analyseDir(t *testing.T, dir string) *Summary {
+	t.Helper()
+	run, err := LoadRun(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Analyser{}.Analyse(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

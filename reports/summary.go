@@ -76,9 +76,12 @@ type PointSummary struct {
 	RNIC       map[string]uint64 `json:"rnic,omitempty"`
 	// SchemeCounts are the load-balancing modules' counters' increases
 	// (schemecounts.go), by scope then name; none on a real lab.
-	SchemeCounts    []SchemeCount `json:"scheme_counts,omitempty"`
-	TelemetryPoints int           `json:"telemetry_points"`
-	Gaps            int           `json:"telemetry_gaps"`
+	SchemeCounts []SchemeCount `json:"scheme_counts,omitempty"`
+	// PathElephants are Reunion's per-link elephant counts' increases
+	// (pathelephants.go), by device then port; none on a real lab.
+	PathElephants   []LinkElephants `json:"path_elephants,omitempty"`
+	TelemetryPoints int             `json:"telemetry_points"`
+	Gaps            int             `json:"telemetry_gaps"`
 	// NoTraffic: the point sent nothing (it failed before its flows
 	// started), so it has no telemetry window and every fabric number
 	// above is n/a rather than 0.

@@ -174,7 +174,7 @@ func tables(s *Summary) []table {
 		ar.Rows = append(ar.Rows, []string{name, itoa(a.Hosts), mib(a.BufferBytes), itoa(len(a.Steps)), us(a.TotalNs), us(slow), alg, bus})
 	}
 	out := []table{over, fab, size}
-	for _, t := range []table{tier, peaks, ar, steps, schemeTable(s)} {
+	for _, t := range append([]table{tier, peaks, ar, steps, schemeTable(s)}, pathElephantsTables(s)...) {
 		if len(t.Rows) > 0 {
 			out = append(out, t)
 		}

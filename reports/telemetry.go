@@ -96,6 +96,7 @@ const (
 	kTxPktsPort       // packets sent by a port
 	kTxPktsQueue      // packets sent by a queue
 	kScheme           // a load-balancing module's counter (schemecounts.go)
+	kPortScheme       // a load-balancing module's per-port counter (pathelephants.go)
 	kRNIC             // any other rnic counter
 )
 
@@ -363,7 +364,7 @@ func (a *acc) delta(k ckey) (uint64, bool) {
 		l = after
 	}
 	base, ok := a.before[k]
-	if !ok {
+	if !ok && k.kind != kPortScheme { // a port's scheme counter absent before started at 0 (pathelephants.go)
 		base = a.first[k]
 	}
 	if l.v < base.v {
@@ -406,6 +407,8 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 			ps.RNIC[k.field] += d
 		case kScheme:
 			addScheme(ps, k, d)
+		case kPortScheme:
+			addLinkElephants(ps, k, d)
 		}
 	}
 	ps.Drops = sums[kDrops]

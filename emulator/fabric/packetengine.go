@@ -192,6 +192,9 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 			}
 		}
 	}
+	for i := range e.mods { // the engine is whole: its links lead where they do
+		e.install(int32(i))
+	}
 	return e, nil
 }
 

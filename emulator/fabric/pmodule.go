@@ -54,7 +54,15 @@ func (e *PacketEngine) SetSwitchLB(name string, m lb.Module) error {
 		return err
 	}
 	e.setModule(id, m)
+	e.install(id)
 	return nil
+}
+
+// install tells switch sw's module, if an lb.Installer, it is set there.
+func (e *PacketEngine) install(sw int32) {
+	if in, ok := e.mods[sw].m.(lb.Installer); ok {
+		in.Install(e.sws[sw])
+	}
 }
 
 // tiers places every switch by its hop distance from the nearest host: 1

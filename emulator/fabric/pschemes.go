@@ -1,7 +1,9 @@
 package fabric
 
 import (
+	"cmp"
 	"reflect"
+	"slices"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
 )
@@ -16,11 +18,21 @@ import (
 
 // SchemeCounts are one switch's scheme counters since the engine was
 // made: its own module's, and the sum of its hosts' modules' (the hosts
-// it is the first hop of). Names are lb's Count vocabulary, in the order
-// the modules give them; a scheme that counts nothing has none.
+// it is the first hop of), and per egress port toward another switch the
+// modules' per-link counts (lb.LinkCounting: Reunion's elephants per
+// path), summed over the modules that count the link. Names are lb's
+// Count vocabulary, in the order the modules give them; a scheme that
+// counts nothing has none.
 type SchemeCounts struct {
 	Switch []lb.Count
 	Hosts  []lb.Count
+	Ports  []PortCounts // by port name
+}
+
+// PortCounts are one egress port's per-link scheme counters.
+type PortCounts struct {
+	Port   string
+	Counts []lb.Count
 }
 
 // tally is one counter of one module: the last value read, and the total
@@ -34,7 +46,15 @@ type tally struct {
 // host index, and a scratch slice for reading a module.
 type schemeState struct {
 	sw, host [][]tally
+	links    [][]linkTally // by switch module, as sw
 	buf      []lb.Count
+	lbuf     []lb.LinkCount
+}
+
+// linkTally is one per-link counter of one module.
+type linkTally struct {
+	link int32
+	tally
 }
 
 // observeSchemes reads every counting module into the totals.
@@ -42,6 +62,7 @@ func (e *PacketEngine) observeSchemes() {
 	s := &e.schemes
 	if s.sw == nil {
 		s.sw, s.host = make([][]tally, len(e.mods)), make([][]tally, len(e.host.mods))
+		s.links = make([][]linkTally, len(e.mods))
 	}
 	// A module shared by several switches (NewPacketEngineLB) counts for
 	// all of them: it is read once, for the first.
@@ -53,6 +74,10 @@ func (e *PacketEngine) observeSchemes() {
 		}
 		s.buf = c.Counts(s.buf[:0])
 		s.sw[i] = fold(s.sw[i], s.buf)
+		if lc, ok := c.(lb.LinkCounting); ok {
+			s.lbuf = lc.LinkCounts(s.lbuf[:0])
+			s.links[i] = foldLinks(s.links[i], s.lbuf)
+		}
 	}
 	for i, h := range e.host.mods {
 		if h == nil {
@@ -89,13 +114,32 @@ func fold(ts []tally, counts []lb.Count) []tally {
 		if i == len(ts) {
 			ts = append(ts, tally{name: c.Name})
 		}
-		t := &ts[i]
-		if c.Value >= t.last {
-			t.total += c.Value - t.last
-		} else { // the module restarted its count
-			t.total += c.Value
+		ts[i].add(c.Value)
+	}
+	return ts
+}
+
+// add takes value v read now into the total.
+func (t *tally) add(v uint64) {
+	if v >= t.last {
+		t.total += v - t.last
+	} else { // the module restarted its count
+		t.total += v
+	}
+	t.last = v
+}
+
+// foldLinks adds per-link counts read now to the totals ts.
+func foldLinks(ts []linkTally, counts []lb.LinkCount) []linkTally {
+	for _, c := range counts {
+		i := 0
+		for i < len(ts) && (ts[i].link != c.Link || ts[i].name != c.Name) {
+			i++
 		}
-		t.last = c.Value
+		if i == len(ts) {
+			ts = append(ts, linkTally{link: c.Link, tally: tally{name: c.Name}})
+		}
+		ts[i].add(c.Value)
 	}
 	return ts
 }
@@ -126,7 +170,31 @@ func (e *PacketEngine) schemeCounters() map[string]SchemeCounts {
 	for i, ts := range e.schemes.host {
 		add(e.hostSwitch(int32(i)), ts, true)
 	}
+	for _, lts := range e.schemes.links {
+		for _, lt := range lts {
+			l := &e.links[lt.link]
+			if !l.atSwitch || l.swTo < 0 {
+				continue
+			}
+			if out == nil {
+				out = map[string]SchemeCounts{}
+			}
+			sc := out[l.from]
+			sc.Ports = addPortCount(sc.Ports, l.fromPort, lt.tally)
+			out[l.from] = sc
+		}
+	}
 	return out
+}
+
+// addPortCount adds total t to port's counts, ports kept by name.
+func addPortCount(ports []PortCounts, port string, t tally) []PortCounts {
+	i, found := slices.BinarySearchFunc(ports, port, func(p PortCounts, name string) int { return cmp.Compare(p.Port, name) })
+	if !found {
+		ports = slices.Insert(ports, i, PortCounts{Port: port})
+	}
+	ports[i].Counts = addCounts(ports[i].Counts, []tally{t})
+	return ports
 }
 
 // addCounts adds totals ts to counts, by name.

@@ -109,3 +109,96 @@ func TestSchemeCountersGrowOverRuns(t *testing.T) {
 		t.Errorf("a module shared by every switch: %d decisions over the switches, want its own %d once", total, shared.n)
 	}
 }
+
+// linkCounting is a module shared by every switch that counts, per
+// egress link, the data packets leaving by it (a per-run count).
+type linkCounting struct{ n map[int32]uint64 }
+
+func (c *linkCounting) Select(sw lb.Switch, p *lb.Packet, cands []lb.Egress) int {
+	return lb.ECMP(p.Hash, sw.Salt(), len(cands))
+}
+
+func (c *linkCounting) Arrive(_ lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
+	if p.Kind == lb.Data {
+		c.n[out.Link]++
+	}
+	return lb.Normal
+}
+
+func (c *linkCounting) Reset(lb.Switch) {
+	for l := range c.n {
+		c.n[l] = 0
+	}
+}
+
+func (c *linkCounting) Counts(dst []lb.Count) []lb.Count { return dst }
+
+// Install reports the switch's links toward switches from the start.
+func (c *linkCounting) Install(sw lb.Switch) {
+	for _, e := range sw.Ports() {
+		if _, to := sw.LinkEnds(e.Link); to >= 0 {
+			c.n[e.Link] = 0
+		}
+	}
+}
+
+func (c *linkCounting) LinkCounts(dst []lb.LinkCount) []lb.LinkCount {
+	for l, n := range c.n {
+		dst = append(dst, lb.LinkCount{Link: l, Count: lb.Count{Name: lb.CountElephantIntervals, Value: n}})
+	}
+	return dst
+}
+
+// TestLinkCountersByPort: a module's per-link counts are published at
+// the switch and port each link leaves, only for links toward another
+// switch, from before the first run when the module says which at
+// install, and grow over runs as the switch counters do.
+func TestLinkCountersByPort(t *testing.T) {
+	t.Parallel()
+	flows := []Flow{{ID: 1, Src: "h1", Dst: "h3", Bytes: 64 << 10}, {ID: 2, Src: "h2", Dst: "h4", Bytes: 64 << 10}}
+	m := &linkCounting{n: map[int32]uint64{}}
+	e, _ := moduleEngine(t, "leafspine:2x2:2@100", m)
+	installed := 0
+	for _, sc := range e.Counters().Schemes { // before any run: every fabric port, at 0 (lb.Installer)
+		for _, p := range sc.Ports {
+			if v, ok := countOf(p.Counts, lb.CountElephantIntervals); ok && v == 0 {
+				installed++
+			}
+		}
+	}
+	if installed != 8 { // 2 leaves x 2 spines, both ways
+		t.Errorf("before any run %d fabric ports have their counter at 0, want 8", installed)
+	}
+	run(t, e, flows)
+	want := map[PortKey]uint64{}
+	for l, n := range m.n {
+		pl := e.links[l]
+		if pl.atSwitch && pl.swTo >= 0 {
+			want[PortKey{pl.from, pl.fromPort}] += n
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no packet left a switch toward a switch: the test shows nothing")
+	}
+	run(t, e, flows)
+	got := map[PortKey]uint64{}
+	for sw, sc := range e.Counters().Schemes {
+		for _, p := range sc.Ports {
+			v, ok := countOf(p.Counts, lb.CountElephantIntervals)
+			if !ok {
+				t.Errorf("%s %s: no count: %v", sw, p.Port, p.Counts)
+			}
+			got[PortKey{sw, p.Port}] = v
+		}
+	}
+	for k, n := range want {
+		if got[k] != 2*n { // the same flows twice: the same paths
+			t.Errorf("%v: %d after two runs, want %d", k, got[k], 2*n)
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && v > 0 {
+			t.Errorf("%v: %d, but no link toward a switch leaves it with packets", k, v)
+		}
+	}
+}

@@ -284,14 +284,17 @@ func TestCoalescingIsCounted(t *testing.T) {
 
 // TestSchemeCountersUnderTheTwinsOwnPath: the scheme counters published
 // with a sample are served under collectors.LBRoot, one notification per
-// counter with the sample's timestamp, the switch's module's and its
-// hosts' apart, and the collector decodes them into its measurement.
+// counter with the sample's timestamp, the switch's module's, its hosts'
+// and each port's apart, and the collector decodes them into its
+// measurement, a port's with its port tag.
 func TestSchemeCountersUnderTheTwinsOwnPath(t *testing.T) {
 	tgt, c := serve(t)
 	ts := time.Unix(1700000000, 7)
 	tgt.PublishSchemes(ts, fabric.SchemeCounts{
 		Switch: []lb.Count{{Name: lb.CountFlowlets, Value: 12}, {Name: lb.CountReroutes, Value: 3}},
 		Hosts:  []lb.Count{{Name: lb.CountGapsStretched, Value: 40}},
+		Ports: []fabric.PortCounts{{Port: "Ethernet8", Counts: []lb.Count{{Name: lb.CountElephantsMax, Value: 2}, {Name: lb.CountElephantIntervals, Value: 9}}},
+			{Port: "Ethernet12", Counts: []lb.Count{{Name: lb.CountElephantsMax, Value: 1}}}},
 	}, true)
 	all := once(t, c, "leaf1", &pb.Path{Elem: []*pb.PathElem{{Name: collectors.LBRoot}}})
 	got := map[string]any{}
@@ -303,10 +306,16 @@ func TestSchemeCountersUnderTheTwinsOwnPath(t *testing.T) {
 			if p.Measurement != collectors.LBMeasurement || !p.Idle() {
 				t.Errorf("point %+v: want measurement %s, idle", p, collectors.LBMeasurement)
 			}
-			got[p.Tags[collectors.LBTagScope]+"/"+p.Tags[collectors.LBTagName]] = p.Fields[collectors.LBFieldValue]
+			key := p.Tags[collectors.LBTagScope] + "/" + p.Tags[collectors.LBTagName]
+			if port, ok := p.Tags[collectors.LBTagPort]; ok {
+				key = port + ":" + key
+			}
+			got[key] = p.Fields[collectors.LBFieldValue]
 		}
 	}
-	want := map[string]any{"switch/flowlets": uint64(12), "switch/reroutes": uint64(3), "hosts/gaps_stretched": uint64(40)}
+	want := map[string]any{"switch/flowlets": uint64(12), "switch/reroutes": uint64(3), "hosts/gaps_stretched": uint64(40),
+		"Ethernet8:port/" + collectors.LBElephantsMax: uint64(2), "Ethernet8:port/" + collectors.LBElephantIntervals: uint64(9),
+		"Ethernet12:port/" + collectors.LBElephantsMax: uint64(1)}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("decoded %v, want %v", got, want)
 	}

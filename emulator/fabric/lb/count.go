@@ -39,3 +39,31 @@ const (
 	CountPauses        = "pauses"            // host: QPs paused
 	CountResumes       = "resumes"           // host: QPs resumed
 )
+
+// LinkCount is one counter of a module for one directed link (an
+// Egress.Link): published at the port the link leaves.
+type LinkCount struct {
+	Link int32
+	Count
+}
+
+// LinkCounting is a module that also counts per link (Reunion: the
+// elephants each link carried). As Counting: read only when the engine
+// samples; the counts restart with the module's run, and a link the
+// module reported once it keeps reporting (0 after a restart), so that
+// the engine sees the restart.
+type LinkCounting interface {
+	LinkCounts(dst []LinkCount) []LinkCount
+}
+
+// The per-link counter names.
+const (
+	// CountElephantsMax is the most distinct elephants the link carried
+	// in one interval of the scheme's (Reunion: s) since the run began.
+	// It only grows within a run, so its increase over a run is the
+	// run's maximum.
+	CountElephantsMax = "elephants_max"
+	// CountElephantIntervals sums, over the intervals, the distinct
+	// elephants the link carried in each (elephant-intervals).
+	CountElephantIntervals = "elephant_intervals"
+)

@@ -35,6 +35,13 @@ type Ticker interface {
 	Tick(sw Switch, arg int64)
 }
 
+// Installer is told once which switch it is set on, when the engine
+// has it (built, or set later): before any run, so a module can size
+// its tables or report what it will count (lb.LinkCounting's links).
+type Installer interface {
+	Install(sw Switch)
+}
+
 // Resetter is told when a run starts: simulated time starts again at 0,
 // and flow indexes (Packet.Flow) are the new run's.
 type Resetter interface {

@@ -73,6 +73,7 @@ func (m *Module) Arrive(sw lb.Switch, p *lb.Packet, out lb.Egress) lb.Queue {
 		}
 	case lb.SameToR:
 	default:
+		m.countPath(sw, p.Flow, out.Link)
 		n := m.ports.count(sw.NumLinks(), out.Link, p.Flow, sw.Now()/m.intervalNs, m.t)
 		if n > m.t && p.Hdr.Words[bottleneckWord] == 0 { // the first collision on the path wins
 			from, to := sw.LinkEnds(out.Link)

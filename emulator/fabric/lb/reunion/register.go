@@ -47,6 +47,7 @@ type Module struct {
 	rng   lb.Rand
 	sws   []*swState
 	ports portCounts
+	paths pathElephants
 	ctl   lb.Header // a notification's header, reused: Send copies it
 	stats Stats
 }

@@ -24,6 +24,7 @@ type swState struct {
 	links   []int32 // source Link Table: elephants per link this interval (full: named)
 	reroute []int32 // flows named by notifications this interval
 
+	eg     reorder.FlowTable[egFlow] // elephants per path: each elephant's last egress here
 	rx     reorder.FlowTable[rxFlow]
 	seen   []int32 // elephants seen this interval
 	counts []int32 // destination Link Table, built at the interval's end
@@ -199,9 +200,12 @@ func (m *Module) Reset(sw lb.Switch) {
 	s.hot.reset()
 	s.tx.Reset()
 	s.rx.Reset()
+	s.eg.Reset()
 	clear(s.links)
 	s.reroute, s.seen, s.bneck = s.reroute[:0], s.seen[:0], s.bneck[:0]
 	m.ports.reset()
+	m.paths.reset()
+	m.paths.watch(sw)
 	m.rng = lb.NewRand(seed)
 	m.stats = Stats{}
 	if sw.Tier() == lb.TierToR {
