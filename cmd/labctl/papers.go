@@ -161,7 +161,9 @@ func paperRun(c *cli.Context, r *scenarios.Runner, sc papers.Scenario) *papers.R
 
 // reuseRun fills run from the newest finished archive of scenario name
 // in dir (run ids start with the name and sort by time) whose points
-// did not all fail.
+// did not all fail. An archive is analysed afresh; one kept without its
+// flows (manifest and summary.json only, as a long run's is kept to
+// save space) gives the summary it holds.
 func reuseRun(dir, name string, run *papers.Run) error {
 	matches, _ := filepath.Glob(filepath.Join(dir, name+"-2*"))
 	slices.Sort(matches)
@@ -178,7 +180,13 @@ func reuseRun(dir, name string, run *papers.Run) error {
 	if loaded == nil {
 		return fmt.Errorf("no finished archive of %s in %s", name, dir)
 	}
-	sum, err := reports.Analyse(loaded)
+	var sum *reports.Summary
+	var err error
+	if loaded.Flows == nil {
+		sum, err = reports.ReadSummary(loaded.Dir)
+	} else {
+		sum, err = reports.Analyse(loaded)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/labctl/labctl/archive"
 )
 
 // labctl papers --quick, restricted to Reunion's s sweep, runs it on the
@@ -64,6 +66,23 @@ func TestPapersQuickWritesClaimsWithNumbers(t *testing.T) {
 	claim := regexp.MustCompile(`\| 0.75: tail FCT[^\n]*`)
 	if !strings.Contains(string(b2), runID+" | 5 | ") || !strings.Contains(string(b2), "(an earlier run)") || claim.FindString(string(b2)) != claim.FindString(md) {
 		t.Errorf("--reuse did not rebuild the report from run %s:\n%s", runID, b2)
+	}
+	// an archive kept without its flows and telemetry (manifest and
+	// summary.json only) gives the summary it holds
+	kept := archive.Open(filepath.Join(runs, runID))
+	if err := os.Remove(kept.Flows()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(kept.Telemetry()); err != nil {
+		t.Fatal(err)
+	}
+	out3 := filepath.Join(dir, "kept.md")
+	if _, stderr, err := labctl(t, t.TempDir(), "papers", "--quick", "--only", "reunion-s", "--reuse", "--runs", runs, "--out", out3); err != nil {
+		t.Fatalf("--reuse of a kept archive: %v\n%s", err, stderr)
+	}
+	b3, _ := os.ReadFile(out3)
+	if !strings.Contains(string(b3), runID+" | 5 | ") || claim.FindString(string(b3)) != claim.FindString(md) {
+		t.Errorf("--reuse did not rebuild the report from the summary kept in run %s:\n%s", runID, b3)
 	}
 }
 
