@@ -153,7 +153,7 @@ func newSlurmExecutor(p *slurmProfile, workerArgs []string, progress scenarios.P
 			p.draw("points", item, s.Done, s.Total)
 		default:
 			if line := fmt.Sprintf("%s; %d/%d points done", item, s.Done, s.Total); line != last {
-				progress.Stage("slurm", line)
+				progress.Stage(scenarios.StageSlurm, line)
 				last = line
 			}
 		}

@@ -93,7 +93,7 @@ type labOpener struct {
 
 func (o labOpener) Open(ctx context.Context, name string, em scenarios.Emulation) (*inventory.Lab, func(), error) {
 	if o.stage != nil {
-		o.stage("reserve", name)
+		o.stage(scenarios.StageReserve, name)
 	}
 	// a lab the run command leased already passes (same process)
 	unlease, err := takeLab(ctx, name, "run", o.wait)

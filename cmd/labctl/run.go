@@ -145,7 +145,7 @@ Examples:
 			}
 			r.Labs = labOpener{log: logger, wait: c.Duration("wait"), stage: r.Progress.Stage}
 			if !s.Sweeps("lab") { // lease the lab before the run directory exists (a swept lab is leased as it opens)
-				r.Progress.Stage("reserve", cmp.Or(s.Lab, scenarios.DefaultLab))
+				r.Progress.Stage(scenarios.StageReserve, cmp.Or(s.Lab, scenarios.DefaultLab))
 				release, err := takeLab(c.Context, cmp.Or(s.Lab, scenarios.DefaultLab), "run "+s.Name, c.Duration("wait"))
 				if err != nil {
 					return err
