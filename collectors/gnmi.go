@@ -275,12 +275,8 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 			break
 		}
 	}
-	if m == nil { // the twin's scheme counters (lbschema.go), keyed by counter name
-		meas, leaves, ok := lbCounter(n.GetPrefix().GetElem(), tags)
-		if !ok {
-			return nil
-		}
-		m = &decodeMap{meas: meas, leaves: leaves}
+	if m == nil {
+		return nil
 	}
 	fields := map[string]any{}
 	for _, u := range n.GetUpdate() {
@@ -321,6 +317,7 @@ var decodeMaps = func() []decodeMap {
 // from its parts; a key [k=<t>] fills tag t from key k.
 type decodeMap struct {
 	countersDB bool
+	tags       map[string]string // fixed
 	elems      []elemRule
 	meas       string
 	leaves     map[string]string
@@ -333,7 +330,7 @@ type elemRule struct {
 }
 
 func newDecodeMap(g GNMIMap) decodeMap {
-	d := decodeMap{countersDB: g.Target == CountersDB, meas: g.Measurement, leaves: g.Leaves}
+	d := decodeMap{countersDB: g.Target == CountersDB, meas: g.Measurement, leaves: g.Leaves, tags: g.Tags}
 	for _, part := range splitPath(strings.TrimPrefix(g.Prefix, "/")) {
 		name, keys, _ := strings.Cut(part, "[")
 		r := elemRule{name: name}
@@ -379,6 +376,9 @@ func (d *decodeMap) match(prefix *pb.Path, tags map[string]string) bool {
 		for k, t := range r.keyTags {
 			tags[t] = elems[i].GetKey()[k]
 		}
+	}
+	for k, v := range d.tags {
+		tags[k] = v
 	}
 	return true
 }

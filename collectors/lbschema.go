@@ -1,7 +1,5 @@
 package collectors
 
-import pb "github.com/openconfig/gnmi/proto/gnmi"
-
 // Scheme counters of the emulated lab's fabric twin: what the switches'
 // load-balancing modules (and the modules of the hosts attached to them)
 // count — flowlets, reroutes, elephants, CNMs, isolations, reordered
@@ -48,37 +46,18 @@ const (
 // does not know), so a runner adds them to the defaults for those alone.
 var LBPaths = []string{lbSubscription}
 
-// lbCounter reads a notification prefix of the scheme counters
-// (…/labctl-lb/{counters,host-counters}/counter[name=N]/state, or
-// …/labctl-lb/ports/port[name=P]/counter[name=N]/state) into the point's
-// tags; false if elems is not one.
-func lbCounter(elems []*pb.PathElem, tags map[string]string) (meas string, rename map[string]string, ok bool) {
-	if len(elems) < 4 || elems[0].GetName() != LBRoot {
-		return "", nil, false
+// lbMaps are the scheme counters' paths for the decoder (gnmiMaps): a
+// switch's module's counters, its hosts' modules' (summed) and per-port
+// counters, each scope a fixed tag.
+func lbMaps() []GNMIMap {
+	counter := "/" + LBCounterElem + "[" + LBKeyName + "=<" + LBTagName + ">]/" + LBStateElem
+	leaves := map[string]string{LBValueLeaf: LBFieldValue}
+	return []GNMIMap{
+		{Prefix: lbSubscription + "/" + LBSwitchElem + counter, Measurement: LBMeasurement, Leaves: leaves,
+			Tags: map[string]string{LBTagScope: LBScopeSwitch}},
+		{Prefix: lbSubscription + "/" + LBHostsElem + counter, Measurement: LBMeasurement, Leaves: leaves,
+			Tags: map[string]string{LBTagScope: LBScopeHosts}},
+		{Prefix: lbSubscription + "/" + LBPortsElem + "/" + LBPortElem + "[" + LBKeyName + "=<" + LBTagPort + ">]" + counter,
+			Measurement: LBMeasurement, Leaves: leaves, Tags: map[string]string{LBTagScope: LBScopePort}},
 	}
-	scope, port := LBScopeSwitch, ""
-	switch elems[1].GetName() {
-	case LBSwitchElem:
-	case LBHostsElem:
-		scope = LBScopeHosts
-	case LBPortsElem:
-		if len(elems) != 5 || elems[2].GetName() != LBPortElem || elems[2].GetKey()[LBKeyName] == "" {
-			return "", nil, false
-		}
-		scope, port, elems = LBScopePort, elems[2].GetKey()[LBKeyName], elems[1:]
-	default:
-		return "", nil, false
-	}
-	if len(elems) != 4 || elems[2].GetName() != LBCounterElem || elems[3].GetName() != LBStateElem {
-		return "", nil, false
-	}
-	name := elems[2].GetKey()[LBKeyName]
-	if name == "" {
-		return "", nil, false
-	}
-	tags[LBTagName], tags[LBTagScope] = name, scope
-	if port != "" {
-		tags[LBTagPort] = port
-	}
-	return LBMeasurement, map[string]string{LBValueLeaf: LBFieldValue}, true
 }

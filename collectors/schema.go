@@ -199,6 +199,10 @@ func Schema() []Measurement {
 			{Name: FieldRNICPauseRxUs, Report: true}, {Name: FieldRNICPauseTxUs}, {Name: FieldRNICMarked},
 			{Name: "rx_pause_ctrl_phy"}, {Name: "tx_pause_ctrl_phy"},
 		}},
+		{Name: LBMeasurement, Tags: []string{TagLab, TagRun, TagDevice, LBTagName, LBTagScope, LBTagPort, TagIdle, TagPoint},
+			Writer: "gNMI collector (the emulated switches' /labctl-lb counters, lbschema.go); only schemes that count write it", Fields: []Field{
+				{Name: LBFieldValue, Doc: "a counter of the twin's load-balancing or host module; grows over the lab's life"},
+			}},
 		{Name: MeasGap, Tags: []string{TagLab, TagRun, TagDevice, TagTarget, TagHost, TagPoint}, Writer: "gNMI collector, RNIC readers (gap.go)", Fields: []Field{
 			{Name: GapReason}, {Name: GapPath}, {Name: GapSinceNs}, {Name: GapUntilNs}, {Name: GapDuplicates},
 			{Name: GapIntervalNs}, {Name: GapBrokeAtNs}, {Name: GapResumedAtNs},
@@ -238,6 +242,7 @@ const (
 type GNMIMap struct {
 	Target, Prefix, Measurement string
 	Leaves                      map[string]string
+	Tags                        map[string]string // fixed tags of every point of the path
 }
 
 // gnmiMaps are the paths Decode understands, in the order it tries them.
@@ -250,7 +255,7 @@ func gnmiMaps() []GNMIMap {
 		pfc[PrioName(SAIPFCTxPkts, p)] = PrioName(FieldPFCTx, p)
 		pfc[PrioName(SAIPFCPauseUs, p)] = PrioName(FieldPFCPauseUs, p)
 	}
-	return []GNMIMap{
+	return append([]GNMIMap{
 		{Target: CountersDB, Prefix: "/COUNTERS/<port>:<queue>", Measurement: MeasQueue,
 			Leaves: map[string]string{SAIQueueOccupancy: FieldDepthBytes, SAIQueueWatermark: FieldWatermark}},
 		{Target: CountersDB, Prefix: "/COUNTERS/<port>", Measurement: MeasPort, Leaves: pfc},
@@ -259,7 +264,7 @@ func gnmiMaps() []GNMIMap {
 		{Prefix: "/qos/interfaces/interface[interface-id=<port>]/output/queues/queue[name=<queue>]/state", Measurement: MeasQueue,
 			Leaves: map[string]string{"transmit-pkts": FieldTxPkts, "transmit-octets": FieldTxBytes, "dropped-pkts": FieldDrops,
 				"max-queue-len": FieldWatermark, "ecn-marked-pkts": FieldECNMarked}},
-	}
+	}, lbMaps()...)
 }
 
 // GNMIMaps are the paths the collector decodes (for docs and tests).
