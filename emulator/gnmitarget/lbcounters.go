@@ -37,25 +37,14 @@ func (t *Target) PublishSchemes(ts time.Time, sc fabric.SchemeCounts, idle bool)
 				Update: []*pb.Update{u(collectors.LBValueLeaf, c.Value)}})
 		}
 	}
-	t.updateAll(ns, idle, "scheme counters")
-}
-
-// updateAll writes notifications ns into the cache, each with the idle
-// mark if idle; one the cache rejects (stale: the twin's clock went back)
-// is a lost sample, counted with the coalesced ones and said once.
-func (t *Target) updateAll(ns []*pb.Notification, idle bool, what string) {
-	var lost uint64
-	var lastErr error
+	var rj rejects
+	t.pubMu.Lock()
+	defer t.pubMu.Unlock()
 	for _, n := range ns {
 		if idle {
-			n.Update = append(n.Update, idleMark())
+			n.Update = append(n.Update, t.leaves.idle)
 		}
-		if err := t.cache.GnmiUpdate(n); err != nil {
-			lost, lastErr = lost+1, err
-		}
+		t.update(n, &rj)
 	}
-	if lost > 0 {
-		t.coalesced.Add(lost)
-		t.log.Warn("gnmi cache updates rejected; samples lost", "device", t.name, "of", what, "samples", lost, "err", lastErr)
-	}
+	t.sayRejects(rj, "scheme counters")
 }

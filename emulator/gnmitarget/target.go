@@ -308,29 +308,38 @@ func (t *Target) publish(ts time.Time, ports map[string]*fabric.PortCounters, id
 		names = append(names, p)
 	}
 	sort.Strings(names)
-	var lost uint64
-	var lastErr error
+	var rj rejects
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
 	for _, p := range names {
 		for _, n := range t.notifications(ts.UnixNano(), p, ports[p], idle) {
-			if err := t.cache.GnmiUpdate(n); err != nil {
-				lost, lastErr = lost+1, err
-			}
+			t.update(n, &rj)
 		}
 	}
-	// A rejected update (stale: the twin's clock went back) is a lost
-	// sample: counted with the coalesced ones (Coalesced), said once.
-	if lost > 0 {
-		t.coalesced.Add(lost)
-		t.log.Warn("gnmi cache updates rejected; samples lost", "device", t.name, "samples", lost, "err", lastErr)
+	t.sayRejects(rj, "port counters")
+}
+
+// rejects counts the cache updates a publish lost.
+type rejects struct {
+	n    uint64
+	last error
+}
+
+// update writes n into the cache; a rejected update (stale: the twin's
+// clock went back) is a lost sample, counted in rj.
+func (t *Target) update(n *pb.Notification, rj *rejects) {
+	if err := t.cache.GnmiUpdate(n); err != nil {
+		rj.n, rj.last = rj.n+1, err
 	}
 }
 
-// idleMark is the update that marks an idle notification.
-func idleMark() *pb.Update {
-	return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: collectors.IdleLeaf}}},
-		Val: &pb.TypedValue{Value: &pb.TypedValue_BoolVal{BoolVal: true}}}
+// sayRejects counts a publish's lost samples with the coalesced ones
+// (Coalesced) and says so once.
+func (t *Target) sayRejects(rj rejects, what string) {
+	if rj.n > 0 {
+		t.coalesced.Add(rj.n)
+		t.log.Warn("gnmi cache updates rejected; samples lost", "device", t.name, "of", what, "samples", rj.n, "err", rj.last)
+	}
 }
 
 func u(name string, v uint64) *pb.Update {
