@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/labctl/labctl/emulator"
 	"github.com/labctl/labctl/internal/testlab"
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/scenarios"
 )
 
 // TestSONiCWatermarksClearedPerPoint: on a lab whose leaves run SONiC, the
@@ -22,17 +24,7 @@ func TestSONiCWatermarksClearedPerPoint(t *testing.T) {
 		t.Skip("end-to-end")
 	}
 	t.Parallel()
-	lab, inv, pool := testlab.Start(t, "leafspine:1x2:2", func(l *inventory.Lab) {
-		for i := range l.Switches {
-			if l.Switches[i].Role == "leaf" {
-				l.Switches[i].QoSDriver, l.Switches[i].OS = "", "sonic"
-			}
-		}
-	}, emulator.Options{Seed: 1}, sshdrv.Config{})
-	agent := filepath.Join(t.TempDir(), "labctl")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	lab, inv, pool, agent := sonicLeavesLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o := runYAML(ctx, t, inv, pool, agent, `name: sonic-wm
@@ -63,4 +55,49 @@ traffic:
 	for _, w := range o.Warnings {
 		t.Logf("warning: %s", w)
 	}
+}
+
+// TestSONiCWatermarkClearFailureDegradesTheRun: a SONiC switch whose
+// watermarks cannot be cleared before a point may report an earlier
+// point's peak, so the run says so and ends degraded, not ok.
+func TestSONiCWatermarkClearFailureDegradesTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	t.Parallel()
+	lab, inv, pool, agent := sonicLeavesLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// The leaf's first SSH command of the run is the watermark clear.
+	if _, err := lab.Inject(ctx, emulator.FaultRequest{Device: "leaf1", Kind: "fail-ssh-command"}); err != nil {
+		t.Fatal(err)
+	}
+	o := runYAML(ctx, t, inv, pool, agent, `name: sonic-wm-fail
+traffic:
+  - {name: incast, pattern: incast, senders: 3, receiver: h1, bytes: 1MiB}
+`)
+	named := false
+	for _, w := range o.Warnings {
+		named = named || strings.Contains(w, "leaf1") && strings.Contains(w, "watermark")
+	}
+	if o.Outcome != scenarios.OutcomeDegraded || !named {
+		t.Errorf("outcome %s, warnings %q; want degraded with a watermark warning naming leaf1", o.Outcome, o.Warnings)
+	}
+}
+
+// sonicLeavesLab is a leaf-spine whose leaves run SONiC, and an agent.
+func sonicLeavesLab(t *testing.T) (*emulator.Lab, *inventory.Lab, *sshdrv.Pool, string) {
+	t.Helper()
+	lab, inv, pool := testlab.Start(t, "leafspine:1x2:2", func(l *inventory.Lab) {
+		for i := range l.Switches {
+			if l.Switches[i].Role == "leaf" {
+				l.Switches[i].QoSDriver, l.Switches[i].OS = "", "sonic"
+			}
+		}
+	}, emulator.Options{Seed: 1}, sshdrv.Config{})
+	agent := filepath.Join(t.TempDir(), "labctl")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\necho agent\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return lab, inv, pool, agent
 }

@@ -120,6 +120,9 @@ type runState struct {
 	fixedKey string // the lab key Runner.Lab serves (without Labs)
 	offsets  []int  // index of each variant's first point in the plan
 	failures []failure
+	// staleWatermarks: points whose switch queue watermarks could not be
+	// cleared, so their peaks may be an earlier point's (degraded).
+	staleWatermarks int
 	// progress
 	total, done int
 	started     time.Time
@@ -339,7 +342,10 @@ func (st *runState) point(ctx context.Context, sess *session, pt *Point) {
 		st.flowsCSV = f
 	}
 	st.reach(StageTraffic + ":" + pt.Name)
-	st.out.Warnings = append(st.out.Warnings, sess.clearWatermarks(ctx, pt.Name)...)
+	if warn := sess.clearWatermarks(ctx, pt.Name); len(warn) > 0 {
+		st.out.Warnings = append(st.out.Warnings, warn...)
+		st.staleWatermarks++
+	}
 	meta, warn, err := r.runPoint(ctx, st.runID, st.dir, sess, sum, pt, st.flowsCSV)
 	st.out.Warnings = append(st.out.Warnings, warn...)
 	if err != nil {
@@ -437,7 +443,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	switch {
 	case len(st.failures) > 0:
 		outcome = OutcomePartial
-	case m.Telemetry.Incomplete():
+	case m.Telemetry.Incomplete(), st.staleWatermarks > 0:
 		outcome = OutcomeDegraded
 	}
 	// The reports say the outcome the run ends with; the manifest says
