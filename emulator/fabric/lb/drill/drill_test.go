@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // queues is a switch whose egress queues have fixed depths.
@@ -29,14 +30,7 @@ func TestDrillPicksTheShortestSampledQueue(t *testing.T) {
 		{"avoids the longest", "1", "1", map[int32]int64{0: 1000, 1: 1000, 2: 1000, 3: 1 << 20}, func(l int32) bool { return l != 3 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := lb.NewRegistry()
-			if err := Register(reg); err != nil {
-				t.Fatal(err)
-			}
-			m, err := reg.New("drill", map[string]string{"d": tc.d, "m": tc.m})
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := lbtest.New[lb.Module](t, Register, "drill", map[string]string{"d": tc.d, "m": tc.m})
 			sw := &queues{depth: tc.depth}
 			c := []lb.Egress{{Link: 0}, {Link: 1}, {Link: 2}, {Link: 3}}
 			for i := 0; i < 50; i++ { // warm up the memory
@@ -56,14 +50,7 @@ func TestDrillPicksTheShortestSampledQueue(t *testing.T) {
 // (counted per flow, not across flows); ACKs count nothing; a new run
 // (Reset) starts from zero and forgets the flows' last links.
 func TestCountsDecisionsAndMoves(t *testing.T) {
-	reg := lb.NewRegistry()
-	if err := Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	m, err := reg.New("drill", map[string]string{"d": "2", "m": "1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := lbtest.New[lb.Module](t, Register, "drill", map[string]string{"d": "2", "m": "1"})
 	sw := &queues{depth: map[int32]int64{}}
 	c := []lb.Egress{{Link: 0}, {Link: 1}, {Link: 2}, {Link: 3}}
 	counts := func() map[string]uint64 {

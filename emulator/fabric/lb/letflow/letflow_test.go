@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
+	"github.com/labctl/labctl/emulator/fabric/lb/lbtest"
 )
 
 // clock is a switch at a settable time (the rest of lb.Switch unused).
@@ -19,15 +20,7 @@ func (c *clock) Salt() uint64 { return 7 }
 // newLetFlow is a LetFlow module made through the registry.
 func newLetFlow(t *testing.T, timeoutUs string) lb.Module {
 	t.Helper()
-	reg := lb.NewRegistry()
-	if err := Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	m, err := reg.New("letflow", map[string]string{"timeout_us": timeoutUs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return lbtest.New[lb.Module](t, Register, "letflow", map[string]string{"timeout_us": timeoutUs})
 }
 
 // TestFlowletsKeepTheirPathUntilAGap: packets closer than the timeout keep
