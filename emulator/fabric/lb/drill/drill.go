@@ -16,12 +16,18 @@ type module struct {
 	mem  map[key][]int // switch and candidate set -> remembered best
 	top  []choice      // Select's scratch: the m best so far
 	rng  lb.Rand
-	// last is each flow's previous data egress link at this switch plus 1
-	// (0: none yet), by flow index: grown, never shrunk, so no allocation
-	// once a run's flows are known
-	last                []int32
+	// last is each flow's previous data egress link plus 1 (0: none yet),
+	// by flow index and by the choosing switch's role for the flow: one
+	// module serves every switch, and a flow crosses at most one switch
+	// of a role that chooses (its source ToR, then an aggregation switch
+	// on a fat-tree). Grown, never shrunk: no allocation once a run's
+	// flows are known.
+	last                [][roles]int32
 	decisions, reroutes int64 // data packets chosen for, and those sent another way than their flow's last
 }
+
+// roles is how many switch roles (lb.Role) there are.
+const roles = int(lb.Core) + 1
 
 type key struct {
 	sw    int
@@ -78,7 +84,8 @@ func (dr *module) Select(sw lb.Switch, p *lb.Packet, c []lb.Egress) int {
 }
 
 // count counts a data packet's decision, and a reroute when its flow's
-// previous packet left this switch on another link.
+// previous packet left a switch of the same role (the same switch: a
+// flow's path has one of each) on another link.
 func (dr *module) count(p *lb.Packet, link int32) {
 	if p.Kind != lb.Data || p.Flow < 0 {
 		return
@@ -87,17 +94,18 @@ func (dr *module) count(p *lb.Packet, link int32) {
 	i := int(p.Flow)
 	if n := len(dr.last); i >= n {
 		if i >= cap(dr.last) { // double: flows arrive in index order
-			grown := make([]int32, len(dr.last), max(2*cap(dr.last), i+1, 256))
+			grown := make([][roles]int32, len(dr.last), max(2*cap(dr.last), i+1, 256))
 			copy(grown, dr.last)
 			dr.last = grown
 		}
 		dr.last = dr.last[:i+1]
 		clear(dr.last[n:]) // an earlier run's entries
 	}
-	if prev := dr.last[i]; prev != 0 && prev != link+1 {
+	last := &dr.last[i][p.Role]
+	if *last != 0 && *last != link+1 {
 		dr.reroutes++
 	}
-	dr.last[i] = link + 1
+	*last = link + 1
 }
 
 // Counts implements lb.Counting: data packets DRILL chose a link for at

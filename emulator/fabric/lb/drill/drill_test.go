@@ -78,4 +78,13 @@ func TestCountsDecisionsAndMoves(t *testing.T) {
 		}
 		m.(lb.Resetter).Reset(sw)
 	}
+	// One module serves every switch: a flow's choice at its source ToR
+	// and at an aggregation switch are two decisions, never a move.
+	for i := 0; i < 10; i++ {
+		m.Select(sw, &lb.Packet{Flow: 7, Role: lb.SrcToR}, c[:1])
+		m.Select(sw, &lb.Packet{Flow: 7, Role: lb.Agg}, c[3:])
+	}
+	if got := counts(); got[lb.CountDecisions] != 20 || got[lb.CountReroutes] != 0 {
+		t.Errorf("a flow through two choosing switches: counts %v, want 20 decisions and no reroute", got)
+	}
 }
