@@ -1,10 +1,6 @@
 package e2e_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,13 +16,10 @@ func TestFLBIncastQuickReportsGoodput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	if _, err := scenarios.Load("papers/flb-incast"); err != nil {
 		t.Fatal(err)
 	}
-	sc := filepath.Join(t.TempDir(), "flb-incast-quick.yaml")
-	if err := os.WriteFile(sc, []byte(`name: flb-incast-quick
+	out := runEmulatedYAML(t, `name: flb-incast-quick
 lab: leafspine:2x3:4@40
 traffic:
   - {name: incast, pattern: incast, senders: 4, receiver: h12, spread: leaves, bytes: 500KB}
@@ -43,18 +36,7 @@ matrix:
       - {name: incast, pattern: incast, senders: 4, receiver: h12, spread: leaves, bytes: 500KB}
       - {name: incast, pattern: incast, senders: 8, receiver: h12, spread: leaves, bytes: 250KB}
     labels: ["4", "8"]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scenarios.Load(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &scenarios.Runner{Labs: &emulatedLabs{t: t}, OutDir: t.TempDir(), AgentPath: fakeAgent(t), PointTimeout: time.Minute}
-	out, err := r.Run(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, time.Minute)
 	if len(out.Summary.Points) != 4 {
 		t.Fatalf("%d points, want 2 schemes x 2 N", len(out.Summary.Points))
 	}
@@ -67,13 +49,5 @@ matrix:
 		}
 		t.Logf("%s: goodput %.2f Gb/s", p.Name, p.GoodputGbps)
 	}
-	md, err := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Incast goodput (Gb/s) vs senders", "N=4", "N=8"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
+	checkReportHas(t, out.Dir, "Incast goodput (Gb/s) vs senders", "N=4", "N=8")
 }

@@ -1,9 +1,6 @@
 package e2e_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,13 +35,7 @@ func TestFLBBurstSeries(t *testing.T) {
 	}
 	tr := &s.Traffic[0]
 	tr.BackgroundBytes, tr.Bursts, tr.Start = "25MB", 10, "2ms"
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	r := &scenarios.Runner{Labs: &emulatedLabs{t: t}, OutDir: t.TempDir(), AgentPath: fakeAgent(t), PointTimeout: 2 * time.Minute}
-	out, err := r.Run(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runEmulated(t, s, 2*time.Minute)
 	if len(out.Summary.Points) != 4 {
 		t.Fatalf("%d points, want the 4 schemes", len(out.Summary.Points))
 	}
@@ -82,13 +73,5 @@ func TestFLBBurstSeries(t *testing.T) {
 			}
 		}
 	}
-	html, err := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Long flows&#39; throughput", "Fabric port utilisation, leaf tier"} {
-		if !strings.Contains(string(html), want) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
+	checkReportHas(t, out.Dir, "Long flows&#39; throughput", "Fabric port utilisation, leaf tier")
 }

@@ -2,8 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,8 +26,7 @@ func TestElephantsPerPathReachTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	p := filepath.Join(t.TempDir(), "s.yaml")
-	if err := os.WriteFile(p, []byte(`name: path-elephants
+	out, _ := runSchemeCounts(t, `name: path-elephants
 lab: leafspine:4x4:4@100
 telemetry:
   interval: 100us
@@ -43,10 +40,7 @@ matrix:
       - {transport: gbn, lb: reunion, lb_params: {interval_us: "100"}}
       - {transport: gbn, lb: reunion, lb_params: {interval_us: "50"}}
     labels: [s50, s100, s50-again]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := runSchemeCounts(t, p)
+`)
 	perPoint := map[string]string{}
 	for _, pt := range out.Summary.Points {
 		var most, used uint64
@@ -74,15 +68,7 @@ matrix:
 	if perPoint["s50"] != perPoint["s50-again"] {
 		t.Errorf("the same point run twice counts differently:\n%s\n%s", perPoint["s50"], perPoint["s50-again"])
 	}
-	page, err := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, tbl, ok := strings.Cut(string(page), "<h2>Elephants per path</h2>")
-	if !ok {
-		t.Fatalf("report.html has no Elephants per path table")
-	}
-	tbl, _, _ = strings.Cut(tbl, "</table>")
+	tbl := reportTable(t, out.Dir, "Elephants per path")
 	for _, label := range []string{"s50", "s100", "s50-again"} {
 		if !strings.Contains(tbl, "<td>"+label+"</td>") {
 			t.Errorf("the Elephants per path table has no row for point %s:\n%s", label, tbl)

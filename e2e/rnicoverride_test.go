@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/drivers/connectx"
-	"github.com/labctl/labctl/scenarios"
 )
 
 // TestRNICOverrideTurnsDCQCNOffInTheTwin: a matrix over emulation.rnic
@@ -21,10 +19,7 @@ func TestRNICOverrideTurnsDCQCNOffInTheTwin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sc := filepath.Join(t.TempDir(), "dcqcn.yaml")
-	if err := os.WriteFile(sc, []byte(`name: dcqcn-override
+	out := runEmulatedYAML(t, `name: dcqcn-override
 lab: leafspine:1x2:5@100
 traffic:
   - {name: inc, pattern: incast, senders: 8, receiver: h1, bytes: 1MiB}
@@ -35,18 +30,7 @@ matrix:
       - {engine: packet, rnic: {dcqcn: off}}
       - {engine: packet, rnic: {dcqcn: on}}
     labels: [off, on]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scenarios.Load(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &scenarios.Runner{Labs: &emulatedLabs{t: t}, OutDir: t.TempDir(), AgentPath: fakeAgent(t), PointTimeout: time.Minute}
-	out, err := r.Run(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, time.Minute)
 	for _, cc := range []string{"off", "on"} {
 		pdir := filepath.Join(out.Dir, "provision", "cc="+cc)
 		p, err := connectx.LoadProfile(filepath.Join(pdir, "rnic-profile.yaml"))

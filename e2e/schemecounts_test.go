@@ -1,12 +1,8 @@
 package e2e_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labctl/labctl/scenarios"
 )
@@ -21,9 +17,7 @@ func TestSchemeCountersReachTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(p, []byte(`name: scheme-counters
+	out, counts := runSchemeCounts(t, `name: scheme-counters
 lab: leafspine:2x2:4@100
 telemetry:
   interval: 100us
@@ -36,10 +30,7 @@ matrix:
       - {transport: gbn, lb: letflow}
       - {transport: gbn, lb: reunion, lb_params: {interval_us: "100"}}
     labels: [letflow, reunion]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, counts := runSchemeCounts(t, p)
+`)
 	// A ring over two racks crosses between them at least twice: each
 	// such flow starts at least one flowlet at its source ToR.
 	if n := counts["letflow"]["switch/flowlets"]; n < 2 {
@@ -53,15 +44,7 @@ matrix:
 	if _, ok := counts["letflow"]["switch/elephants"]; ok {
 		t.Error("LetFlow counts no elephants: the report must not show any")
 	}
-	page, err := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, tbl, ok := strings.Cut(string(page), "<h2>Scheme counters</h2>")
-	if !ok {
-		t.Fatalf("report.html has no Scheme counters table")
-	}
-	tbl, _, _ = strings.Cut(tbl, "</table>")
+	tbl := reportTable(t, out.Dir, "Scheme counters")
 	for _, want := range []string{"<th>flowlets</th>", "<th>elephants</th>", "<th>reroutes</th>", "<td>letflow</td>", "<td>reunion</td>"} {
 		if !strings.Contains(tbl, want) {
 			t.Errorf("the Scheme counters table lacks %q:\n%s", want, tbl)
@@ -69,22 +52,12 @@ matrix:
 	}
 }
 
-// runSchemeCounts runs the scenario at path on emulated labs and returns
+// runSchemeCounts runs the scenario text on emulated labs and returns
 // its outcome and each point's scheme counters, by scheme label then
 // scope/name.
-func runSchemeCounts(t *testing.T, path string) (*scenarios.Outcome, map[string]map[string]uint64) {
+func runSchemeCounts(t *testing.T, text string) (*scenarios.Outcome, map[string]map[string]uint64) {
 	t.Helper()
-	s, err := scenarios.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	r := &scenarios.Runner{Labs: &emulatedLabs{t: t}, OutDir: t.TempDir(), AgentPath: fakeAgent(t)}
-	out, err := r.Run(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runEmulatedYAML(t, text, 0)
 	counts := map[string]map[string]uint64{}
 	for _, pt := range out.Summary.Points {
 		c := map[string]uint64{}
@@ -108,8 +81,7 @@ func TestHF2TFlowletsInTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	p := filepath.Join(t.TempDir(), "s.yaml")
-	if err := os.WriteFile(p, []byte(`name: hf2t-counters
+	_, counts := runSchemeCounts(t, `name: hf2t-counters
 lab: fattree:4@100
 telemetry:
   interval: 100us
@@ -122,10 +94,7 @@ matrix:
       - {transport: gbn, lb: letflow, lb_params: {timeout_us: "25"}}
       - {transport: gbn, lb: letflow, lb_params: {timeout_us: "25"}, host_lb: hf2t, host_lb_params: {flowlet_us: "25"}}
     labels: [letflow, letflow-hf2t]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, counts := runSchemeCounts(t, p)
+`)
 	alone, with := counts["letflow"], counts["letflow-hf2t"]
 	if with["switch/flowlets"] <= alone["switch/flowlets"] {
 		t.Errorf("flowlets: %d with HF²T, %d with LetFlow alone: want more", with["switch/flowlets"], alone["switch/flowlets"])

@@ -34,8 +34,8 @@ const (
 )
 
 // allPriorities is ecn.priorities with DCQCN on every priority, as the
-// emulated hosts boot.
-var allPriorities = []int{0, 1, 2, 3, 4, 5, 6, 7}
+// emulated hosts boot (a function, so that no caller can change it).
+func allPriorities() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7} }
 
 func (o *RNICOverride) check(ix *yamlpos.Index, ps *yamlpos.Problems, engine string) {
 	if o == nil {
@@ -86,7 +86,7 @@ func (v *Variant) foldRNIC() yamlpos.Problems {
 	}
 	prios := []int{}
 	if o.DCQCN == DCQCNOn {
-		prios = allPriorities
+		prios = allPriorities()
 		if p.ECN != nil && len(p.ECN.Priorities) > 0 {
 			prios = p.ECN.Priorities
 		}
