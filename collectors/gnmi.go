@@ -149,7 +149,10 @@ func (s *subStream) run(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if s.broke == nil {
-			s.broke = &brokenStream{at: time.Now(), since: s.lastSeen.UnixNano(), err: err}
+			s.broke = &brokenStream{at: time.Now(), err: err}
+			if !s.lastSeen.IsZero() { // UnixNano of the zero time is not 0
+				s.broke.since = s.lastSeen.UnixNano()
+			}
 			o.Logger.Warn("gnmi stream broke; resubscribing", "device", s.t.Device, "target", s.target, "err", err)
 		}
 		s.reconnecting = true
