@@ -65,15 +65,7 @@ func TestSchemeCountsPerPoint(t *testing.T) {
 		t.Errorf("scheme counts %v, want %v", got, want)
 	}
 
-	var md strings.Builder
-	if err := WriteMarkdown(&md, s); err != nil {
-		t.Fatal(err)
-	}
-	_, tbl, ok := strings.Cut(md.String(), "## Scheme counters")
-	if !ok {
-		t.Fatalf("no scheme counters table in\n%s", md.String())
-	}
-	tbl, _, _ = strings.Cut(tbl, "\n## ")
+	tbl := mdSection(t, s, "Scheme counters")
 	for _, line := range []string{
 		"| Point | Scheme | elephants | flowlets | reroutes | gaps_stretched (hosts) |",
 		"| lf | letflow | – | 34 | – | 20 |",
@@ -125,4 +117,20 @@ func analyseDir(t *testing.T, dir string) *Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// mdSection is the body of the Markdown report's section titled title
+// (up to the next section); the test fails when the report lacks it.
+func mdSection(t *testing.T, s *Summary, title string) string {
+	t.Helper()
+	var md strings.Builder
+	if err := WriteMarkdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(md.String(), "## "+title+"\n")
+	if !ok {
+		t.Fatalf("no %s table in\n%s", title, md.String())
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	return sec
 }
