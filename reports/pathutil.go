@@ -132,15 +132,25 @@ func (sw *seriesWatch) pauseSample(k pkey, s sample) {
 		sw.pause[k] = &pauseAcc{s, s}
 		return
 	}
-	from, to := sw.pw.StartNs, sw.pw.EndNs
 	// from: the last at or before the start, else the earliest after it
-	if (s.ts <= from && (a.from.ts > from || s.ts > a.from.ts)) || (s.ts > from && a.from.ts > from && s.ts < a.from.ts) {
+	if nearerBefore(s.ts, a.from.ts, sw.pw.StartNs) {
 		a.from = s
 	}
-	// to: the first at or after the end, else the latest before it
-	if (s.ts >= to && (a.to.ts < to || s.ts < a.to.ts)) || (s.ts < to && a.to.ts < to && s.ts > a.to.ts) {
+	// to: the first at or after the end, else the latest before it (the
+	// same pick with time reversed)
+	if nearerBefore(-s.ts, -a.to.ts, -sw.pw.EndNs) {
 		a.to = s
 	}
+}
+
+// nearerBefore says whether a sample at ts is a better pick than one at
+// cur for a counter's value at edge: the latest at or before edge, else
+// the earliest after it.
+func nearerBefore(ts, cur, edge int64) bool {
+	if ts <= edge {
+		return cur > edge || ts > cur
+	}
+	return cur > edge && ts < cur
 }
 
 // finishPaths sets the point's fabric port use and utilisation series
