@@ -105,20 +105,6 @@ func schemeRun(t *testing.T, points []PointMeta) string {
 	return dir
 }
 
-// analyseDir loads and analyses the run archive in dir.
-func analyseDir(t *testing.T, dir string) *Summary {
-	t.Helper()
-	run, err := LoadRun(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Analyser{}.Analyse(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // mdSection is the body of the Markdown report's section titled title
 // (up to the next section); the test fails when the report lacks it.
 func mdSection(t *testing.T, s *Summary, title string) string {
