@@ -2,9 +2,9 @@ package reports
 
 import (
 	"fmt"
-	"github.com/labctl/labctl/collectors"
 	"sort"
 
+	"github.com/labctl/labctl/collectors"
 	"github.com/labctl/labctl/inventory"
 )
 

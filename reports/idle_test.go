@@ -38,14 +38,7 @@ func TestIdleSamplesLeftOut(t *testing.T) {
 	lp.add("queue", p+",queue=3", t0+5*ms, "depth_bytes=4096i,watermark=4096i")
 	lp.add("queue", p+",queue=3"+idle, t0+11*ms, "depth_bytes=1048576i,watermark=1048576i")
 	lp.save(dir)
-	run, err := LoadRun(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Analyser{}.Analyse(run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := analyseDir(t, dir)
 	got := s.Points[0]
 	if got.PFCPauseFrames != 12 || got.Drops != 7 {
 		t.Errorf("PFC tx %d drops %d, want 52-40 = 12 and 9-2 = 7 from the traffic samples", got.PFCPauseFrames, got.Drops)

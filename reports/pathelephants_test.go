@@ -56,10 +56,6 @@ func TestPathElephantsPerPoint(t *testing.T) {
 		t.Errorf("path elephants %v, want %v", got, want)
 	}
 
-	var md strings.Builder
-	if err := WriteMarkdown(&md, s); err != nil {
-		t.Fatal(err)
-	}
 	for title, lines := range map[string][]string{
 		"Elephants per path": {
 			"| Point | Scheme | Links with elephants | Max elephants on a link | Links with > 1 | Elephant-intervals |",
@@ -70,11 +66,7 @@ func TestPathElephantsPerPoint(t *testing.T) {
 			"| re | reunion | leaf1 Ethernet8 | 2 | 7 |",
 		},
 	} {
-		_, tbl, ok := strings.Cut(md.String(), "## "+title+"\n")
-		if !ok {
-			t.Fatalf("no %s table in\n%s", title, md.String())
-		}
-		tbl, _, _ = strings.Cut(tbl, "\n## ")
+		tbl := mdSection(t, s, title)
 		for _, line := range lines {
 			if !strings.Contains(tbl, line+"\n") {
 				t.Errorf("%s lacks %q:\n%s", title, line, tbl)

@@ -132,15 +132,46 @@ func (sw *seriesWatch) pauseSample(k pkey, s sample) {
 		sw.pause[k] = &pauseAcc{s, s}
 		return
 	}
-	from, to := sw.pw.StartNs, sw.pw.EndNs
 	// from: the last at or before the start, else the earliest after it
-	if (s.ts <= from && (a.from.ts > from || s.ts > a.from.ts)) || (s.ts > from && a.from.ts > from && s.ts < a.from.ts) {
+	if nearerBefore(s.ts, a.from.ts, sw.pw.StartNs) {
 		a.from = s
 	}
-	// to: the first at or after the end, else the latest before it
-	if (s.ts >= to && (a.to.ts < to || s.ts < a.to.ts)) || (s.ts < to && a.to.ts < to && s.ts > a.to.ts) {
+	// to: the first at or after the end, else the latest before it (the
+	// same pick with time reversed)
+	if nearerBefore(-s.ts, -a.to.ts, -sw.pw.EndNs) {
 		a.to = s
 	}
+}
+
+// nearerBefore says whether a sample at ts is a better pick than one at
+// cur for a counter's value at edge: the latest at or before edge, else
+// the earliest after it.
+func nearerBefore(ts, cur, edge int64) bool {
+	if ts <= edge {
+		return cur > edge || ts > cur
+	}
+	return cur > edge && ts < cur
+}
+
+// pauses are the PAUSE frames each fabric port sent and received ([0]
+// tx, [1] rx) in the pause window, over its priorities; a counter that
+// went down, or has no sample near the window, counts none.
+func (sw *seriesWatch) pauses() map[inventory.LinkEnd][2]uint64 {
+	out := map[inventory.LinkEnd][2]uint64{}
+	for pk, a := range sw.pause {
+		if a.to.v < a.from.v || a.to.ts < sw.pw.StartNs || a.from.ts > sw.pw.EndNs {
+			continue
+		}
+		e := inventory.LinkEnd{Device: pk.device, Port: pk.port}
+		n := out[e]
+		if strings.HasSuffix(pk.field, "_tx") {
+			n[0] += a.to.v - a.from.v
+		} else {
+			n[1] += a.to.v - a.from.v
+		}
+		out[e] = n
+	}
+	return out
 }
 
 // finishPaths sets the point's fabric port use and utilisation series
@@ -148,6 +179,7 @@ func (sw *seriesWatch) pauseSample(k pkey, s sample) {
 func (sw *seriesWatch) finishPaths(ps *PointSummary, w window, seriesPoints int) {
 	byTier := map[string][]Series{}
 	means := map[string][]float64{}
+	pauses := sw.pauses()
 	for e, u := range sw.fabric {
 		k := pkey{e.Device, e.Port, collectors.FieldTxBytes}
 		s := sw.samples[k]
@@ -169,16 +201,7 @@ func (sw *seriesWatch) finishPaths(ps *PointSummary, w window, seriesPoints int)
 			byTier[u.Tier] = append(byTier[u.Tier], b.series(e.String()+" → "+u.Peer))
 			means[u.Tier] = append(means[u.Tier], deref(u.MeanUtil))
 		}
-		for pk, a := range sw.pause {
-			if pk.device != e.Device || pk.port != e.Port || a.to.v < a.from.v || a.to.ts < sw.pw.StartNs || a.from.ts > sw.pw.EndNs {
-				continue
-			}
-			if strings.HasSuffix(pk.field, "_tx") {
-				u.PauseTx += a.to.v - a.from.v
-			} else {
-				u.PauseRx += a.to.v - a.from.v
-			}
-		}
+		u.PauseTx, u.PauseRx = pauses[e][0], pauses[e][1]
 		ps.Paths = append(ps.Paths, u)
 	}
 	sort.Slice(ps.Paths, func(i, j int) bool {

@@ -208,7 +208,7 @@ func outcomeNote(outcome string) string {
 func headlineNote(h []string) string {
 	for _, l := range h {
 		if strings.Contains(l, "slowdown") {
-			return slowdownNote
+			return SlowdownNote
 		}
 	}
 	return ""

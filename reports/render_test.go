@@ -126,7 +126,7 @@ func TestSlowdownDefinitionNearEverySlowdown(t *testing.T) {
 			continue
 		}
 		stated++
-		if !strings.Contains(sec, slowdownNote) || !strings.Contains(slowdownNote, "ideal FCT includes the base round trip") {
+		if !strings.Contains(sec, SlowdownNote) || !strings.Contains(SlowdownNote, "ideal FCT includes the base round trip") {
 			t.Errorf("section %q states a slowdown without its definition", strings.SplitN(sec, "\n", 2)[0])
 		}
 	}

@@ -36,11 +36,11 @@ func rnicTable(s *Summary) (table, bool) {
 		}
 		row := []string{pointName(p)}
 		for _, k := range names {
-			v, ok := p.RNIC[k]
-			row = append(row, na)
-			if ok {
-				row[len(row)-1] = utoa(v)
+			cell := na
+			if v, ok := p.RNIC[k]; ok {
+				cell = utoa(v)
 			}
+			row = append(row, cell)
 		}
 		t.Rows = append(t.Rows, row)
 	}

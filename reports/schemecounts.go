@@ -40,15 +40,18 @@ func schemeKeys(p collectors.Point, base ckey) []ckey {
 
 // addScheme adds one switch's increase d of counter k to the point's.
 func addScheme(ps *PointSummary, k ckey, d uint64) {
-	i := slices.IndexFunc(ps.SchemeCounts, func(c SchemeCount) bool { return c.Name == k.queue && c.Scope == k.port })
-	if i < 0 {
-		ps.SchemeCounts = append(ps.SchemeCounts, SchemeCount{Name: k.queue, Scope: k.port})
-		i = len(ps.SchemeCounts) - 1
+	key := SchemeCount{Name: k.queue, Scope: k.port}
+	i, found := slices.BinarySearchFunc(ps.SchemeCounts, key, schemeOrder)
+	if !found {
+		ps.SchemeCounts = slices.Insert(ps.SchemeCounts, i, key)
 	}
 	ps.SchemeCounts[i].Value += d
-	slices.SortFunc(ps.SchemeCounts, func(a, b SchemeCount) int {
-		return cmp.Or(cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)), cmp.Compare(a.Name, b.Name))
-	})
+}
+
+// schemeOrder orders counters by scope, the switches' first, then by
+// name; two counters of one name and scope are the same counter.
+func schemeOrder(a, b SchemeCount) int {
+	return cmp.Or(cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)), cmp.Compare(a.Name, b.Name))
 }
 
 // scopeRank puts the switches' counters before the hosts'.
@@ -77,14 +80,11 @@ func schemeTable(s *Summary) table {
 	var cols []SchemeCount
 	for _, p := range s.Points {
 		for _, c := range p.SchemeCounts {
-			if !slices.ContainsFunc(cols, func(o SchemeCount) bool { return o.Name == c.Name && o.Scope == c.Scope }) {
-				cols = append(cols, SchemeCount{Name: c.Name, Scope: c.Scope})
+			if i, found := slices.BinarySearchFunc(cols, c, schemeOrder); !found {
+				cols = slices.Insert(cols, i, SchemeCount{Name: c.Name, Scope: c.Scope})
 			}
 		}
 	}
-	slices.SortFunc(cols, func(a, b SchemeCount) int {
-		return cmp.Or(cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)), cmp.Compare(a.Name, b.Name))
-	})
 	for _, c := range cols {
 		t.Header = append(t.Header, schemeColumn(c))
 	}
@@ -95,7 +95,8 @@ func schemeTable(s *Summary) table {
 		row := []string{pointName(p), cmpDash(p.Scheme)}
 		for _, c := range cols {
 			v := "–"
-			if i := slices.IndexFunc(p.SchemeCounts, func(o SchemeCount) bool { return o.Name == c.Name && o.Scope == c.Scope }); i >= 0 {
+			// not a binary search: a summary read back from JSON need not be in order
+			if i := slices.IndexFunc(p.SchemeCounts, func(o SchemeCount) bool { return schemeOrder(o, c) == 0 }); i >= 0 {
 				v = utoa(p.SchemeCounts[i].Value)
 			}
 			row = append(row, v)

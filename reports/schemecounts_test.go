@@ -65,15 +65,7 @@ func TestSchemeCountsPerPoint(t *testing.T) {
 		t.Errorf("scheme counts %v, want %v", got, want)
 	}
 
-	var md strings.Builder
-	if err := WriteMarkdown(&md, s); err != nil {
-		t.Fatal(err)
-	}
-	_, tbl, ok := strings.Cut(md.String(), "## Scheme counters")
-	if !ok {
-		t.Fatalf("no scheme counters table in\n%s", md.String())
-	}
-	tbl, _, _ = strings.Cut(tbl, "\n## ")
+	tbl := mdSection(t, s, "Scheme counters")
 	for _, line := range []string{
 		"| Point | Scheme | elephants | flowlets | reroutes | gaps_stretched (hosts) |",
 		"| lf | letflow | – | 34 | – | 20 |",
@@ -113,16 +105,18 @@ func schemeRun(t *testing.T, points []PointMeta) string {
 	return dir
 }
 
-// analyseDir loads and analyses the run archive in dir.
-func analyseDir(t *testing.T, dir string) *Summary {
+// mdSection is the body of the Markdown report's section titled title
+// (up to the next section); the test fails when the report lacks it.
+func mdSection(t *testing.T, s *Summary, title string) string {
 	t.Helper()
-	run, err := LoadRun(dir, nil)
-	if err != nil {
+	var md strings.Builder
+	if err := WriteMarkdown(&md, s); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Analyser{}.Analyse(run)
-	if err != nil {
-		t.Fatal(err)
+	_, sec, ok := strings.Cut(md.String(), "## "+title+"\n")
+	if !ok {
+		t.Fatalf("no %s table in\n%s", title, md.String())
 	}
-	return s
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	return sec
 }

@@ -137,7 +137,13 @@ func synthRun(t *testing.T) string {
 
 func loadSynth(t *testing.T) *Summary {
 	t.Helper()
-	run, err := LoadRun(synthRun(t), nil)
+	return analyseDir(t, synthRun(t))
+}
+
+// analyseDir loads and analyses the run archive in dir.
+func analyseDir(t *testing.T, dir string) *Summary {
+	t.Helper()
+	run, err := LoadRun(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,9 @@ type table struct {
 	Rows   [][]string
 }
 
-// slowdownNote goes with every printed slowdown: its definition
-// (inventory.IdealFCT, docs/reports.md).
-const slowdownNote = "Slowdown = FCT ÷ ideal FCT; the ideal FCT includes the base round trip " +
+// SlowdownNote goes with every printed slowdown (reports, capacity
+// answers): its definition (inventory.IdealFCT, docs/reports.md).
+const SlowdownNote = "Slowdown = FCT ÷ ideal FCT; the ideal FCT includes the base round trip " +
 	"(the flow alone on an idle network, from its first byte to the ACK of its last packet)."
 
 const na = "n/a"
@@ -109,12 +109,12 @@ func spread(s Spread, f func(float64) string) string {
 const topQueues = 5
 
 func tables(s *Summary) []table {
-	over := table{Title: "Points: flows", Note: slowdownNote, Header: []string{"Point", "Scheme", "Status", "Load (req / achieved)", "Flows", "Failed",
+	over := table{Title: "Points: flows", Note: SlowdownNote, Header: []string{"Point", "Scheme", "Status", "Load (req / achieved)", "Flows", "Failed",
 		"FCT mean (µs)", "p50", "p99", "p99.9", "max", "Slowdown mean", "p99", "Goodput (Gb/s)"}}
 	fab := table{Title: "Points: fabric", Header: []string{"Point", "PFC pause tx", "PFC pause rx",
 		"PFC pause tx/s", "ECN marked", "ECN mark rate", "ECN marks/s", "Drops", "Peak queue (KiB)", "Mean queue (KiB)", "Out-of-order pkts",
 		"Telemetry points", "Gaps"}}
-	size := table{Title: "FCT (µs) and slowdown by flow size", Note: slowdownNote, Header: []string{"Point", "Size", "Flows", "FCT mean", "p50", "p99", "p99.9", "max",
+	size := table{Title: "FCT (µs) and slowdown by flow size", Note: SlowdownNote, Header: []string{"Point", "Size", "Flows", "FCT mean", "p50", "p99", "p99.9", "max",
 		"Slowdown mean", "p50", "p99", "p99.9"}}
 	tier := table{Title: "PFC by switch tier", Header: []string{"Point", "Tier", "Pause tx", "Pause rx", "Pause tx/s", "Paused (µs)"}}
 	peaks := table{Title: fmt.Sprintf("Queue depth per switch queue (top %d per point)", topQueues),
@@ -200,7 +200,7 @@ func acrossTables(s *Summary) []table {
 	}
 	var out []table
 	if grouped {
-		g := table{Title: "Groups (mean over repetitions [min–max])", Note: slowdownNote, Header: []string{"Group", "Points ok", "Failed points", "Achieved load",
+		g := table{Title: "Groups (mean over repetitions [min–max])", Note: SlowdownNote, Header: []string{"Group", "Points ok", "Failed points", "Achieved load",
 			"FCT mean (µs)", "FCT p99 (µs)", "FCT p99.9 (µs)", "FCT max (µs)", "Slowdown mean", "Slowdown p99", "Goodput (Gb/s)", "PFC pause tx/s", "Out-of-order pkts"}}
 		for _, x := range s.Groups {
 			row := []string{x.Key, itoa(x.OK), itoa(x.FailedPoints), spread(x.AchievedLoad, f3), na, na, na, na, na, na, spread(x.GoodputGbps, gbps),
@@ -223,7 +223,7 @@ func acrossTables(s *Summary) []table {
 				v = func(ns float64) string { return usf(ns) + " µs" }
 			}
 			if strings.Contains(x.Metric, "slowdown") {
-				c.Note = slowdownNote
+				c.Note = SlowdownNote
 			}
 			c.Rows = append(c.Rows, []string{x.Condition, x.Scheme, x.Baseline, x.Metric, x.Bucket, v(x.Value), v(x.BaselineValue),
 				fmt.Sprintf("%.1f%%", x.ReductionPct), f2(x.Ratio), fmt.Sprintf("%d vs %d", x.N, x.BaselineN), yesNo(x.WithinNoise)})

@@ -39,7 +39,11 @@ func (r *Result) Answer() string {
 
 // WriteMarkdown writes the answer and the curve as a table.
 func WriteMarkdown(w io.Writer, r *Result) error {
-	fmt.Fprintf(w, "# Capacity: %s\n\n%s.\n\n| load | %s | meets | run |\n|---|---|---|---|\n", r.SLO, answerCap(r), r.SLO.metric())
+	fmt.Fprintf(w, "# Capacity: %s\n\n%s.\n\n", r.SLO, answerCap(r))
+	if n := r.note(); n != "" {
+		fmt.Fprintf(w, "%s\n\n", n)
+	}
+	fmt.Fprintf(w, "| load | %s | meets | run |\n|---|---|---|---|\n", r.SLO.metric())
 	for _, s := range r.Steps {
 		meets := "no"
 		if s.Meets {
@@ -50,6 +54,15 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// note defines the SLO's metric where a reader could take it otherwise:
+// a slowdown's ideal FCT includes the base round trip.
+func (r *Result) note() string {
+	if strings.HasPrefix(r.SLO.Metric, "slowdown") {
+		return reports.SlowdownNote
+	}
+	return ""
 }
 
 func answerCap(r *Result) string {
@@ -63,7 +76,8 @@ var page = template.Must(template.New("capacity").Parse(`<!DOCTYPE html>
 </head><body>
 <h1>Capacity: {{.SLO}}</h1>
 <p>{{.Answer}}. Method: {{.Method}}.</p>
-{{.Plot}}
+{{with .Note}}<p>{{.}}</p>
+{{end}}{{.Plot}}
 <table><tr><th>load</th><th>{{.Metric}}</th><th>meets</th><th>run</th></tr>
 {{range .Steps}}<tr><td>{{.Load}}</td><td>{{.Value}}</td><td>{{.Meets}}</td><td>{{.Ref}}</td></tr>
 {{end}}</table>
@@ -98,7 +112,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 	}
 	return page.Execute(w, map[string]any{"SLO": r.SLO.String(), "Answer": answerCap(r), "Method": r.Method,
-		"Plot": plot, "Metric": r.SLO.metric(), "Steps": rows})
+		"Plot": plot, "Metric": r.SLO.metric(), "Note": r.note(), "Steps": rows})
 }
 
 // Save writes the answer and its curve (capacity.json, .md, .html) into a

@@ -162,14 +162,16 @@ func TestRenderAnswerAndCurve(t *testing.T) {
 	if err := WriteMarkdown(&md, res); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| 0.8 | 19 | no |") || !strings.Contains(md.String(), "The highest load") {
+	if !strings.Contains(md.String(), "| 0.8 | 19 | no |") || !strings.Contains(md.String(), "The highest load") ||
+		!strings.Contains(md.String(), "ideal FCT includes the base round trip") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	if err := WriteHTML(&html, res); err != nil {
 		t.Fatal(err)
 	}
-	if h := html.String(); !strings.Contains(h, "<svg") || !strings.Contains(h, "SLO slowdown.p99[&lt;100KB]&lt;=5") {
-		t.Errorf("html lacks the curve or the SLO line:\n%.600s", h)
+	if h := html.String(); !strings.Contains(h, "<svg") || !strings.Contains(h, "SLO slowdown.p99[&lt;100KB]&lt;=5") ||
+		!strings.Contains(h, "ideal FCT includes the base round trip") {
+		t.Errorf("html lacks the curve, the SLO line or the slowdown's definition:\n%.600s", h)
 	}
 }
 
