@@ -284,7 +284,3 @@ func WriteRunReportsAs(dir string, final func(*Manifest)) (*Summary, error) {
 	}
 	return s, nil
 }
-
-// WriteFile writes path whole or not at all (archive.WriteFile), for
-// callers that write a report anywhere.
-func WriteFile(path string, write func(io.Writer) error) error { return archive.WriteFile(path, write) }

@@ -92,7 +92,7 @@ Examples:
 			write := func(w io.Writer) error { return papers.Render(w, f, h, runs) }
 			if out := c.String("out"); out == "-" {
 				err = write(os.Stdout)
-			} else if err = reports.WriteFile(out, write); err == nil {
+			} else if err = archive.WriteFile(out, write); err == nil {
 				fmt.Fprintf(os.Stderr, "papers: report: %s\n", out)
 			}
 			if err == nil && len(failed) > 0 {

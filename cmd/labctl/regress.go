@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/reports"
 	"github.com/labctl/labctl/reports/regress"
 	"github.com/labctl/labctl/scenarios"
@@ -187,7 +188,7 @@ func printVerdict(w io.Writer, format string, v regress.Verdict, base, cand stri
 }
 
 func writeJUnit(path string, v regress.Verdict, m regress.JUnitMeta) error {
-	if err := reports.WriteFile(path, func(w io.Writer) error { return regress.WriteJUnit(w, v, m) }); err != nil {
+	if err := archive.WriteFile(path, func(w io.Writer) error { return regress.WriteJUnit(w, v, m) }); err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/reports"
 )
 
@@ -88,7 +89,7 @@ func writeReport(c *cli.Context, dirs []string) error {
 	}
 	// written then renamed: no half-written report, even after a crash
 	var rerr error
-	err = reports.WriteFile(path, func(w io.Writer) error { rerr = a.Render(dirs, format, w); return rerr })
+	err = archive.WriteFile(path, func(w io.Writer) error { rerr = a.Render(dirs, format, w); return rerr })
 	if rerr != nil {
 		return usage(rerr)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labctl/labctl/archive"
 	"github.com/labctl/labctl/reports"
 )
 
@@ -125,7 +126,7 @@ func Save(out, name string, r *Result) (string, error) {
 	for file, write := range map[string]func(io.Writer, *Result) error{
 		"capacity.json": WriteJSON, "capacity.md": WriteMarkdown, "capacity.html": WriteHTML,
 	} {
-		if err := reports.WriteFile(filepath.Join(dir, file), func(w io.Writer) error { return write(w, r) }); err != nil {
+		if err := archive.WriteFile(filepath.Join(dir, file), func(w io.Writer) error { return write(w, r) }); err != nil {
 			return "", err
 		}
 	}
