@@ -18,8 +18,12 @@ type table struct {
 
 // SlowdownNote goes with every printed slowdown (reports, capacity
 // answers): its definition (inventory.IdealFCT, docs/reports.md).
-const SlowdownNote = "Slowdown = FCT ÷ ideal FCT; the ideal FCT includes the base round trip " +
-	"(the flow alone on an idle network, from its first byte to the ACK of its last packet)."
+const SlowdownNote = "Slowdown = FCT ÷ ideal FCT; " + SlowdownIdeal +
+	" (the flow alone on an idle network, from its first byte to the ACK of its last packet)."
+
+// SlowdownIdeal is the convention in a few words, for where a slowdown is
+// printed in a line of its own (regress verdicts).
+const SlowdownIdeal = "the ideal FCT includes the base round trip"
 
 const na = "n/a"
 

@@ -177,3 +177,22 @@ func TestNumScales(t *testing.T) {
 func met(group, name, bucket, unit string, vals ...float64) reports.Metric {
 	return reports.Metric{Group: group, Name: name, Bucket: bucket, Unit: unit, Values: vals}
 }
+
+// Every printed slowdown carries its convention (the ideal FCT includes
+// the base round trip); other metrics do not get the note.
+func TestSlowdownMessagesStateTheConvention(t *testing.T) {
+	rules := &Thresholds{Rules: []Rule{{Metric: "*", Bucket: "*", Relative: f(0.1)}}}
+	g := "scheme=ecmp load=0.5"
+	base := []reports.Metric{met(g, "slowdown.p99", "", "", 3), met(g, "slowdown.mean", "<100KB", "", 2), met(g, "fct.mean", "", "ns", 100)}
+	cand := []reports.Metric{met(g, "slowdown.p99", "", "", 4), met(g, "fct.mean", "", "ns", 100)}
+	v := Compare(base, cand, rules)
+	if len(v.Checks) != 3 {
+		t.Fatalf("%d checks, want 3: %+v", len(v.Checks), v.Checks)
+	}
+	for _, c := range v.Checks {
+		has := strings.Contains(c.Message(), reports.SlowdownIdeal)
+		if want := strings.HasPrefix(c.Metric, "slowdown"); has != want {
+			t.Errorf("%s (missing %v): convention stated %v, want %v: %s", c.Name(), c.Missing, has, want, c.Message())
+		}
+	}
+}

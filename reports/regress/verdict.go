@@ -70,7 +70,7 @@ func (c Check) Message() string {
 	case c.Missing && c.Metric == GroupMissing:
 		return fmt.Sprintf("the candidate has no such group (its points failed or did not run): %d metrics not compared", c.BaseN)
 	case c.Missing:
-		return fmt.Sprintf("%s: baseline %s, candidate has no value", c.Name(), num(c.Baseline, c.Unit))
+		return fmt.Sprintf("%s: baseline %s, candidate has no value%s", c.Name(), num(c.Baseline, c.Unit), slowdownNote(c.Metric))
 	}
 	rel := ""
 	if c.Baseline != 0 {
@@ -80,9 +80,19 @@ func (c Check) Message() string {
 	if c.Regressed {
 		verdict = "REGRESSED"
 	}
-	return fmt.Sprintf("%s: %s -> %s (%s%s better; worse by %s, allowed %s incl. noise %s): %s",
+	return fmt.Sprintf("%s: %s -> %s (%s%s better; worse by %s, allowed %s incl. noise %s): %s%s",
 		c.Name(), num(c.Baseline, c.Unit), num(c.Candidate, c.Unit), rel, c.Better,
-		num(c.Worse, c.Unit), num(c.Allowed, c.Unit), num(c.Noise, c.Unit), verdict)
+		num(c.Worse, c.Unit), num(c.Allowed, c.Unit), num(c.Noise, c.Unit), verdict, slowdownNote(c.Metric))
+}
+
+// slowdownNote states the slowdown convention beside every slowdown a
+// verdict prints (text, table and JUnit all print Message): the numbers
+// only compare with others of the same convention.
+func slowdownNote(metric string) string {
+	if !strings.HasPrefix(metric, "slowdown") {
+		return ""
+	}
+	return " (slowdown: " + reports.SlowdownIdeal + ")"
 }
 
 // num prints a value in its unit, scaled for reading: ns as us/ms/s,
