@@ -13,7 +13,9 @@ import (
 // WriteCSV writes one row per point and size bucket ("all" first) with
 // every metric; point-wide metrics repeat on each of the point's rows.
 // Params become param_<name> columns and PFC tiers pfc_pause_tx_per_s_<tier>
-// columns. A metric the archive cannot give (n/a) is an empty cell.
+// columns, and scheme counters (emulated lab) lb_<name> columns (the
+// hosts' modules' lb_<name>_hosts). A metric the archive cannot give (n/a),
+// or a counter a point's scheme does not count, is an empty cell.
 // Every *_ns column is a whole number of nanoseconds (the FCT mean rounded
 // to the nanosecond, the resolution of the flow records); the output is
 // the same bytes for the same summary.
@@ -48,6 +50,10 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	}
 	head = append(head, "ecn_marked", "ecn_mark_rate", "ecn_marks_per_s", "drops", "peak_queue_bytes", "mean_queue_bytes", "peak_watermark_bytes",
 		"out_of_order_packets", "telemetry_points", "telemetry_gaps")
+	lbCols := schemeColumns(s)
+	for _, c := range lbCols {
+		head = append(head, "lb_"+schemeMetric(c))
+	}
 	cw := csv.NewWriter(w)
 	_ = cw.Write(head) // errors surface through Flush/Error
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
@@ -66,7 +72,8 @@ func WriteCSV(w io.Writer, s *Summary) error {
 		}
 		return i(v)
 	}
-	for _, p := range s.Points {
+	for pi := range s.Points {
+		p := &s.Points[pi]
 		lead := []string{cmp.Or(p.Run, s.RunID), p.Name, p.Pattern, p.Scheme, p.Workload, opt(p.Load, p.Load != 0), opt(p.RequestedLoad, p.RequestedLoad != 0),
 			opt(p.AchievedLoad, p.AchievedLoad != 0), p.Status, p.Error}
 		for _, k := range params {
@@ -91,6 +98,10 @@ func WriteCSV(w io.Writer, s *Summary) error {
 		tail = append(tail, u(p.ECNMarked), opt(deref(p.ECNMarkRate), p.ECNMarkRate != nil), opt(p.ECNMarksPerSec, perS),
 			u(p.Drops), u(p.PeakQueueBytes), f(p.MeanQueueBytes), u(p.PeakWatermarkBytes),
 			opt(float64(deref(p.OutOfOrder)), p.OutOfOrder != nil), strconv.Itoa(p.TelemetryPoints), strconv.Itoa(p.Gaps))
+		for _, c := range lbCols {
+			n, ok := p.schemeCount(c)
+			tail = append(tail, optI(int64(n), ok))
+		}
 		if p.NoTraffic { // no telemetry window: every fabric cell is n/a
 			for k := 3; k < len(tail); k++ {
 				tail[k] = ""

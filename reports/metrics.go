@@ -37,6 +37,7 @@ type Metric struct {
 //	pfc_pause_tx_per_s                      bucket "" all switches, else a tier (leaf, spine ...)
 //	peak_queue_bytes mean_queue_bytes
 //	out_of_order_packets                    only when the run has RNIC counters
+//	lb.<counter>, lb.<counter>_hosts        scheme counters (emulated lab), per point's scheme
 //
 // A failed point contributes nothing: its group lacks the value.
 
@@ -101,6 +102,9 @@ func Metrics(s *Summary) []Metric {
 		add(g, "mean_queue_bytes", "", "B", p.MeanQueueBytes)
 		if p.OutOfOrder != nil {
 			add(g, "out_of_order_packets", "", "", float64(*p.OutOfOrder))
+		}
+		for _, c := range p.SchemeCounts {
+			add(g, "lb."+schemeMetric(c), "", "", float64(c.Value))
 		}
 	}
 	return out

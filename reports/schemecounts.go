@@ -70,13 +70,8 @@ func schemeColumn(c SchemeCount) string {
 	return c.Name + " (" + c.Scope + ")"
 }
 
-// schemeTable is one row per point that has scheme counters, one column
-// per counter any point has ("–" where a point's scheme does not count
-// it); no rows when no point has any.
-func schemeTable(s *Summary) table {
-	t := table{Title: "Scheme counters", Note: "Counts of the load-balancing modules (emulated lab): each counter's increase " +
-		"over the point, summed over the switches; \"(hosts)\" counts the hosts' modules; – the scheme does not count it.",
-		Header: []string{"Point", "Scheme"}}
+// schemeColumns are the counters any point has, in schemeOrder.
+func schemeColumns(s *Summary) []SchemeCount {
 	var cols []SchemeCount
 	for _, p := range s.Points {
 		for _, c := range p.SchemeCounts {
@@ -85,19 +80,50 @@ func schemeTable(s *Summary) table {
 			}
 		}
 	}
+	return cols
+}
+
+// schemeCount is a point's value of counter c; false when its scheme
+// does not count it (absent is not zero).
+func (p *PointSummary) schemeCount(c SchemeCount) (uint64, bool) {
+	// not a binary search: a summary read back from JSON need not be in order
+	i := slices.IndexFunc(p.SchemeCounts, func(o SchemeCount) bool { return schemeOrder(o, c) == 0 })
+	if i < 0 {
+		return 0, false
+	}
+	return p.SchemeCounts[i].Value, true
+}
+
+// schemeMetric names a counter in CSV columns (lb_ prefixed) and regress
+// metrics (lb. prefixed): its name, the hosts' modules' marked.
+func schemeMetric(c SchemeCount) string {
+	if c.Scope == collectors.LBScopeSwitch {
+		return c.Name
+	}
+	return c.Name + "_" + c.Scope
+}
+
+// schemeTable is one row per point that has scheme counters, one column
+// per counter any point has ("–" where a point's scheme does not count
+// it); no rows when no point has any.
+func schemeTable(s *Summary) table {
+	t := table{Title: "Scheme counters", Note: "Counts of the load-balancing modules (emulated lab): each counter's increase " +
+		"over the point, summed over the switches; \"(hosts)\" counts the hosts' modules; – the scheme does not count it.",
+		Header: []string{"Point", "Scheme"}}
+	cols := schemeColumns(s)
 	for _, c := range cols {
 		t.Header = append(t.Header, schemeColumn(c))
 	}
-	for _, p := range s.Points {
+	for i := range s.Points {
+		p := &s.Points[i]
 		if len(p.SchemeCounts) == 0 {
 			continue
 		}
-		row := []string{pointName(p), cmpDash(p.Scheme)}
+		row := []string{pointName(*p), cmpDash(p.Scheme)}
 		for _, c := range cols {
 			v := "–"
-			// not a binary search: a summary read back from JSON need not be in order
-			if i := slices.IndexFunc(p.SchemeCounts, func(o SchemeCount) bool { return schemeOrder(o, c) == 0 }); i >= 0 {
-				v = utoa(p.SchemeCounts[i].Value)
+			if n, ok := p.schemeCount(c); ok {
+				v = utoa(n)
 			}
 			row = append(row, v)
 		}

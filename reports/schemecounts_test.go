@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -78,6 +79,53 @@ func TestSchemeCountsPerPoint(t *testing.T) {
 	if strings.Contains(tbl, "| ec |") {
 		t.Errorf("a point without scheme counters has a row:\n%s", tbl)
 	}
+	schemeCountsInCSVAndMetrics(t, s)
+}
+
+// schemeCountsInCSVAndMetrics: the same counts reach the CSV report (a
+// column per counter, empty where a point's scheme does not count it)
+// and the regress metrics (lb.<name>, the hosts' lb.<name>_hosts).
+func schemeCountsInCSVAndMetrics(t *testing.T, s *Summary) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteCSV(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	got := map[string]string{}
+	for _, r := range rows[1:] {
+		if r[col["bucket"]] != "all" {
+			continue
+		}
+		var cells []string
+		for _, h := range []string{"lb_elephants", "lb_flowlets", "lb_reroutes", "lb_gaps_stretched_hosts"} {
+			i, ok := col[h]
+			if !ok {
+				t.Fatalf("csv has no %s column: %v", h, rows[0])
+			}
+			cells = append(cells, r[i])
+		}
+		got[r[col["point"]]] = strings.Join(cells, ",")
+	}
+	if want := map[string]string{"lf": ",34,,20", "re": "4,,3,", "ec": ",,,"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("csv scheme counters %v, want %v", got, want)
+	}
+	m := map[string]float64{}
+	for _, x := range Metrics(s) {
+		if strings.HasPrefix(x.Name, "lb.") {
+			m[x.Scheme+" "+x.Name] = x.Values[0]
+		}
+	}
+	if want := map[string]float64{"letflow lb.flowlets": 34, "letflow lb.gaps_stretched_hosts": 20, "reunion lb.elephants": 4, "reunion lb.reroutes": 3}; fmt.Sprint(m) != fmt.Sprint(want) {
+		t.Errorf("scheme counter metrics %v, want %v", m, want)
+	}
 }
 
 // schemeRun writes a run archive's manifest and flows (one 1 MiB flow
@@ -91,17 +139,17 @@ func schemeRun(t *testing.T, points []PointMeta) string {
 		t.Fatal(err)
 	}
 	putFile(t, filepath.Join(dir, "manifest.json"), string(b))
-	var csv bytes.Buffer
-	if err := WriteFlowsHeader(&csv); err != nil {
+	var flows bytes.Buffer
+	if err := WriteFlowsHeader(&flows); err != nil {
 		t.Fatal(err)
 	}
 	for i, pm := range m.Points {
 		rec := []perftest.FlowRecord{{FlowID: i, Src: "h1", Dst: "h2", Bytes: 1 << 20, StartNs: pm.StartNs, EndNs: pm.EndNs, Status: perftest.StatusOK, Tool: "ib_write_bw"}}
-		if err := WriteFlowsCSV(&csv, "r1", pm.Name, rec); err != nil {
+		if err := WriteFlowsCSV(&flows, "r1", pm.Name, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	putFile(t, filepath.Join(dir, "flows.csv"), csv.String())
+	putFile(t, filepath.Join(dir, "flows.csv"), flows.String())
 	return dir
 }
 
