@@ -68,17 +68,22 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	opt.Dir, opt.Logger = dir, log
 	l, err := emulator.Start(ctx, lab, opt)
 	if err != nil {
-		os.RemoveAll(dir)
+		_ = removeTempLabDir(dir)
 		return nil, nil, err
 	}
 	if em.HostLB != "" { // the RNIC profile's host module; without one, the lab file's (if any) stays
 		if err := l.SetHostLB(em.HostLB, em.HostLBParams); err != nil {
 			l.Close()
-			os.RemoveAll(dir)
+			_ = removeTempLabDir(dir)
 			return nil, nil, err
 		}
 	}
-	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
+	return l.Inventory(), func() {
+		l.Close()
+		if err := removeTempLabDir(dir); err != nil {
+			log.Warn("the next labctl command removes it", "err", err)
+		}
+	}, nil
 }
 
 // labOpener opens the labs of a run's matrix variants with openLab: a

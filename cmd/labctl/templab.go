@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,24 @@ func newTempLabDir() (string, error) {
 	return dir, nil
 }
 
+// removeTempLabDir removes a temporary lab directory, its owner file
+// last: a removal cut short (a SIGKILL, a file a closing server still
+// writes) leaves the owner named, so the next command's sweep finishes it
+// instead of leaving the key for a day as ownerless.
+func removeTempLabDir(dir string) error {
+	ents, _ := os.ReadDir(dir)
+	var errs []error
+	for _, e := range ents {
+		if e.Name() != ownerFile {
+			errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("temporary lab %s: %w", dir, err)
+	}
+	return os.RemoveAll(dir)
+}
+
 // ownerless is how long a temporary lab directory without a readable
 // owner file is left alone (it may be in the instant between its
 // creation and its owner file, or be a running older labctl's).
@@ -51,7 +70,7 @@ func sweepTempLabs(say func(string)) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempLabPrefix+"*"))
 	for _, dir := range dirs {
 		if why := abandoned(dir); why != "" {
-			if err := os.RemoveAll(dir); err == nil {
+			if err := removeTempLabDir(dir); err == nil {
 				say(fmt.Sprintf("removed the temporary lab %s left by a crashed command (%s)", dir, why))
 			}
 		}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/labctl/labctl/lease"
+)
+
+// TestSweepTempLabs: the sweep removes a temporary lab whose owner is
+// gone, key and all, and says so; it leaves one whose owner runs and a
+// fresh one without an owner file (it may be in the instant between its
+// creation and its owner file). A lab removed by its own closer is gone
+// whole.
+func TestSweepTempLabs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	mk := func(owner *lease.Process) string {
+		t.Helper()
+		dir, err := os.MkdirTemp("", tempLabPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner != nil {
+			b, _ := json.Marshal(owner)
+			putTestFile(t, filepath.Join(dir, ownerFile), string(b))
+		}
+		putTestFile(t, filepath.Join(dir, "keys", "id_ed25519"), "secret")
+		return dir
+	}
+	self := lease.SelfProcess()
+	other := self
+	other.Cmdline = "not " + self.Cmdline // the pid now runs another command: the owner is gone
+	dead, live, fresh := mk(&other), mk(&self), mk(nil)
+
+	var said []string
+	sweepTempLabs(func(s string) { said = append(said, s) })
+	left, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*"))
+	slices.Sort(left)
+	want := []string{live, fresh}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v (the dead owner's %s removed)", left, want, dead)
+	}
+	if len(said) != 1 {
+		t.Errorf("the sweep said %q, want one removal", said)
+	}
+
+	closed, err := newTempLabDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	putTestFile(t, filepath.Join(closed, "hosts", "h1", "etc", "x"), "y")
+	if err := removeTempLabDir(closed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(closed); !os.IsNotExist(err) {
+		t.Errorf("the closer left %s (%v)", closed, err)
+	}
+}
+
+func putTestFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
