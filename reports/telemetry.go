@@ -172,43 +172,64 @@ type queueAcc struct {
 // counter's increase in the window is its last sample in the window minus
 // its last sample at or before the window's start (or, when there is none,
 // its first sample in the window). Samples are compared by timestamp, so
-// files may interleave devices in any order.
+// files may interleave devices in any order. Each counter's samples that
+// matter live in one entry, so a sample costs one map lookup (the report
+// of a 128-host run makes millions of them).
 type acc struct {
-	before, first, last map[ckey]sample
-	// after is, for RNIC counters, the first sample at or after the
-	// point's traffic ended (the runner's read after the point).
-	after  map[ckey]sample
-	pause  map[ckey][]sample // pause-frame samples in the window, for the time series
-	queues map[qkey]*queueAcc
+	counters map[ckey]*counterAcc
+	queues   map[qkey]*queueAcc
 }
 
+// counterAcc is one counter's samples that matter, each with whether it
+// was seen: the last at or before the window's start, the first and last
+// in the window, and, for RNIC counters, the first after the traffic
+// ended (the runner's read after the point). pause holds a pause-frame
+// counter's samples in the window, for the time series.
+type counterAcc struct {
+	before, first, last, after sample
+	has                        uint8 // hasBefore | hasFirst | hasLast | hasAfter
+	pause                      []sample
+}
+
+const (
+	hasBefore uint8 = 1 << iota
+	hasFirst
+	hasLast
+	hasAfter
+)
+
 func newAcc() *acc {
-	return &acc{before: map[ckey]sample{}, first: map[ckey]sample{}, last: map[ckey]sample{}, after: map[ckey]sample{},
-		pause: map[ckey][]sample{}, queues: map[qkey]*queueAcc{}}
+	return &acc{counters: map[ckey]*counterAcc{}, queues: map[qkey]*queueAcc{}}
 }
 
 func (a *acc) counter(w window, k ckey, s sample) {
-	if k.tier == TierHost && s.ts >= w.trafficEnd && s.ts <= w.hostEnd {
-		if f, ok := a.after[k]; !ok || s.ts < f.ts {
-			a.after[k] = s
-		}
+	host := k.tier == TierHost && s.ts >= w.trafficEnd && s.ts <= w.hostEnd
+	in := w.has(s.ts)
+	if !host && !in && s.ts > w.start {
+		return // a sample that matters to nothing: no entry for it
 	}
-	if s.ts <= w.start {
-		if b, ok := a.before[k]; !ok || s.ts >= b.ts {
-			a.before[k] = s
-		}
+	c, ok := a.counters[k]
+	if !ok {
+		c = &counterAcc{}
+		a.counters[k] = c
 	}
-	if !w.has(s.ts) {
+	if host && (c.has&hasAfter == 0 || s.ts < c.after.ts) {
+		c.after, c.has = s, c.has|hasAfter
+	}
+	if s.ts <= w.start && (c.has&hasBefore == 0 || s.ts >= c.before.ts) {
+		c.before, c.has = s, c.has|hasBefore
+	}
+	if !in {
 		return
 	}
-	if f, ok := a.first[k]; !ok || s.ts < f.ts {
-		a.first[k] = s
+	if c.has&hasFirst == 0 || s.ts < c.first.ts {
+		c.first, c.has = s, c.has|hasFirst
 	}
-	if l, ok := a.last[k]; !ok || s.ts >= l.ts {
-		a.last[k] = s
+	if c.has&hasLast == 0 || s.ts >= c.last.ts {
+		c.last, c.has = s, c.has|hasLast
 	}
 	if k.kind == kPauseTx {
-		a.pause[k] = append(a.pause[k], s)
+		c.pause = append(c.pause, s)
 	}
 }
 
@@ -344,28 +365,20 @@ func (a *acc) queue(p collectors.Point, ts int64) {
 	}
 }
 
-// keys are the counters seen in the window or, for RNIC counters, after it.
-func (a *acc) keys() map[ckey]bool {
-	ks := make(map[ckey]bool, len(a.last)+len(a.after))
-	for k := range a.last {
-		ks[k] = true
-	}
-	for k := range a.after {
-		ks[k] = true
-	}
-	return ks
-}
-
 // delta is a counter's increase in the window; false after a reset
-// (device restart), when the increase is unknown.
-func (a *acc) delta(k ckey) (uint64, bool) {
-	l := a.last[k]
-	if after, ok := a.after[k]; ok {
-		l = after
+// (device restart), when the increase is unknown. Counters seen neither
+// in the window nor, for RNIC counters, after it have none.
+func (c *counterAcc) delta(k ckey) (uint64, bool) {
+	if c.has&(hasLast|hasAfter) == 0 {
+		return 0, false
 	}
-	base, ok := a.before[k]
-	if !ok && k.kind != kPortScheme { // a port's scheme counter absent before started at 0 (pathelephants.go)
-		base = a.first[k]
+	l := c.last
+	if c.has&hasAfter != 0 {
+		l = c.after
+	}
+	base := c.before
+	if c.has&hasBefore == 0 && k.kind != kPortScheme { // a port's scheme counter absent before started at 0 (pathelephants.go)
+		base = c.first
 	}
 	if l.v < base.v {
 		return 0, false
@@ -385,8 +398,8 @@ func (a *acc) finish(ps *PointSummary, w window, seriesPoints int) {
 		}
 		return t
 	}
-	for k := range a.keys() {
-		d, ok := a.delta(k)
+	for k, c := range a.counters {
+		d, ok := c.delta(k)
 		if !ok {
 			continue
 		}
