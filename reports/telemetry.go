@@ -233,12 +233,12 @@ func (a *acc) counter(w window, k ckey, s sample) {
 	}
 }
 
-// counters lists the cumulative counters of one telemetry point.
-func counters(p collectors.Point, tiers map[string]string) []ckey {
-	var out []ckey
+// counters appends to out the cumulative counters of one telemetry point
+// (out is reused from point to point: millions of them in a large run).
+func counters(p collectors.Point, tiers map[string]string, out []ckey) []ckey {
 	base := ckey{meas: p.Measurement, device: p.Tags[collectors.TagDevice], port: p.Tags[collectors.TagPort], queue: p.Tags[collectors.TagQueue]}
 	if p.Measurement == collectors.LBMeasurement {
-		return schemeKeys(p, ckey{meas: p.Measurement, device: base.device, tier: cmp.Or(tiers[base.device], "unknown")})
+		return schemeKeys(p, ckey{meas: p.Measurement, device: base.device, tier: cmp.Or(tiers[base.device], "unknown")}, out)
 	}
 	if host, ok := p.Tags[collectors.TagHost]; ok {
 		base.device, base.tier = host+"/"+p.Tags[collectors.TagDevice], TierHost
@@ -288,7 +288,8 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 		}
 		labIdx[i] = j
 	}
-	keys := make([][]ckey, len(tiers))
+	keys := make([][]ckey, len(tiers)) // this point's, per lab
+	made := make([]bool, len(tiers))
 	err := src(func(p collectors.Point) error {
 		// An idle sample (an emulated lab's twin between points) is no
 		// traffic's: a point's figures, baselines included, come from the
@@ -297,19 +298,17 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 			return nil
 		}
 		ts := p.Time.UnixNano()
-		for j := range keys {
-			keys[j] = nil
-		}
+		clear(made)
 		for i, w := range wins {
 			if w.none || w.own != p.Tags[TagPoint] {
 				continue
 			}
 			a := accs[i]
-			ks := keys[labIdx[i]]
-			if ks == nil {
-				ks = counters(p, tiers[labIdx[i]])
-				keys[labIdx[i]] = ks
+			j := labIdx[i]
+			if !made[j] {
+				keys[j], made[j] = counters(p, tiers[j], keys[j][:0]), true
 			}
+			ks := keys[j]
 			if w.has(ts) {
 				ps[i].TelemetryPoints++
 			}
