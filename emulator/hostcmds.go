@@ -131,14 +131,38 @@ func (h *host) path(p string) string {
 
 // usePath writes the host's /sys tree (its RNICs' ECN or debugfs
 // defaults and PCI links: some fifty files per host) before the first
-// command or SFTP request whose path (clean, absolute) is in it or shows
-// it (the root, whose listing has "sys"). Nothing can see the tree before
-// then, so a lab of a thousand hosts starts without writing files most
-// runs never read. sys is nil for a host made without newHost.
+// command or SFTP request whose path (clean, absolute) might tell whether
+// it is there (sysShows). Nothing can see the tree before then, so a lab
+// of a thousand hosts starts without writing files most runs never read
+// (a run reads hw_counters, which the twin serves). sys is nil for a
+// host made without newHost.
 func (h *host) usePath(clean string) {
-	if h.sys != nil && (clean == "/" || clean == "/sys" || strings.HasPrefix(clean, "/sys/")) {
+	if h.sys != nil && sysShows(clean) {
 		h.sys()
 	}
+}
+
+// sysShows says whether what a command or SFTP request finds at p
+// (clean, absolute) can depend on a host's /sys tree, which lies under
+// /sys/class/net and /sys/kernel/debug: p is the root (its listing shows
+// sys), in the tree, above it (/sys/class), or beside a directory that
+// exists only with it (creating /sys/foo fails without /sys). Elsewhere,
+// e.g. /tmp or /sys/class/infiniband/mlx5_0/ports/1/hw_counters/x,
+// nothing does.
+func sysShows(p string) bool {
+	if p == "/" {
+		return true
+	}
+	dir := path.Dir(p)
+	for _, root := range []string{"/sys/class/net", "/sys/kernel/debug"} {
+		in := p == root || strings.HasPrefix(p, root+"/")
+		above := strings.HasPrefix(root, p+"/")
+		beside := dir != "/" && (dir == root || strings.HasPrefix(root, dir+"/"))
+		if in || above || beside {
+			return true
+		}
+	}
+	return false
 }
 
 // rawPath is path without writing the /sys tree (which uses it).
