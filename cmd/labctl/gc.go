@@ -8,9 +8,10 @@ import "runtime/debug"
 // for a 128-host point: with Go's default (GOGC=100) the collector runs
 // often, on one of the machine's two cores. bench/README.md ("Around the
 // traffic", branch stages) has the sweep these values come from: GOGC=400
-// under a 3 GiB soft limit cut the CPU of a 128-host point by 16-19 % for
-// 2-2.5x its memory, and leave a 1,024-host one (whose heap the limit
-// then bounds) at the CPU of the default.
+// under a 3 GiB soft limit cut the CPU of a 128-host point by 12-18 %
+// (fattree:8) and 16 % (the paper point) for 2-2.5x its memory, and
+// leave a 1,024-host one (whose heap the limit then bounds) at the CPU of
+// the default.
 const (
 	emulatedGCPercent = 400
 	emulatedMemLimit  = 3 << 30
