@@ -79,7 +79,7 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 			return nil, nil, err
 		}
 	}
-	return l.Inventory(), func() { l.Close(); os.RemoveAll(dir) }, nil
+	return l.Inventory(), func() { l.Close(); removeTempLabDir(dir) }, nil
 }
 
 // labOpener opens the labs of a run's matrix variants with openLab: a

@@ -39,6 +39,20 @@ func newTempLabDir() (string, error) {
 	return dir, nil
 }
 
+// removeTempLabDir removes a temporary lab's directory with its owner
+// file last: a command killed meanwhile (a run releases its lab while it
+// writes its report) leaves a directory that still names its owner, gone
+// by then, which the next command's sweep removes.
+func removeTempLabDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != ownerFile {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = os.RemoveAll(dir)
+}
+
 // ownerless is how long a temporary lab directory without a readable
 // owner file is left alone (it may be in the instant between its
 // creation and its owner file, or be a running older labctl's).
