@@ -56,8 +56,11 @@ for lab in "${@:-fattree:4 fattree:8 fattree:12 fattree:16 paper}"; do
 			[.stages[] | {stage, detail, at: (.at | t)}] as $s |
 			[range(0; ($s | length) - 1) as $i | {i: $i, stage: $s[$i].stage, detail: $s[$i].detail, d: ($s[$i + 1].at - $s[$i].at)}] |
 			"  lab start  \(($s[0].at - $t0) * 100 | round / 100) s",
-			(group_by(.stage) | sort_by(.[0].i) | .[] | {stage: .[0].stage, d: (map(.d) | add), detail: (map(.detail // "") | map(select(. != "")) | last)}
-				| "  \(.stage + "          " | .[0:10]) \(.d * 100 | round / 100) s  \(.detail // "")")
+			(group_by(.stage) | sort_by(.[0].i) | .[] | {stage: .[0].stage, d: (map(.d) | add), detail: (map(.detail // "") | map(select(. != "")) | last), parts: .}
+				| "  \(.stage + "          " | .[0:10]) \(.d * 100 | round / 100) s  \(.detail // "")",
+				# a stage met more than once (gather: the agents results, then
+				# stopping the collectors) is also shown part by part
+				(select(.parts | length > 1) | .parts[] | "      \(.d * 100 | round / 100) s  \(.detail // "")"))
 		' "$m"
 		sim=skipped
 		[ "${SIM:-}" = 0 ] || sim="$(cd emulator/fabric && "$work/fabric.test" -test.run XXX -test.bench "$bench" -test.benchtime 1x -test.cpu 1 |

@@ -37,21 +37,19 @@ type host struct {
 	qos  map[string]connectx.QoS // per netdev
 	tos  map[string]int          // per device: RDMA-CM default ToS
 	mode map[string]int          // per device: RDMA-CM default RoCE mode
+	// sys writes the host's /sys tree (sysfs.go) the first time anything
+	// looks under /sys: see usePath.
+	sys func()
 }
 
 func newHost(lab *Lab, inv inventory.Host, root string) *host {
 	h := &host{inv: inv, root: root, lab: lab, sh: newShell(inv.Name), qos: map[string]connectx.QoS{},
 		tos: map[string]int{}, mode: map[string]int{}}
-	for i, r := range inv.RNICs {
+	for _, r := range inv.RNICs {
 		h.qos[r.Netdev] = connectx.DefaultQoS()
 		h.mode[r.Device] = 2
-		h.writeDeviceLink(r.Netdev, pciAddress(i))
-		if lab.inbox[inv.Name] {
-			h.writeDebugfsDefaults(pciAddress(i))
-		} else {
-			h.writeECNDefaults(r.Netdev)
-		}
 	}
+	h.sys = sync.OnceFunc(func() { h.writeSys(inv.RNICs, lab.inbox[inv.Name]) })
 	h.sh.cmds["cat"] = h.cat
 	h.sh.cmds["test"] = h.test
 	h.sh.cmds["readlink"] = h.readlink
@@ -123,9 +121,52 @@ func (h *host) mkdir(_ context.Context, argv []string, s *sshd.Session) int {
 
 // path maps a remote path (relative ones from the home directory, the
 // root) into the host's root, or into the lab's one agent store, which
-// every host's SFTP serves at the same place.
+// every host's SFTP serves at the same place. The host's /sys tree is
+// written first if p may show it (usePath).
 func (h *host) path(p string) string {
 	clean := path.Clean("/" + p)
+	h.usePath(clean)
+	return h.rawPath(clean)
+}
+
+// usePath writes the host's /sys tree (its RNICs' ECN or debugfs
+// defaults and PCI links: some fifty files per host) before the first
+// command or SFTP request whose path (clean, absolute) might tell whether
+// it is there (sysShows). Nothing can see the tree before then, so a lab
+// of a thousand hosts starts without writing files most runs never read
+// (a run reads hw_counters, which the twin serves). sys is nil for a
+// host made without newHost.
+func (h *host) usePath(clean string) {
+	if h.sys != nil && sysShows(clean) {
+		h.sys()
+	}
+}
+
+// sysShows says whether what a command or SFTP request finds at p
+// (clean, absolute) can depend on a host's /sys tree, which lies under
+// /sys/class/net and /sys/kernel/debug: p is the root (its listing shows
+// sys), in the tree, above it (/sys/class), or beside a directory that
+// exists only with it (creating /sys/foo fails without /sys). Elsewhere,
+// e.g. /tmp or /sys/class/infiniband/mlx5_0/ports/1/hw_counters/x,
+// nothing does.
+func sysShows(p string) bool {
+	if p == "/" {
+		return true
+	}
+	dir := path.Dir(p)
+	for _, root := range []string{"/sys/class/net", "/sys/kernel/debug"} {
+		in := p == root || strings.HasPrefix(p, root+"/")
+		above := strings.HasPrefix(root, p+"/")
+		beside := dir != "/" && (dir == root || strings.HasPrefix(root, dir+"/"))
+		if in || above || beside {
+			return true
+		}
+	}
+	return false
+}
+
+// rawPath is path without writing the /sys tree (which uses it).
+func (h *host) rawPath(clean string) string {
 	if h.lab != nil && h.lab.agentStore != "" {
 		store := "/" + agent.StoreDir
 		if clean == store {
@@ -613,3 +654,7 @@ func (h *host) trafficClass(inv perftest.Invocation, dev string) int {
 	defer h.mu.Unlock()
 	return h.tos[dev]
 }
+
+// touch is usePath for an SFTP request's path, relative to the root
+// (sshd.Config.Touch).
+func (h *host) touch(name string) { h.usePath(path.Clean("/" + name)) }

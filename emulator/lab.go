@@ -174,13 +174,13 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 	l.twin = newTwin(engine, pubs, opt.Logger)
 	l.twin.nicPrio = l.nicPriority
 	var known []sshd.KnownHost
-	startSSH := func(name string, exec sshd.ExecHandler, root string, mounts map[string]string, subs map[string]sshd.SubsystemHandler) (string, error) {
+	startSSH := func(name string, exec sshd.ExecHandler, root string, mounts map[string]string, subs map[string]sshd.SubsystemHandler, touch func(string)) (string, error) {
 		hk, err := sshd.GenerateHostKey()
 		if err != nil {
 			return "", err
 		}
 		srv, err := sshd.New(sshd.Config{Name: name, Addr: "127.0.0.1:0", HostKey: hk,
-			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Mounts: mounts, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger,
+			AuthorizedKeys: []ssh.PublicKey{clientPub}, Root: root, Mounts: mounts, Touch: touch, Exec: l.faults.wrap(name, exec), Subsystems: subs, Logger: opt.Logger,
 			WrapListener: l.endpointGate(name, EndpointSSH).listen})
 		if err != nil {
 			return "", err
@@ -219,7 +219,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 			return nil, err
 		}
 		subs := map[string]sshd.SubsystemHandler{"netconf": l.endpointGate(sw.Name, EndpointNETCONF).subsystem(nc.Serve)}
-		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, nil, subs); err != nil {
+		if sw.Mgmt.SSH, err = startSSH(sw.Name, sh.exec, root, nil, subs, nil); err != nil {
 			return nil, err
 		}
 		sw.Mgmt.NETCONF = sw.Mgmt.SSH // the "netconf" subsystem of the same server
@@ -264,7 +264,7 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		hh.Credential = "emulator"
 		h := newHost(l, *hh, root)
 		l.hosts[hh.Name] = h
-		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, hostMounts, nil); err != nil {
+		if hh.Mgmt.SSH, err = startSSH(hh.Name, h.sh.exec, root, hostMounts, nil, h.touch); err != nil {
 			return nil, err
 		}
 		h.inv = *hh

@@ -12,14 +12,29 @@ import (
 	"github.com/labctl/labctl/drivers/connectx"
 	"github.com/labctl/labctl/emulator/fabric"
 	"github.com/labctl/labctl/emulator/sshd"
+	"github.com/labctl/labctl/inventory"
 )
 
 // An emulated OFED host's ECN/DCQCN sysfs tree is real files under the
 // host's root, with ConnectX defaults; writes that change DCQCN take effect
-// in the twin.
+// in the twin. The tree is written when first used (host.usePath).
+
+// writeSys writes the host's /sys tree: per RNIC port, its PCI link and
+// its ECN files (the OFED driver's sysfs) or, for an inbox-driver host,
+// its debugfs cc_params.
+func (h *host) writeSys(rnics []inventory.RNIC, inbox bool) {
+	for i, r := range rnics {
+		h.writeDeviceLink(r.Netdev, pciAddress(i))
+		if inbox {
+			h.writeDebugfsDefaults(pciAddress(i))
+		} else {
+			h.writeECNDefaults(r.Netdev)
+		}
+	}
+}
 
 func (h *host) writeECNDefaults(netdev string) {
-	dir := h.path(connectx.ECNDir(netdev))
+	dir := h.rawPath(connectx.ECNDir(netdev))
 	for _, point := range []string{"roce_np", "roce_rp"} {
 		_ = os.MkdirAll(filepath.Join(dir, point, "enable"), 0o755)
 		for p := 0; p < 8; p++ {
@@ -59,14 +74,14 @@ func pciAddress(i int) string { return fmt.Sprintf("0000:%02x:00.%d", 0x04+i/2, 
 // writeDeviceLink makes /sys/class/net/<if>/device the symlink to the PCI
 // function, as the kernel does.
 func (h *host) writeDeviceLink(netdev, pci string) {
-	dir := h.path("/sys/class/net/" + netdev)
+	dir := h.rawPath("/sys/class/net/" + netdev)
 	_ = os.MkdirAll(dir, 0o755)
 	_ = os.Symlink("../../../"+pci, filepath.Join(dir, "device"))
 }
 
 // writeDebugfsDefaults is an upstream-driver host's cc_params directory.
 func (h *host) writeDebugfsDefaults(pci string) {
-	dir := h.path(connectx.DebugfsDir(pci))
+	dir := h.rawPath(connectx.DebugfsDir(pci))
 	_ = os.MkdirAll(dir, 0o700)
 	over := twinRNICDefaults()
 	for name, v := range connectx.DebugfsDefaults() {

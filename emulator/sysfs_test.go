@@ -79,7 +79,7 @@ func TestEmulatedRNICsReportWhatTheTwinRuns(t *testing.T) {
 	for _, inbox := range []bool{false, true} {
 		l := &Lab{inbox: map[string]bool{lab.Hosts[0].Name: inbox}}
 		root := t.TempDir()
-		newHost(l, lab.Hosts[0], root)
+		newHost(l, lab.Hosts[0], root).path("/sys") // the tree is written on first use
 		want := fabric.DefaultConfig().DCQCN
 		got := want
 		n := 0

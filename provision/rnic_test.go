@@ -87,6 +87,13 @@ func TestRNICProfileOnBothDriverStacks(t *testing.T) {
 func TestRNICProfileOnAnOlderKernel(t *testing.T) {
 	dir := t.TempDir()
 	inv, pool, _ := emulatedWith(t, "leafspine:1x1:2@100", nil, emulator.Options{Dir: dir, InboxDriverHosts: []string{"h1", "h2"}}, sshdrv.Config{})
+	h2, err := sshdrv.DeviceTarget(inv, "h2", sshdrv.EndpointSSH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), h2, "test -d /sys"); err != nil { // an emulated host writes its /sys tree when first used
+		t.Fatal(err)
+	}
 	old, err := filepath.Glob(filepath.Join(dir, "devices", "h2", "sys", "kernel", "debug", "mlx5", "*", "cc_params"))
 	if err != nil || len(old) != 1 {
 		t.Fatalf("h2's cc_params: %v %v", old, err)

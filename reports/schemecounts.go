@@ -24,18 +24,18 @@ type SchemeCount struct {
 	Value uint64 `json:"value"`
 }
 
-// schemeKeys are the counter keys of an lb_counters point: one, its value,
+// schemeKeys appends the counter keys of an lb_counters point: one, its value,
 // named by scope (a port's: by port) and counter name.
-func schemeKeys(p collectors.Point, base ckey) []ckey {
+func schemeKeys(p collectors.Point, base ckey, out []ckey) []ckey {
 	if _, ok := p.Fields[collectors.LBFieldValue]; !ok {
-		return nil
+		return out
 	}
 	base.port, base.queue = p.Tags[collectors.LBTagScope], p.Tags[collectors.LBTagName]
 	base.field, base.kind = collectors.LBFieldValue, kScheme
 	if base.port == collectors.LBScopePort { // a port's (pathelephants.go)
 		base.port, base.kind = p.Tags[collectors.LBTagPort], kPortScheme
 	}
-	return []ckey{base}
+	return append(out, base)
 }
 
 // addScheme adds one switch's increase d of counter k to the point's.

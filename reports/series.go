@@ -95,10 +95,14 @@ func (a *acc) finishQueues(ps *PointSummary, w window, seriesPoints int) {
 // the bin of the later one.
 func (a *acc) pauseSeries(w window, seriesPoints int) []Series {
 	byTier := map[string]*bins{}
-	for k, s := range a.pause {
+	for k, c := range a.counters {
+		s := c.pause
+		if len(s) == 0 {
+			continue
+		}
 		sortSamples(s)
-		prev, ok := a.before[k]
-		if !ok {
+		prev := c.before
+		if c.has&hasBefore == 0 {
 			prev, s = s[0], s[1:]
 		}
 		for _, x := range s {

@@ -261,5 +261,5 @@ func (r *Runner) execute(ctx context.Context, s *Scenario, exec PointExecutor, d
 		st.save()
 		return st.out, fmt.Errorf("run %s: gather: %w", m.RunID, err)
 	}
-	return st.finish(ctx)
+	return st.finish(ctx, func() {}) // each point released its own lab
 }

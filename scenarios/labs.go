@@ -95,17 +95,43 @@ func (st *runState) session(ctx context.Context, cur *session, s *Scenario, firs
 // closeSession stops the session's collectors (folding what they report
 // into the run's telemetry meta) and releases its lab.
 func (st *runState) closeSession(ctx context.Context, sess *session) {
-	if sess == nil {
-		return
-	}
-	if sess.col != nil {
+	<-st.releaseSession(ctx, sess)
+}
+
+// releaseSession stops the session's collectors, as closeSession does, and
+// releases its lab in the background: the returned channel is closed once
+// the release has ended. What comes after (the analysis) reads only the
+// archive, so it need not wait for a lab of a thousand SSH servers to stop
+// and its directory to be removed; the run waits for both (awaitRelease).
+func (st *runState) releaseSession(ctx context.Context, sess *session) <-chan struct{} {
+	done := make(chan struct{})
+	if sess != nil && sess.col != nil {
 		st.m.Telemetry = mergeTelemetry(st.m.Telemetry, sess.col.stop(ctx))
 	}
-	if sess.release != nil {
-		st.r.Progress.Stage(StageRelease, sess.lab.Name)
+	if sess == nil || sess.release == nil {
+		close(done)
+		return done
+	}
+	st.r.Progress.Stage(StageRelease, sess.lab.Name)
+	go func() {
+		defer close(done)
 		sess.ssh.Close()
 		sess.release()
+	}()
+	return done
+}
+
+// awaitRelease waits for a lab's release (releaseSession) to end, saying
+// so as a release stage when it has not yet: the stages then show what
+// the run waited for after its analysis.
+func (st *runState) awaitRelease(released <-chan struct{}, lab string) {
+	select {
+	case <-released:
+		return
+	default:
 	}
+	st.r.Progress.Stage(StageRelease, lab+": waiting for it to stop")
+	<-released
 }
 
 func mergeTelemetry(a, b *reports.TelemetryMeta) *reports.TelemetryMeta {

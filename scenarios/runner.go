@@ -191,8 +191,12 @@ func (r *Runner) Run(ctx context.Context, s *Scenario) (*Outcome, error) {
 		st.reach(StageGather)
 	}
 	st.r.Progress.Stage(StageGather, "stopping collectors")
-	st.closeSession(ctx, sess)
-	return st.finish(ctx)
+	released := st.releaseSession(ctx, sess) // the analysis overlaps the lab's release
+	lab := ""
+	if sess != nil {
+		lab = sess.lab.Name
+	}
+	return st.finish(ctx, func() { st.awaitRelease(released, lab) })
 }
 
 // runVariant runs one variant's points on its lab and returns the session
@@ -399,8 +403,10 @@ func (st *runState) progress(point string, finished bool) PointProgress {
 	return p
 }
 
-// finish analyses what ran and sets the run's outcome.
-func (st *runState) finish(ctx context.Context) (*Outcome, error) {
+// finish analyses what ran and sets the run's outcome. released waits for
+// the run's last lab to be released: the analysis goes on meanwhile, and
+// the run ends, whatever its outcome, only once it has.
+func (st *runState) finish(ctx context.Context, released func()) (*Outcome, error) {
 	m, out := st.m, st.out
 	m.Ended = time.Now().UTC()
 	if m.Telemetry != nil {
@@ -417,6 +423,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 		out.Failed = append(out.Failed, f.point)
 	}
 	stop := func(stage string, err error) (*Outcome, error) {
+		released()
 		m.Stage, m.Outcome, m.Error, out.Outcome = stage, OutcomeFailed, err.Error(), OutcomeFailed
 		st.save()
 		return out, fmt.Errorf("run %s: %s: %w", st.runID, stage, err)
@@ -433,6 +440,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 		return stop(f.stage, err)
 	}
 	if st.r.Part != nil { // the run's gather analyses
+		released()
 		m.Stage, m.Outcome, out.Outcome = StageDone, OutcomeOK, OutcomeOK
 		st.save()
 		return out, nil
@@ -449,6 +457,7 @@ func (st *runState) finish(ctx context.Context) (*Outcome, error) {
 	// The reports say the outcome the run ends with; the manifest says
 	// it once they are written.
 	sum, err := reports.WriteRunReportsAs(st.dir, func(fm *reports.Manifest) { fm.Outcome, fm.Stage = outcome, StageDone })
+	released()
 	if err != nil {
 		return stop(StageAnalyse, err)
 	}

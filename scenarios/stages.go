@@ -48,7 +48,7 @@ func Stages() []StageInfo {
 		{StageGather, "fetch the agents' results; at the end, stop the collectors and gather Slurm points"},
 		{StageTelemetry, "wait until every switch's samples have reached the traffic's end"},
 		{StageSlurm, "follow the Slurm job array of an --executor slurm run"},
-		{StageRelease, "stop a lab the run started, and drop the reservation"},
+		{StageRelease, "stop a lab the run started, and drop the reservation (during the analysis, which needs no lab)"},
 		{StageAnalyse, "compute the summary and write the reports"},
 		{StageDone, "the run has ended (its outcome says how)"},
 	}

@@ -113,6 +113,12 @@ func TestProvisionApplyFailurePrintedOnce(t *testing.T) {
 func TestProvisionApplyJSONReportsAPlanFailure(t *testing.T) {
 	const lab = "leafspine:1x1:2@100"
 	home := upLab(t, lab)
+	qos := writeFile(t, "qos.yaml", qosYAML)
+	rnic := writeFile(t, "rnic.yaml", "trust: dscp\ncnp_dscp: 46\n")
+	// a plan reads the RNICs: an emulated host writes its sysfs tree when first used
+	if _, stderr, err := labctl(t, home, "provision", "plan", "--lab", lab, "--rnic-profile", rnic); err != nil {
+		t.Fatalf("plan: %v %s", err, stderr)
+	}
 	// h1 loses its netdev's sysfs tree (ECN files and PCI link): its RNIC
 	// can no longer be read
 	sysfs := filepath.Join(emulator.StateDir(home, lab), "devices", "h1", "sys", "class", "net")
@@ -122,8 +128,6 @@ func TestProvisionApplyJSONReportsAPlanFailure(t *testing.T) {
 	if err := os.RemoveAll(sysfs); err != nil {
 		t.Fatal(err)
 	}
-	qos := writeFile(t, "qos.yaml", qosYAML)
-	rnic := writeFile(t, "rnic.yaml", "trust: dscp\ncnp_dscp: 46\n")
 	out, stderr, err := labctl(t, home, "provision", "apply", "--lab", lab, "--switch-profile", qos, "--rnic-profile", rnic, "--json")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("want exit 1: %v %s", err, stderr)

@@ -21,6 +21,7 @@ import (
 type rootFS struct {
 	root   *os.Root
 	mounts []mount
+	touch  func(name string) // Config.Touch, or nil
 }
 
 type mount struct {
@@ -31,6 +32,9 @@ type mount struct {
 // at maps a client path to the root serving it and a name in that root.
 func (r *rootFS) at(p string) (*os.Root, string) {
 	name := rel(p)
+	if r.touch != nil {
+		r.touch(name)
+	}
 	for _, m := range r.mounts {
 		if name == m.prefix {
 			return m.root, "."
@@ -176,13 +180,14 @@ func (l lister) ListAt(out []os.FileInfo, off int64) (int, error) {
 	return n, nil
 }
 
-// openRoot serves dir, with mounts (client path -> directory).
-func openRoot(dir string, mounts map[string]string) (*rootFS, error) {
+// openRoot serves dir, with mounts (client path -> directory), calling
+// touch (if not nil) with each request's path first.
+func openRoot(dir string, mounts map[string]string, touch func(string)) (*rootFS, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sftp root: %w", err)
 	}
-	fs := &rootFS{root: r}
+	fs := &rootFS{root: r, touch: touch}
 	for p, d := range mounts {
 		m, err := os.OpenRoot(d)
 		if err != nil {

@@ -49,7 +49,12 @@ type Config struct {
 	// Mounts serve client paths (absolute, e.g. "/.labctl/agent") from
 	// other directories than Root's: a directory several devices share,
 	// as hosts with an NFS home directory do.
-	Mounts     map[string]string
+	Mounts map[string]string
+	// Touch, if set, is called with the path of each SFTP request (and a
+	// rename's target), relative to Root ("." for Root itself), before it
+	// is served: a device that writes part of its tree only when first
+	// used (an emulated host's /sys) writes it there.
+	Touch      func(name string)
 	Exec       ExecHandler
 	Subsystems map[string]SubsystemHandler // "sftp" here overrides the built-in one
 	// WrapListener, if set, wraps the listener Start opens: the emulated

@@ -171,7 +171,7 @@ func (s *Server) subsystem(name string) SubsystemHandler {
 		if !ok {
 			return errors.New("sftp needs a closable channel")
 		}
-		root, err := openRoot(s.cfg.Root, s.cfg.Mounts)
+		root, err := openRoot(s.cfg.Root, s.cfg.Mounts, s.cfg.Touch)
 		if err != nil {
 			return err
 		}

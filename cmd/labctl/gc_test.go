@@ -1,0 +1,35 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// TestTuneGCForEmulatedLab: a process that starts an emulated lab
+// collects with GOGC=400 under a 3 GiB soft limit, unless the user set
+// GOGC or GOMEMLIMIT, whose values then stand. (Not parallel: the
+// collector's settings are the process's; the test restores them.)
+func TestTuneGCForEmulatedLab(t *testing.T) {
+	percent := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
+	for _, tc := range []struct {
+		env         map[string]string
+		set         bool
+		wantPercent int
+		wantLimit   int64
+	}{
+		{map[string]string{}, true, emulatedGCPercent, emulatedMemLimit},
+		{map[string]string{"GOGC": "100"}, false, 100, limit},
+		{map[string]string{"GOMEMLIMIT": "8GiB"}, false, 100, limit},
+	} {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(limit)
+		set := tuneGCForEmulatedLab(func(k string) string { return tc.env[k] })
+		gotPercent := debug.SetGCPercent(100)
+		gotLimit := debug.SetMemoryLimit(-1)
+		if set != tc.set || gotPercent != tc.wantPercent || gotLimit != tc.wantLimit {
+			t.Errorf("env %v: set %v, GOGC %d, limit %d; want %v, %d, %d", tc.env, set, gotPercent, gotLimit, tc.set, tc.wantPercent, tc.wantLimit)
+		}
+	}
+}
