@@ -1,8 +1,6 @@
 package emulator
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -140,8 +138,7 @@ func record(f perftest.Flow, results map[int]fabric.Result, base time.Time) perf
 // flowFormatter renders the output perftest prints for flows, one buffer
 // for all of a host's (a point at 1,024 hosts renders 300,000 of them).
 type flowFormatter struct {
-	buf bytes.Buffer
-	w   *bufio.Writer
+	buf []byte
 }
 
 func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) string {
@@ -155,11 +152,6 @@ func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, r
 		sess.Device, sess.GIDIndex = dst.Device, dst.GIDIndex
 		sess.Local, sess.Remote = qpInfos(f.Dst, dst, inv), qpInfos(f.Src, src, inv)
 	}
-	ff.buf.Reset()
-	if ff.w == nil {
-		ff.w = bufio.NewWriter(&ff.buf)
-	}
-	ff.w.Reset(&ff.buf)               // nothing left over from a failed one
-	_ = perftest.FormatBW(ff.w, sess) // flushes into buf
-	return ff.buf.String()
+	ff.buf, _ = perftest.AppendBW(ff.buf[:0], sess) // an unknown tool prints nothing
+	return string(ff.buf)
 }
