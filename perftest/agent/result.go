@@ -70,14 +70,16 @@ func (r *Result) countLate(tolerance time.Duration) {
 }
 
 // ResultWriter writes a Result's JSON a record and a server run at a time,
-// as json.Marshal would write the whole Result (without indentation), and
-// counts the late records on the way.
+// byte for byte as json.Marshal would write the whole Result (without
+// indentation; encode.go appends the items), and counts the late records
+// on the way.
 type ResultWriter struct {
 	w     *bufio.Writer
 	n     int // items written in the open list
 	state int // 0 records, 1 servers, 2 closed
 	late  lateness
 	err   error
+	buf   []byte // an item's JSON (appendRecord, appendServer), reused
 }
 
 // NewResultWriter starts a result on w with head's host, schedule, epoch,
@@ -103,8 +105,9 @@ func (rw *ResultWriter) write(s string) {
 	}
 }
 
-func (rw *ResultWriter) item(v any) error {
-	b, err := json.Marshal(v)
+// item writes the JSON appended to rw.buf as the open list's next item.
+func (rw *ResultWriter) item(b []byte, err error) error {
+	rw.buf = b
 	if err != nil && rw.err == nil {
 		rw.err = err
 	}
@@ -124,7 +127,7 @@ func (rw *ResultWriter) Record(rec perftest.FlowRecord) error {
 		return errors.New("agent result: a record after the server runs")
 	}
 	rw.late.add(rec)
-	return rw.item(rec)
+	return rw.item(appendRecord(rw.buf[:0], &rec))
 }
 
 // Server appends a server run.
@@ -133,7 +136,7 @@ func (rw *ResultWriter) Server(sr ServerRun) error {
 		rw.write(`],"servers":[`)
 		rw.state, rw.n = 1, 0
 	}
-	return rw.item(sr)
+	return rw.item(appendServer(rw.buf[:0], &sr), nil)
 }
 
 // Close ends the result with the late records' tallies and flushes it.
