@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -170,15 +169,20 @@ type gzipFile struct {
 
 func (g gzipFile) Close() error { g.Reader.Close(); return g.f.Close() }
 
-// ReadSchedule reads a schedule's JSON file.
+// ReadSchedule reads a schedule's JSON file (as json.Decoder.Decode
+// reads its first value, decoded by hand: decode.go).
 func ReadSchedule(file string) (*perftest.Schedule, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readSchedule(f)
+}
+
+func readSchedule(r io.Reader) (*perftest.Schedule, error) {
 	var s perftest.Schedule
-	if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
+	if err := newScanner(r).schedule(&s); err != nil {
 		return nil, err
 	}
 	return &s, nil

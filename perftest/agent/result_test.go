@@ -102,13 +102,3 @@ func TestReadRecordsDropsOnlyTheOutput(t *testing.T) {
 		}
 	}
 }
-
-// FuzzReadResult: any input is read or refused, never a panic.
-func FuzzReadResult(f *testing.F) {
-	b, _ := json.Marshal(sampleResult())
-	f.Add(b)
-	f.Add([]byte(`{"records":null,"servers":null}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		_, _ = ReadResult(bytes.NewReader(in), func(*Result, perftest.FlowRecord) error { return nil })
-	})
-}
