@@ -93,17 +93,18 @@ func (h *host) writeResult(w io.Writer, head agent.Result, part *perftest.Schedu
 	for _, fl := range part.Flows {
 		if fl.Src == head.Host {
 			rec := record(fl, results, base)
+			var out []byte
 			if rec.Result != nil {
-				rec.Output = f.format(h.lab, fl, perftest.Client, *rec.Result)
+				out = f.format(h.lab, fl, perftest.Client, *rec.Result)
 			}
-			_ = rw.Record(rec) // errors stick: Close returns them
+			_ = rw.RecordOutput(rec, out) // errors stick: Close returns them
 		}
 	}
 	for _, fl := range part.Flows {
 		if fl.Dst == head.Host {
 			if rec := record(fl, results, base); rec.Result != nil {
-				_ = rw.Server(agent.ServerRun{FlowID: fl.ID, Output: f.format(h.lab, fl, perftest.Server, *rec.Result),
-					StartNs: rec.StartNs, EndNs: rec.EndNs})
+				_ = rw.ServerOutput(agent.ServerRun{FlowID: fl.ID, StartNs: rec.StartNs, EndNs: rec.EndNs},
+					f.format(h.lab, fl, perftest.Server, *rec.Result))
 			}
 		}
 	}
@@ -136,12 +137,13 @@ func record(f perftest.Flow, results map[int]fabric.Result, base time.Time) perf
 }
 
 // flowFormatter renders the output perftest prints for flows, one buffer
-// for all of a host's (a point at 1,024 hosts renders 300,000 of them).
+// for all of a host's (a point at 1,024 hosts renders 300,000 of them):
+// format's result is valid until its next call.
 type flowFormatter struct {
 	buf []byte
 }
 
-func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) string {
+func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) []byte {
 	src, dst := mustRNIC(lab, f.Src), mustRNIC(lab, f.Dst)
 	inv := perftest.Invocation{Tool: f.Tool, QPs: max(f.QPs, 1), Port: f.Port}
 	sess := perftest.Session{Tool: f.Tool, Role: role, QPs: max(f.QPs, 1), MTU: 4096, TxDepth: 128, Result: res, Gbits: true}
@@ -153,5 +155,5 @@ func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, r
 		sess.Local, sess.Remote = qpInfos(f.Dst, dst, inv), qpInfos(f.Src, src, inv)
 	}
 	ff.buf, _ = perftest.AppendBW(ff.buf[:0], sess) // an unknown tool prints nothing
-	return string(ff.buf)
+	return ff.buf
 }

@@ -17,8 +17,9 @@ import (
 // TestEncodersKnowEveryField fails when a field is added to one of these
 // types without being added here.
 
-// appendRecord appends rec's JSON.
-func appendRecord(b []byte, rec *perftest.FlowRecord) ([]byte, error) {
+// appendRecord appends rec's JSON with output (bytes or rec.Output) as
+// its output.
+func appendRecord[T string | []byte](b []byte, rec *perftest.FlowRecord, output T) ([]byte, error) {
 	b = append(b, `{"flow_id":`...)
 	b = strconv.AppendInt(b, int64(rec.FlowID), 10)
 	b = appendKeyString(b, `,"src":`, rec.Src)
@@ -40,8 +41,8 @@ func appendRecord(b []byte, rec *perftest.FlowRecord) ([]byte, error) {
 	if rec.Error != "" {
 		b = appendKeyString(b, `,"error":`, rec.Error)
 	}
-	if rec.Output != "" {
-		b = appendKeyString(b, `,"output":`, rec.Output)
+	if len(output) > 0 {
+		b = appendString(append(b, `,"output":`...), output)
 	}
 	if r := rec.Result; r != nil {
 		b = appendKeyInt(b, `,"result":{"bytes":`, r.Bytes)
@@ -60,11 +61,12 @@ func appendRecord(b []byte, rec *perftest.FlowRecord) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendServer appends sr's JSON.
-func appendServer(b []byte, sr *ServerRun) []byte {
+// appendServer appends sr's JSON with output (bytes or sr.Output) as its
+// output.
+func appendServer[T string | []byte](b []byte, sr *ServerRun, output T) []byte {
 	b = append(b, `{"flow_id":`...)
 	b = strconv.AppendInt(b, int64(sr.FlowID), 10)
-	b = appendKeyString(b, `,"output":`, sr.Output)
+	b = appendString(append(b, `,"output":`...), output)
 	if sr.Stderr != "" {
 		b = appendKeyString(b, `,"stderr":`, sr.Stderr)
 	}
@@ -120,16 +122,16 @@ const hexDigits = "0123456789abcdef"
 // appendString is encoding/json's string: quoted, with \", \\, \b, \f,
 // \n, \r, \t, other control and HTML characters as \u00XX, invalid UTF-8
 // as \ufffd and U+2028, U+2029 escaped.
-func appendString(b []byte, s string) []byte {
+func appendString[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i = safeRun(s, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -151,7 +153,8 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		n := min(len(s)-i, utf8.UTFMax)
+		r, size := utf8.DecodeRuneInString(string(s[i : i+n])) // no copy: the conversion does not escape
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
@@ -168,4 +171,29 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// safeRun returns the index of the first byte from i in s that is not
+// jsonSafe (len(s) if none), eight bytes at a time while none is: most of
+// a result is perftest output, long runs of safe bytes.
+func safeRun[T string | []byte](s T, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte below 0x20, non-ASCII, or one of " \ < > & (has-less
+		// and has-zero-byte bit tricks, as plainRun).
+		m := (x-ones*0x20)&^x | x
+		for _, c := range [...]uint64{'"', '\\', '<', '>', '&'} {
+			y := x ^ (ones * c)
+			m |= (y - ones) &^ y
+		}
+		if m&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]] {
+		i++
+	}
+	return i
 }

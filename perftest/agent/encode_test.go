@@ -70,20 +70,50 @@ func TestEncodersWriteWhatMarshalWrites(t *testing.T) {
 func checkEncodeRecord(t *testing.T, i int, rec perftest.FlowRecord) {
 	t.Helper()
 	want, wantErr := json.Marshal(rec)
-	got, err := appendRecord([]byte("kept"), &rec)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("record %d: error %v, Marshal's %v", i, err, wantErr)
+	got, err := appendRecord([]byte("kept"), &rec, rec.Output)
+	out := rec.Output
+	rec.Output = "ignored"
+	gotBytes, errBytes := appendRecord([]byte("kept"), &rec, []byte(out))
+	if (err != nil) != (wantErr != nil) || (errBytes != nil) != (wantErr != nil) {
+		t.Fatalf("record %d: error %v (output as bytes: %v), Marshal's %v", i, err, errBytes, wantErr)
 	}
-	if err == nil && string(got) != "kept"+string(want) {
-		t.Errorf("record %d:\n got %s\nwant %s", i, got, "kept"+string(want))
+	if err == nil && (string(got) != "kept"+string(want) || string(gotBytes) != "kept"+string(want)) {
+		t.Errorf("record %d:\n got %s\n(output as bytes %s)\nwant %s", i, got, gotBytes, "kept"+string(want))
 	}
 }
 
 func checkEncodeServer(t *testing.T, i int, sr ServerRun) {
 	t.Helper()
 	want, _ := json.Marshal(sr)
-	if got := appendServer(nil, &sr); string(got) != string(want) {
-		t.Errorf("server run %d:\n got %s\nwant %s", i, got, want)
+	got := appendServer(nil, &sr, sr.Output)
+	gotBytes := appendServer(nil, &ServerRun{FlowID: sr.FlowID, Output: "ignored", Stderr: sr.Stderr, ExitCode: sr.ExitCode,
+		StartNs: sr.StartNs, EndNs: sr.EndNs}, []byte(sr.Output))
+	if string(got) != string(want) || string(gotBytes) != string(want) {
+		t.Errorf("server run %d:\n got %s\n(output as bytes %s)\nwant %s", i, got, gotBytes, want)
+	}
+}
+
+// TestSafeRun: the eight-bytes-at-a-time scan stops where the byte by
+// byte one does, for every byte value at every offset.
+func TestSafeRun(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for at := range 20 {
+			b := []byte(strings.Repeat("a", 20))
+			b[at] = byte(c)
+			want := at
+			if c < 0x80 && jsonSafe[c] {
+				want = len(b)
+			}
+			for from := range at + 1 {
+				if got := safeRun(b, from); got != want {
+					t.Fatalf("byte %#x at %d, from %d: stops at %d, want %d", c, at, from, got, want)
+				}
+				if got := safeRun(string(b), from); got != want {
+					t.Fatalf("byte %#x at %d, from %d (string): stops at %d, want %d", c, at, from, got, want)
+				}
+			}
+		}
 	}
 }
 

@@ -127,16 +127,39 @@ func (rw *ResultWriter) Record(rec perftest.FlowRecord) error {
 		return errors.New("agent result: a record after the server runs")
 	}
 	rw.late.add(rec)
-	return rw.item(appendRecord(rw.buf[:0], &rec))
+	return rw.item(appendRecord(rw.buf[:0], &rec, rec.Output))
+}
+
+// RecordOutput is Record with the record's output given as bytes
+// (rec.Output is ignored), for a writer that renders outputs into a
+// buffer it reuses.
+func (rw *ResultWriter) RecordOutput(rec perftest.FlowRecord, output []byte) error {
+	if rw.state != 0 {
+		return errors.New("agent result: a record after the server runs")
+	}
+	rw.late.add(rec)
+	return rw.item(appendRecord(rw.buf[:0], &rec, output))
 }
 
 // Server appends a server run.
 func (rw *ResultWriter) Server(sr ServerRun) error {
+	rw.servers()
+	return rw.item(appendServer(rw.buf[:0], &sr, sr.Output), nil)
+}
+
+// ServerOutput is Server with the run's output given as bytes (sr.Output
+// is ignored).
+func (rw *ResultWriter) ServerOutput(sr ServerRun, output []byte) error {
+	rw.servers()
+	return rw.item(appendServer(rw.buf[:0], &sr, output), nil)
+}
+
+// servers ends the records, once.
+func (rw *ResultWriter) servers() {
 	if rw.state == 0 {
 		rw.write(`],"servers":[`)
 		rw.state, rw.n = 1, 0
 	}
-	return rw.item(appendServer(rw.buf[:0], &sr), nil)
 }
 
 // Close ends the result with the late records' tallies and flushes it.
