@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -178,18 +179,16 @@ func appendString[T string | []byte](b []byte, s T) []byte {
 // a result is perftest output, long runs of safe bytes.
 func safeRun[T string | []byte](s T, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte below 0x20, non-ASCII, or one of " \ < > & (has-less
-		// and has-zero-byte bit tricks, as plainRun).
-		m := (x-ones*0x20)&^x | x
-		for _, c := range [...]uint64{'"', '\\', '<', '>', '&'} {
-			y := x ^ (ones * c)
-			m |= (y - ones) &^ y
-		}
-		if m&highs != 0 {
-			break
+	if b, ok := any(s).([]byte); ok { // outputs come as bytes
+		for ; i+8 <= len(b); i += 8 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			// A byte below 0x20, non-ASCII, or one of " & (0x22, 0x26:
+			// equal once bit 2 is set), < > (0x3c, 0x3e: bit 1) and \,
+			// by has-less and has-zero-byte bit tricks as plainRun.
+			qa, lg, bs := (x|ones*4)^(ones*0x26), (x|ones*2)^(ones*0x3e), x^(ones*'\\')
+			if ((x-ones*0x20)&^x|(qa-ones)&^qa|(lg-ones)&^lg|(bs-ones)&^bs|x)&highs != 0 {
+				break
+			}
 		}
 	}
 	for i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]] {

@@ -132,3 +132,16 @@ func FuzzEncodeRecord(f *testing.F) {
 		checkEncodeServer(t, 0, ServerRun{FlowID: id, Output: output, Stderr: host, ExitCode: id, StartNs: n, EndNs: ns})
 	})
 }
+
+// BenchmarkAppendString: escaping a perftest output for the result.
+func BenchmarkAppendString(b *testing.B) {
+	sess := perftest.Session{Tool: "ib_write_bw", QPs: 1, MTU: 4096, TxDepth: 128, Device: "mlx5_0", GIDIndex: 3, Gbits: true,
+		Local: []perftest.QPInfo{{QPN: 0x1234}}, Remote: []perftest.QPInfo{{QPN: 0x2345}}, Result: perftest.NewResult(65536, 77, 1e-4, true)}
+	out, _ := perftest.AppendBW(nil, sess)
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		buf = appendString(buf[:0], out)
+	}
+}
