@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 	}
 	exe := h.path(argv[0]) // what a host would exec: verified as /proc/self/exe would be
 	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin,
-		Executable: exe, BinaryDir: filepath.Dir(exe), Sum: h.lab.sums.of})
+		Executable: exe, BinaryDir: filepath.Dir(exe), Sum: h.lab.sums.of, Compressors: &h.lab.gzips})
 }
 
 // executeOnTwin is agent.Env.Execute on an emulated host.
@@ -83,6 +84,22 @@ func (w *writerSlots) acquire(ctx context.Context) error {
 }
 
 func (w *writerSlots) release() { <-w.ch }
+
+// gzipPool lends the hosts' agents gzip writers for their results
+// (agent.Compressors): writing is bounded by writerSlots, so a few
+// compressors serve every host instead of one new each.
+type gzipPool struct{ p sync.Pool }
+
+func (g *gzipPool) Get(w io.Writer) *gzip.Writer {
+	if zw, ok := g.p.Get().(*gzip.Writer); ok {
+		zw.Reset(w)
+		return zw
+	}
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // the level is valid; the agent's own
+	return zw
+}
+
+func (g *gzipPool) Put(zw *gzip.Writer) { g.p.Put(zw) }
 
 // writeResult streams this host's result to w: a record with the client's
 // output for every flow it sends, then a server run with the server's
