@@ -262,26 +262,38 @@ func FuzzReadSchedule(f *testing.F) {
 	f.Fuzz(readScheduleBoth)
 }
 
-// benchResult is a host's result as an emulated point writes it: 1,500
-// flows sent and as many received, each with a client's and a server's
-// perftest output.
-func benchResult(b *testing.B) []byte {
-	var out bytes.Buffer
-	w := NewResultWriter(&out, Result{Host: "leaf0-h0", ScheduleID: "run/p", EpochNs: 1_700_000_000_000_000_000, LateToleranceNs: 1e6})
+// benchItems are a host's records and server runs as an emulated point
+// writes them: 1,500 flows sent and as many received, each with a
+// client's and a server's perftest output.
+func benchItems() ([]perftest.FlowRecord, []ServerRun) {
 	sess := perftest.Session{Tool: "ib_write_bw", QPs: 1, MTU: 4096, TxDepth: 128, Device: "mlx5_0", GIDIndex: 3, Gbits: true,
 		Local: []perftest.QPInfo{{QPN: 0x1234, PSN: 0xabcdef, RKey: 0x1f1234, VAddr: 0x7f0012345000}}, Remote: []perftest.QPInfo{{QPN: 0x2345}}}
-	var buf []byte
+	var recs []perftest.FlowRecord
+	var srvs []ServerRun
 	for i := range 1500 {
 		bw := perftest.NewResult(65536, int64(5+i), 1e-4, true)
-		sess.Result = bw
-		buf, _ = perftest.AppendBW(buf[:0], sess)
-		_ = w.Record(perftest.FlowRecord{FlowID: i, Src: "leaf0-h0", Dst: "leaf3-h7", Bytes: int64(i) * 4096, StartNs: 1_700_000_000_000_000_000 + int64(i),
-			EndNs: 1_700_000_000_100_000_000, LagNs: int64(i), Status: "ok", Tool: "ib_write_bw", Output: string(buf), Result: &bw})
+		sess.Result, sess.Role = bw, perftest.Client
+		out, _ := perftest.AppendBW(nil, sess)
+		recs = append(recs, perftest.FlowRecord{FlowID: i, Src: "leaf0-h0", Dst: "leaf3-h7", Bytes: int64(i) * 4096, StartNs: 1_700_000_000_000_000_000 + int64(i),
+			EndNs: 1_700_000_000_100_000_000, LagNs: int64(i), Status: "ok", Tool: "ib_write_bw", Output: string(out), Result: &bw})
+		sess.Role = perftest.Server
+		out, _ = perftest.AppendBW(nil, sess)
+		srvs = append(srvs, ServerRun{FlowID: 10000 + i, Output: string(out), StartNs: 1, EndNs: 2})
 	}
-	sess.Role = perftest.Server
-	buf, _ = perftest.AppendBW(buf[:0], sess)
-	for i := range 1500 {
-		_ = w.Server(ServerRun{FlowID: 10000 + i, Output: string(buf), StartNs: 1, EndNs: 2})
+	return recs, srvs
+}
+
+var benchHead = Result{Host: "leaf0-h0", ScheduleID: "run/p", EpochNs: 1_700_000_000_000_000_000, LateToleranceNs: 1e6}
+
+func benchResult(b *testing.B) []byte {
+	var out bytes.Buffer
+	recs, srvs := benchItems()
+	w := NewResultWriter(&out, benchHead)
+	for _, r := range recs {
+		_ = w.Record(r)
+	}
+	for _, s := range srvs {
+		_ = w.Server(s)
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
@@ -334,31 +346,42 @@ func BenchmarkReadSchedule(b *testing.B) {
 	}
 }
 
-// BenchmarkResultWriter: writing that result.
+// BenchmarkResultWriter: writing a host's result, appended by hand
+// against json.Marshal of each item (the writer before encode.go).
 func BenchmarkResultWriter(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		benchResult(b)
-	}
-}
-
-// TestPlainRun: the eight-bytes-at-a-time scan stops where the byte by
-// byte one does, for every byte value at every offset.
-func TestPlainRun(t *testing.T) {
-	t.Parallel()
-	for c := range 256 {
-		for at := range 20 {
-			b := bytes.Repeat([]byte("a"), 20)
-			b[at] = byte(c)
-			want := at
-			if plainByte[c] {
-				want = len(b)
+	recs, srvs := benchItems()
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		var out bytes.Buffer
+		for b.Loop() {
+			out.Reset()
+			w := NewResultWriter(&out, benchHead)
+			for _, r := range recs {
+				_ = w.Record(r)
 			}
-			for from := range at + 1 {
-				if got := plainRun(b, from); got != want {
-					t.Fatalf("byte %#x at %d, from %d: stops at %d, want %d", c, at, from, got, want)
-				}
+			for _, s := range srvs {
+				_ = w.Server(s)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
 			}
 		}
-	}
+	})
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		var out bytes.Buffer
+		for b.Loop() {
+			out.Reset()
+			for _, r := range recs {
+				j, _ := json.Marshal(r)
+				out.Write(j)
+				out.WriteByte(',')
+			}
+			for _, s := range srvs {
+				j, _ := json.Marshal(s)
+				out.Write(j)
+				out.WriteByte(',')
+			}
+		}
+	})
 }

@@ -179,16 +179,16 @@ func appendString[T string | []byte](b []byte, s T) []byte {
 // a result is perftest output, long runs of safe bytes.
 func safeRun[T string | []byte](s T, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if b, ok := any(s).([]byte); ok { // outputs come as bytes
-		for ; i+8 <= len(b); i += 8 {
-			x := binary.LittleEndian.Uint64(b[i:])
-			// A byte below 0x20, non-ASCII, or one of " & (0x22, 0x26:
-			// equal once bit 2 is set), < > (0x3c, 0x3e: bit 1) and \,
-			// by has-less and has-zero-byte bit tricks as plainRun.
-			qa, lg, bs := (x|ones*4)^(ones*0x26), (x|ones*2)^(ones*0x3e), x^(ones*'\\')
-			if ((x-ones*0x20)&^x|(qa-ones)&^qa|(lg-ones)&^lg|(bs-ones)&^bs|x)&highs != 0 {
-				break
-			}
+	var w [8]byte
+	for ; i+8 <= len(s); i += 8 {
+		copy(w[:], s[i:i+8])
+		x := binary.LittleEndian.Uint64(w[:])
+		// A byte below 0x20, non-ASCII, or one of " & (0x22, 0x26: equal
+		// once bit 2 is set), < > (0x3c, 0x3e: bit 1) and \, by has-less
+		// and has-zero-byte bit tricks as plainRun.
+		qa, lg, bs := (x|ones*4)^(ones*0x26), (x|ones*2)^(ones*0x3e), x^(ones*'\\')
+		if ((x-ones*0x20)&^x|(qa-ones)&^qa|(lg-ones)&^lg|(bs-ones)&^bs|x)&highs != 0 {
+			break
 		}
 	}
 	for i < len(s) && s[i] < utf8.RuneSelf && jsonSafe[s[i]] {
