@@ -288,7 +288,12 @@ var benchHead = Result{Host: "leaf0-h0", ScheduleID: "run/p", EpochNs: 1_700_000
 func benchResult(b *testing.B) []byte {
 	var out bytes.Buffer
 	recs, srvs := benchItems()
-	w := NewResultWriter(&out, benchHead)
+	writeBenchResult(b, &out, recs, srvs)
+	return out.Bytes()
+}
+
+func writeBenchResult(b *testing.B, out *bytes.Buffer, recs []perftest.FlowRecord, srvs []ServerRun) {
+	w := NewResultWriter(out, benchHead)
 	for _, r := range recs {
 		_ = w.Record(r)
 	}
@@ -298,7 +303,6 @@ func benchResult(b *testing.B) []byte {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return out.Bytes()
 }
 
 // BenchmarkReadRecords: the runner's read of one host's result (outputs
@@ -355,16 +359,7 @@ func BenchmarkResultWriter(b *testing.B) {
 		var out bytes.Buffer
 		for b.Loop() {
 			out.Reset()
-			w := NewResultWriter(&out, benchHead)
-			for _, r := range recs {
-				_ = w.Record(r)
-			}
-			for _, s := range srvs {
-				_ = w.Server(s)
-			}
-			if err := w.Close(); err != nil {
-				b.Fatal(err)
-			}
+			writeBenchResult(b, &out, recs, srvs)
 		}
 	})
 	b.Run("marshal", func(b *testing.B) {
