@@ -1,8 +1,7 @@
 package emulator
 
 import (
-	"bufio"
-	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -37,7 +36,7 @@ func (h *host) agent(ctx context.Context, argv []string, s *sshd.Session) int {
 	}
 	exe := h.path(argv[0]) // what a host would exec: verified as /proc/self/exe would be
 	return agent.Main(ctx, argv[1:], agent.Env{Stdout: s.Stdout, Stderr: s.Stderr, File: h.path, Execute: h.executeOnTwin,
-		Executable: exe, BinaryDir: filepath.Dir(exe), Sum: h.lab.sums.of})
+		Executable: exe, BinaryDir: filepath.Dir(exe), Sum: h.lab.sums.of, Compressors: &h.lab.gzips})
 }
 
 // executeOnTwin is agent.Env.Execute on an emulated host.
@@ -86,6 +85,22 @@ func (w *writerSlots) acquire(ctx context.Context) error {
 
 func (w *writerSlots) release() { <-w.ch }
 
+// gzipPool lends the hosts' agents gzip writers for their results
+// (agent.Compressors): writing is bounded by writerSlots, so a few
+// compressors serve every host instead of one new each.
+type gzipPool struct{ p sync.Pool }
+
+func (g *gzipPool) Get(w io.Writer) *gzip.Writer {
+	if zw, ok := g.p.Get().(*gzip.Writer); ok {
+		zw.Reset(w)
+		return zw
+	}
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // the level is valid; the agent's own
+	return zw
+}
+
+func (g *gzipPool) Put(zw *gzip.Writer) { g.p.Put(zw) }
+
 // writeResult streams this host's result to w: a record with the client's
 // output for every flow it sends, then a server run with the server's
 // output for every flow it received that completed.
@@ -95,17 +110,18 @@ func (h *host) writeResult(w io.Writer, head agent.Result, part *perftest.Schedu
 	for _, fl := range part.Flows {
 		if fl.Src == head.Host {
 			rec := record(fl, results, base)
+			var out []byte
 			if rec.Result != nil {
-				rec.Output = f.format(h.lab, fl, perftest.Client, *rec.Result)
+				out = f.format(h.lab, fl, perftest.Client, *rec.Result)
 			}
-			_ = rw.Record(rec) // errors stick: Close returns them
+			_ = rw.RecordOutput(rec, out) // errors stick: Close returns them
 		}
 	}
 	for _, fl := range part.Flows {
 		if fl.Dst == head.Host {
 			if rec := record(fl, results, base); rec.Result != nil {
-				_ = rw.Server(agent.ServerRun{FlowID: fl.ID, Output: f.format(h.lab, fl, perftest.Server, *rec.Result),
-					StartNs: rec.StartNs, EndNs: rec.EndNs})
+				_ = rw.ServerOutput(agent.ServerRun{FlowID: fl.ID, StartNs: rec.StartNs, EndNs: rec.EndNs},
+					f.format(h.lab, fl, perftest.Server, *rec.Result))
 			}
 		}
 	}
@@ -138,13 +154,13 @@ func record(f perftest.Flow, results map[int]fabric.Result, base time.Time) perf
 }
 
 // flowFormatter renders the output perftest prints for flows, one buffer
-// for all of a host's (a point at 1,024 hosts renders 300,000 of them).
+// for all of a host's (a point at 1,024 hosts renders 300,000 of them):
+// format's result is valid until its next call.
 type flowFormatter struct {
-	buf bytes.Buffer
-	w   *bufio.Writer
+	buf []byte
 }
 
-func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) string {
+func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, res perftest.BWResult) []byte {
 	src, dst := mustRNIC(lab, f.Src), mustRNIC(lab, f.Dst)
 	inv := perftest.Invocation{Tool: f.Tool, QPs: max(f.QPs, 1), Port: f.Port}
 	sess := perftest.Session{Tool: f.Tool, Role: role, QPs: max(f.QPs, 1), MTU: 4096, TxDepth: 128, Result: res, Gbits: true}
@@ -155,11 +171,6 @@ func (ff *flowFormatter) format(lab *Lab, f perftest.Flow, role perftest.Role, r
 		sess.Device, sess.GIDIndex = dst.Device, dst.GIDIndex
 		sess.Local, sess.Remote = qpInfos(f.Dst, dst, inv), qpInfos(f.Src, src, inv)
 	}
-	ff.buf.Reset()
-	if ff.w == nil {
-		ff.w = bufio.NewWriter(&ff.buf)
-	}
-	ff.w.Reset(&ff.buf)               // nothing left over from a failed one
-	_ = perftest.FormatBW(ff.w, sess) // flushes into buf
-	return ff.buf.String()
+	ff.buf, _ = perftest.AppendBW(ff.buf[:0], sess) // an unknown tool prints nothing
+	return ff.buf
 }

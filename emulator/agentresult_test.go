@@ -2,10 +2,15 @@ package emulator
 
 import (
 	"bytes"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/labctl/labctl/emulator/fabric"
+	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/perftest"
 	"github.com/labctl/labctl/perftest/agent"
 )
@@ -56,5 +61,32 @@ func TestAgentResultOutputsParseToTheirFlows(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d records, want h1's 2 flows", n)
+	}
+}
+
+// TestQPInfosKeepTheirNumbers: the QP numbers an emulated host prints are
+// FNV-1a of "host/port/qp" (as they were when printed with fmt into the
+// hash), so outputs stay the same from version to version.
+func TestQPInfosKeepTheirNumbers(t *testing.T) {
+	t.Parallel()
+	r := inventory.RNIC{IP: "10.0.3.7"}
+	for _, tc := range []struct {
+		host      string
+		port, qps int
+	}{{"h1", 18515, 1}, {"leaf3-host15", 0, 4}, {"", -7, 2}} {
+		got := qpInfos(tc.host, r, perftest.Invocation{Port: tc.port, QPs: tc.qps})
+		if len(got) != tc.qps {
+			t.Fatalf("%+v: %d QPs", tc, len(got))
+		}
+		for i, q := range got {
+			hs := fnv.New32a()
+			fmt.Fprintf(hs, "%s/%d/%d", tc.host, tc.port, i)
+			v := hs.Sum32()
+			want := perftest.QPInfo{QPN: 0x100 + uint64(v%0x3f00), PSN: uint64(v>>8) & 0xffffff,
+				RKey: 0x1f0000 + uint64(v%0xffff), VAddr: 0x7f0000000000 + uint64(v)<<12, GID: net.ParseIP(r.IP)}
+			if !reflect.DeepEqual(q, want) {
+				t.Errorf("%+v QP %d: %+v, want %+v", tc, i, q, want)
+			}
+		}
 	}
 }

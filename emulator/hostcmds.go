@@ -309,12 +309,19 @@ func mustRNIC(lab *Lab, hostName string) inventory.RNIC {
 // qpInfos makes stable, realistic-looking QP numbers for a host's side.
 func qpInfos(hostName string, r inventory.RNIC, inv perftest.Invocation) []perftest.QPInfo {
 	out := make([]perftest.QPInfo, max(inv.QPs, 1))
+	gid := net.ParseIP(r.IP)
+	var key [64]byte
 	for i := range out {
-		hs := fnv.New32a()
-		fmt.Fprintf(hs, "%s/%d/%d", hostName, inv.Port, i)
-		v := hs.Sum32()
+		// FNV-1a of "host/port/qp", appended rather than printed: every
+		// emulated flow's output needs both sides' QPs.
+		k := append(key[:0], hostName...)
+		k = append(strconv.AppendInt(append(k, '/'), int64(inv.Port), 10), '/')
+		v := uint32(2166136261) // FNV-1a's offset basis and prime
+		for _, c := range strconv.AppendInt(k, int64(i), 10) {
+			v = (v ^ uint32(c)) * 16777619
+		}
 		out[i] = perftest.QPInfo{QPN: 0x100 + uint64(v%0x3f00), PSN: uint64(v>>8) & 0xffffff,
-			RKey: 0x1f0000 + uint64(v%0xffff), VAddr: 0x7f0000000000 + uint64(v)<<12, GID: net.ParseIP(r.IP)}
+			RKey: 0x1f0000 + uint64(v%0xffff), VAddr: 0x7f0000000000 + uint64(v)<<12, GID: gid}
 	}
 	return out
 }

@@ -89,6 +89,7 @@ type Lab struct {
 	agentStore string
 	sums       sumCache    // SHA-256 of the hosts' files by version (sha256sum)
 	writers    writerSlots // hosts writing their agent results at once (agent.go)
+	gzips      gzipPool    // their compressors (agent.go)
 	cancel     context.CancelFunc
 	log        *slog.Logger
 }

@@ -1,11 +1,11 @@
 package perftest
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"math/bits"
 	"net"
-	"strings"
+	"strconv"
 )
 
 // The layout is perftest v4.5-0.17 (internal version 6.06, what Debian 12
@@ -38,92 +38,176 @@ type Session struct {
 
 // FormatBW writes a complete BW test session as the real tool prints it.
 func FormatBW(w io.Writer, s Session) error {
+	b, err := AppendBW(nil, s)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendBW appends a complete BW test session, as the real tool prints
+// it, to dst: FormatBW into a caller's buffer. An emulated point renders
+// hundreds of thousands of these, so it appends bytes (strconv, no fmt)
+// to one buffer a caller reuses; the output is what C's printf formats
+// give (padBW, appendCAltHex, appendGID say how).
+func AppendBW(dst []byte, s Session) ([]byte, error) {
 	verb, ok := tools[s.Tool]
 	if !ok {
-		return fmt.Errorf("perftest: unknown tool %q", s.Tool)
+		return dst, fmt.Errorf("perftest: unknown tool %q", s.Tool)
 	}
-	b, ok := w.(*bufio.Writer) // a caller formatting many reuses its own
-	if !ok {
-		b = bufio.NewWriter(w)
-	}
+	b := dst
 	if s.Role == Server {
-		b.WriteString(serverBanner)
+		b = append(b, serverBanner...)
 	}
-	b.WriteString(dashes)
-	fmt.Fprintf(b, "                    %s BW Test\n", verb)
-	fmt.Fprintf(b, " Dual-port       : OFF\t\tDevice         : %s\n", s.Device)
-	fmt.Fprintf(b, " Number of qps   : %d\t\tTransport type : IB\n", max(s.QPs, 1))
-	b.WriteString(" Connection type : RC\t\tUsing SRQ      : OFF\n")
-	b.WriteString(" PCIe relax order: ON\n")
-	b.WriteString(" ibv_wr* API     : ON\n")
+	b = append(b, dashes...)
+	b = append(b, "                    "...)
+	b = append(b, verb...)
+	b = append(b, " BW Test\n Dual-port       : OFF\t\tDevice         : "...)
+	b = append(b, s.Device...)
+	b = append(b, "\n Number of qps   : "...)
+	b = strconv.AppendInt(b, int64(max(s.QPs, 1)), 10)
+	b = append(b, "\t\tTransport type : IB\n"...)
+	b = append(b, " Connection type : RC\t\tUsing SRQ      : OFF\n"...)
+	b = append(b, " PCIe relax order: ON\n"...)
+	b = append(b, " ibv_wr* API     : ON\n"...)
 	if s.Role == Client {
-		fmt.Fprintf(b, " TX depth        : %d\n", s.TxDepth)
+		b = append(b, " TX depth        : "...)
+		b = strconv.AppendInt(b, int64(s.TxDepth), 10)
+		b = append(b, '\n')
 	}
-	b.WriteString(" CQ Moderation   : 100\n")
-	fmt.Fprintf(b, " Mtu             : %d[B]\n", s.MTU)
-	b.WriteString(" Link type       : Ethernet\n")
-	fmt.Fprintf(b, " GID index       : %d\n", s.GIDIndex)
+	b = append(b, " CQ Moderation   : 100\n"...)
+	b = append(b, " Mtu             : "...)
+	b = strconv.AppendInt(b, int64(s.MTU), 10)
+	b = append(b, "[B]\n Link type       : Ethernet\n GID index       : "...)
+	b = strconv.AppendInt(b, int64(s.GIDIndex), 10)
+	b = append(b, '\n')
 	if s.Tool == "ib_read_bw" {
-		b.WriteString(" Outstand reads  : 16\n")
+		b = append(b, " Outstand reads  : 16\n"...)
 	} else {
-		b.WriteString(" Max inline data : 0[B]\n")
+		b = append(b, " Max inline data : 0[B]\n"...)
 	}
-	b.WriteString(" rdma_cm QPs\t : OFF\n")
-	b.WriteString(" Data ex. method : Ethernet\n")
-	b.WriteString(dashes)
+	b = append(b, " rdma_cm QPs\t : OFF\n"...)
+	b = append(b, " Data ex. method : Ethernet\n"...)
+	b = append(b, dashes...)
 	for _, q := range s.Local {
-		writeAddr(b, "local", s.Tool, q)
+		b = appendAddr(b, "local", s.Tool, q)
 	}
 	for _, q := range s.Remote {
-		writeAddr(b, "remote", s.Tool, q)
+		b = appendAddr(b, "remote", s.Tool, q)
 	}
-	b.WriteString(dashes)
+	b = append(b, dashes...)
 	if s.Gbits {
-		b.WriteString(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n")
+		b = append(b, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"...)
 	} else {
-		b.WriteString(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n")
+		b = append(b, " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"...)
 	}
 	r := s.Result
-	if s.Gbits && r.AvgGbps < 0.1 {
-		fmt.Fprintf(b, " %-7d    %d           %-7.6f            %-7.6f            %-7.6f\n", r.Bytes, r.Iterations, r.PeakGbps, r.AvgGbps, r.MsgRateMpps)
+	// The row's printf formats: " %-7d    %d           %-7.6f            %-7.6f            %-7.6f\n"
+	// below 0.1 Gb/s, else " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f\n".
+	small := s.Gbits && r.AvgGbps < 0.1
+	b = append(b, ' ')
+	b = padBW(b, strconv.AppendInt(b, r.Bytes, 10), 7)
+	b = append(b, "    "...)
+	prec := 2
+	if small {
+		b = strconv.AppendInt(b, r.Iterations, 10)
+		prec = 6
 	} else {
-		fmt.Fprintf(b, " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f\n", r.Bytes, r.Iterations, r.PeakGbps, r.AvgGbps, r.MsgRateMpps)
+		b = padBW(b, strconv.AppendInt(b, r.Iterations, 10), 10)
 	}
-	b.WriteString(dashes)
-	return b.Flush()
+	b = append(b, "           "[:11-4*btoi(!small)]...) // 11 spaces after %d, 7 after %-10d
+	b = padBW(b, strconv.AppendFloat(b, r.PeakGbps, 'f', prec, 64), 7)
+	b = append(b, "            "...)
+	b = padBW(b, strconv.AppendFloat(b, r.AvgGbps, 'f', prec, 64), 7)
+	if small {
+		b = append(b, "            "...)
+	} else {
+		b = append(b, "\t\t   "...)
+	}
+	b = padBW(b, strconv.AppendFloat(b, r.MsgRateMpps, 'f', 6, 64), 7)
+	b = append(b, '\n')
+	b = append(b, dashes...)
+	return b, nil
 }
 
-func writeAddr(b *bufio.Writer, side, tool string, q QPInfo) {
-	fmt.Fprintf(b, " %s address: LID %s QPN %s PSN %s", side, cAltHex(q.LID, 4), cAltHex(q.QPN, 6), cAltHex(q.PSN, 6))
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// padBW left-justifies the field just appended to b (b grew into grown)
+// to width, as printf's %-<width> does: spaces after it.
+func padBW(b, grown []byte, width int) []byte {
+	for n := len(grown) - len(b); n < width; n++ {
+		grown = append(grown, ' ')
+	}
+	return grown
+}
+
+// appendAddr is one queue pair's connection lines.
+func appendAddr(b []byte, side, tool string, q QPInfo) []byte {
+	b = append(b, ' ')
+	b = append(b, side...)
+	b = append(b, " address: LID "...)
+	b = appendCAltHex(b, q.LID, 4)
+	b = append(b, " QPN "...)
+	b = appendCAltHex(b, q.QPN, 6)
+	b = append(b, " PSN "...)
+	b = appendCAltHex(b, q.PSN, 6)
 	switch tool {
 	case "ib_read_bw":
-		fmt.Fprintf(b, " OUT 0x10 RKey %s VAddr %s", cAltHex(q.RKey, 8), cAltHex(q.VAddr, 16))
+		b = append(b, " OUT 0x10 RKey "...)
 	case "ib_write_bw":
-		fmt.Fprintf(b, " RKey %s VAddr %s", cAltHex(q.RKey, 8), cAltHex(q.VAddr, 16))
+		b = append(b, " RKey "...)
 	}
-	b.WriteString("\n GID: " + gidDecimal(q.GID) + "\n")
+	if tool == "ib_read_bw" || tool == "ib_write_bw" {
+		b = appendCAltHex(b, q.RKey, 8)
+		b = append(b, " VAddr "...)
+		b = appendCAltHex(b, q.VAddr, 16)
+	}
+	b = append(b, "\n GID: "...)
+	b = appendGID(b, q.GID)
+	return append(b, '\n')
 }
 
-// cAltHex is C's "%#0<w>x": the 0x prefix counts in the width, and zero gets
-// no prefix at all (so LID 0 prints 0000, the quirk every RoCE user sees).
-func cAltHex(v uint64, width int) string {
+// appendCAltHex is C's "%#0<w>x": the 0x prefix counts in the width, and
+// zero gets no prefix at all (so LID 0 prints 0000, the quirk every RoCE
+// user sees).
+func appendCAltHex(b []byte, v uint64, width int) []byte {
 	if v == 0 {
-		return strings.Repeat("0", width)
+		for range width {
+			b = append(b, '0')
+		}
+		return b
 	}
-	return fmt.Sprintf("0x%0*x", max(width-2, 0), v)
+	b = append(b, '0', 'x')
+	digits := (bits.Len64(v) + 3) / 4
+	for n := digits; n < width-2; n++ {
+		b = append(b, '0')
+	}
+	return strconv.AppendUint(b, v, 16)
 }
 
-// gidDecimal prints the 16 GID bytes with %02d: decimal, not hex.
-func gidDecimal(ip net.IP) string {
+// appendGID prints the 16 GID bytes with %02d: decimal, not hex.
+func appendGID(b []byte, ip net.IP) []byte {
+	var zero [16]byte
 	g := ip.To16()
 	if g == nil {
-		g = make(net.IP, 16)
+		g = zero[:]
 	}
-	parts := make([]string, 16)
 	for i, c := range g {
-		parts[i] = fmt.Sprintf("%02d", c)
+		if i > 0 {
+			b = append(b, ':')
+		}
+		if c < 10 {
+			b = append(b, '0')
+		}
+		b = strconv.AppendUint(b, uint64(c), 10)
 	}
-	return strings.Join(parts, ":")
+	return b
 }
 
 // NewResult is the tool's arithmetic: Gb/s = bytes*iters*8/1e9/s, MB/sec =

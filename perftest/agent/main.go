@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +33,16 @@ type Env struct {
 	// emulated lab answers from the digests it keeps by file version (its
 	// hosts share one stored agent); nil hashes the file.
 	Sum func(file string) (string, error)
+	// Compressors, when set, lends the gzip writers for results (an
+	// emulated lab, whose hosts share one process, reuses a few); nil
+	// makes one per result.
+	Compressors Compressors
+}
+
+// Compressors lends gzip writers, reset onto w, and takes them back.
+type Compressors interface {
+	Get(w io.Writer) *gzip.Writer
+	Put(zw *gzip.Writer)
 }
 
 // LocalEnv runs flows as perftest processes on this host (Run).
@@ -121,9 +130,9 @@ func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, 
 		return err
 	}
 	var w io.Writer = f
-	var zw *gzip.Writer
+	var zw *lazyGzip
 	if Compressed(file) {
-		zw, _ = gzip.NewWriterLevel(f, gzip.BestSpeed) // the level is valid
+		zw = &lazyGzip{f: f, c: env.Compressors}
 		w = zw
 	}
 	runErr := env.Execute(ctx, s, o, w)
@@ -140,6 +149,42 @@ func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, 
 		runErr = fmt.Errorf("agent result %s: %w", file, err)
 	}
 	return runErr
+}
+
+// lazyGzip gzips onto f with a writer taken at the first Write (from c
+// when set), so a result's compressor (~1 MB) exists while the result is
+// written, not while its flows run.
+type lazyGzip struct {
+	f  io.Writer
+	c  Compressors
+	zw *gzip.Writer
+}
+
+func (l *lazyGzip) Write(p []byte) (int, error) {
+	if l.zw == nil {
+		if l.c != nil {
+			l.zw = l.c.Get(l.f)
+		} else {
+			l.zw, _ = gzip.NewWriterLevel(l.f, gzip.BestSpeed) // the level is valid
+		}
+	}
+	return l.zw.Write(p)
+}
+
+// Close ends the gzip stream (an empty one if nothing was written) and
+// gives the writer back.
+func (l *lazyGzip) Close() error {
+	if l.zw == nil {
+		if _, err := l.Write(nil); err != nil {
+			return err
+		}
+	}
+	err := l.zw.Close()
+	if l.c != nil {
+		l.c.Put(l.zw)
+	}
+	l.zw = nil
+	return err
 }
 
 // Compressed says whether a result file is gzipped: its name ends in .gz.
@@ -170,15 +215,20 @@ type gzipFile struct {
 
 func (g gzipFile) Close() error { g.Reader.Close(); return g.f.Close() }
 
-// ReadSchedule reads a schedule's JSON file.
+// ReadSchedule reads a schedule's JSON file (as json.Decoder.Decode
+// reads its first value, decoded by hand: decode.go).
 func ReadSchedule(file string) (*perftest.Schedule, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readSchedule(f)
+}
+
+func readSchedule(r io.Reader) (*perftest.Schedule, error) {
 	var s perftest.Schedule
-	if err := json.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
+	if err := newScanner(r).schedule(&s); err != nil {
 		return nil, err
 	}
 	return &s, nil

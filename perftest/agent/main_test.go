@@ -2,8 +2,11 @@ package agent
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +91,62 @@ func TestResultGzippedByName(t *testing.T) {
 		if err != nil || head.Host != "h1" || head.ScheduleID != "run/pt" {
 			t.Errorf("%s: result %+v %v", tc.name, head, err)
 		}
+	}
+}
+
+// countingCompressors is a Compressors that keeps one writer and counts
+// what it lends and makes.
+type countingCompressors struct {
+	kept        *gzip.Writer
+	lent, made  int
+	outstanding int
+}
+
+func (c *countingCompressors) Get(w io.Writer) *gzip.Writer {
+	c.lent++
+	c.outstanding++
+	if c.kept != nil {
+		zw := c.kept
+		c.kept = nil
+		zw.Reset(w)
+		return zw
+	}
+	c.made++
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	return zw
+}
+
+func (c *countingCompressors) Put(zw *gzip.Writer) { c.outstanding--; c.kept = zw }
+
+// TestResultCompressorsAreLentAndReturned: with Env.Compressors a result
+// is gzipped by a lent writer, given back once written, and the next
+// result reuses it; a result with nothing written (Execute wrote nothing)
+// is still a valid gzip stream.
+func TestResultCompressorsAreLentAndReturned(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := &countingCompressors{}
+	sched := &perftest.Schedule{ID: "run/pt", Host: "h1"}
+	for i, body := range []string{`{"host":"h1","records":[],"servers":[],"late":0,"max_lag_ns":0}`, "", `{"host":"h2"}`} {
+		env := Env{Compressors: c, Execute: func(_ context.Context, _ *perftest.Schedule, _ Options, w io.Writer) error {
+			_, err := io.WriteString(w, body)
+			return err
+		}}
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json.gz", i))
+		if err := executeTo(context.Background(), env, out, sched, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := OpenResult(out)
+		if err != nil {
+			t.Fatalf("result %d: %v", i, err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(got) != body {
+			t.Errorf("result %d: read %q (%v), want %q", i, got, err, body)
+		}
+	}
+	if c.lent != 3 || c.made != 1 || c.outstanding != 0 {
+		t.Errorf("lent %d, made %d, %d not given back; want 3, 1, 0", c.lent, c.made, c.outstanding)
 	}
 }

@@ -70,14 +70,16 @@ func (r *Result) countLate(tolerance time.Duration) {
 }
 
 // ResultWriter writes a Result's JSON a record and a server run at a time,
-// as json.Marshal would write the whole Result (without indentation), and
-// counts the late records on the way.
+// byte for byte as json.Marshal would write the whole Result (without
+// indentation; encode.go appends the items), and counts the late records
+// on the way.
 type ResultWriter struct {
 	w     *bufio.Writer
 	n     int // items written in the open list
 	state int // 0 records, 1 servers, 2 closed
 	late  lateness
 	err   error
+	buf   []byte // an item's JSON (appendRecord, appendServer), reused
 }
 
 // NewResultWriter starts a result on w with head's host, schedule, epoch,
@@ -103,8 +105,9 @@ func (rw *ResultWriter) write(s string) {
 	}
 }
 
-func (rw *ResultWriter) item(v any) error {
-	b, err := json.Marshal(v)
+// item writes the JSON appended to rw.buf as the open list's next item.
+func (rw *ResultWriter) item(b []byte, err error) error {
+	rw.buf = b
 	if err != nil && rw.err == nil {
 		rw.err = err
 	}
@@ -124,16 +127,39 @@ func (rw *ResultWriter) Record(rec perftest.FlowRecord) error {
 		return errors.New("agent result: a record after the server runs")
 	}
 	rw.late.add(rec)
-	return rw.item(rec)
+	return rw.item(appendRecord(rw.buf[:0], &rec, rec.Output))
+}
+
+// RecordOutput is Record with the record's output given as bytes
+// (rec.Output is ignored), for a writer that renders outputs into a
+// buffer it reuses.
+func (rw *ResultWriter) RecordOutput(rec perftest.FlowRecord, output []byte) error {
+	if rw.state != 0 {
+		return errors.New("agent result: a record after the server runs")
+	}
+	rw.late.add(rec)
+	return rw.item(appendRecord(rw.buf[:0], &rec, output))
 }
 
 // Server appends a server run.
 func (rw *ResultWriter) Server(sr ServerRun) error {
+	rw.servers()
+	return rw.item(appendServer(rw.buf[:0], &sr, sr.Output), nil)
+}
+
+// ServerOutput is Server with the run's output given as bytes (sr.Output
+// is ignored).
+func (rw *ResultWriter) ServerOutput(sr ServerRun, output []byte) error {
+	rw.servers()
+	return rw.item(appendServer(rw.buf[:0], &sr, output), nil)
+}
+
+// servers ends the records, once.
+func (rw *ResultWriter) servers() {
 	if rw.state == 0 {
 		rw.write(`],"servers":[`)
 		rw.state, rw.n = 1, 0
 	}
-	return rw.item(sr)
 }
 
 // Close ends the result with the late records' tallies and flushes it.
@@ -164,94 +190,4 @@ func ReadResult(r io.Reader, rec func(head *Result, r perftest.FlowRecord) error
 // scanned past, never unescaped into a string.
 func ReadRecords(r io.Reader, rec func(head *Result, r perftest.FlowRecord) error) (*Result, error) {
 	return readResult(r, false, rec)
-}
-
-// recordSansOutput decodes a FlowRecord but for its output: the outer
-// field takes the "output" key from the embedded one.
-type recordSansOutput struct {
-	perftest.FlowRecord
-	Output skipped `json:"output,omitempty"`
-}
-
-type skipped struct{}
-
-func (*skipped) UnmarshalJSON([]byte) error { return nil }
-
-func readResult(r io.Reader, output bool, rec func(head *Result, r perftest.FlowRecord) error) (*Result, error) {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
-	if err := expectDelim(dec, '{'); err != nil {
-		return nil, err
-	}
-	head := &Result{}
-	rest := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "records":
-			err = eachItem(dec, func() error {
-				if !output {
-					var fr recordSansOutput
-					if err := dec.Decode(&fr); err != nil {
-						return err
-					}
-					return rec(head, fr.FlowRecord)
-				}
-				var fr perftest.FlowRecord
-				if err := dec.Decode(&fr); err != nil {
-					return err
-				}
-				return rec(head, fr)
-			})
-		case "servers":
-			err = eachItem(dec, func() error { var skip struct{}; return dec.Decode(&skip) })
-		default:
-			var raw json.RawMessage
-			if err = dec.Decode(&raw); err == nil {
-				rest[key] = raw
-				// Refresh the head, so records see the fields before them.
-				b, _ := json.Marshal(rest)
-				err = json.Unmarshal(b, head)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return nil, err
-	}
-	head.Records, head.Servers = nil, nil
-	return head, nil
-}
-
-// eachItem reads a JSON list (or null) with item per element.
-func eachItem(dec *json.Decoder, item func() error) error {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("want a list, found %v", tok)
-	}
-	for dec.More() {
-		if err := item(); err != nil {
-			return err
-		}
-	}
-	return expectDelim(dec, ']')
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("want %q, found %v", want, tok)
-	}
-	return nil
 }
