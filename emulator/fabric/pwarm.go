@@ -1,0 +1,133 @@
+package fabric
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// warmDepth is how many non-empty buckets ahead of the current one warm
+// prefetches the link and packet lines of events (some four events a
+// bucket on a large fabric); the bucket right after the current one gets
+// the lines its packets lead to. The depth was chosen by a sweep
+// (bench/README.md, "Third round").
+const warmDepth = 3
+
+// warmMinBytes is the size of the links' state (their plink and counter
+// slots) from which the engine prefetches: 2 MB, a core's L2 on the
+// machines measured. Below it the state stays in the cache and the
+// prefetches would only add instructions (some 100 an event; the sweep in
+// bench/README.md, "Third round").
+const warmMinBytes = 2 << 20
+
+// warmWorth is whether a fabric of n directed links is large enough for
+// warm to pay.
+func warmWorth(n int) bool {
+	return n*int(unsafe.Sizeof(plink{})+8*unsafe.Sizeof(lctr{})) >= warmMinBytes
+}
+
+// soon is the event queue's view ahead for warm: the next non-empty
+// buckets after the current one as last seen, nearest first. Buckets that
+// become non-empty in between are not in it (their events were pushed
+// since, so their lines are likely still in the cache); a change of
+// bucket width empties it.
+type soon struct {
+	b     [warmDepth]int64
+	n     int
+	fresh bool // the queue has moved to a new bucket since warm last looked
+}
+
+// warm prefetches what the coming events will read, in stages, each using
+// lines the stage before brought in: the link and the packet of each event
+// of a bucket warmDepth buckets ahead; for the next bucket's events, an
+// arrival's counter slot, its QP's forwarding entry, and at a switch the
+// ingress account, at a host its QP's state, or the head packet of a link
+// whose transmission ends; for the next event, an arrival's entry of next
+// hops at a switch. On a fabric whose state does not fit in a core's
+// cache (a thousand hosts) nearly every event starts with misses on these;
+// prefetched early, they overlap with the work of the events before it
+// instead of stalling its own. A prefetch (prefetch.go) never waits and
+// changes nothing: the run is the same whatever it fetches.
+func (e *PacketEngine) warm() {
+	if q := &e.ev; q.soon.fresh {
+		q.soon.fresh = false
+		e.warmBuckets(q)
+	}
+	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive && nx.pkt.qp >= 0 {
+		if l := &e.links[nx.id]; l.swTo >= 0 { // its next hops' entry
+			p := nx.pkt
+			f := &e.qf[p.qp]
+			dsti := f.dstIdx
+			if p.kind != pktData {
+				dsti = f.srcIdx
+			}
+			if row := e.cands[l.swTo]; row != nil {
+				prefetch(unsafe.Pointer(&row[e.hostSlot(l.swTo, dsti)]))
+			}
+		}
+	}
+}
+
+// warmBuckets runs when the queue has taken a new bucket: it drops the
+// buckets passed from soon, adds the next ones up to warmDepth,
+// prefetching their events' links and packets, and prefetches what the
+// next bucket's packets lead to.
+func (e *PacketEngine) warmBuckets(q *eventQueue) {
+	s := &q.soon
+	k := 0
+	for k < s.n && s.b[k] <= q.cur {
+		k++
+	}
+	s.n = copy(s.b[:], s.b[k:s.n])
+	for s.n < warmDepth {
+		last := q.cur
+		if s.n > 0 {
+			last = s.b[s.n-1]
+		}
+		b, ok := q.nextUsedAfter(last)
+		if !ok {
+			break
+		}
+		s.b[s.n] = b
+		s.n++
+		for n := q.last[b&q.mask]; n >= 0; n = q.link[n] {
+			if ev := &q.nodes[n]; ev.kind() <= evPFC { // link events
+				l := unsafe.Pointer(&e.links[ev.id])
+				p := unsafe.Pointer(ev.pkt)
+				if p == nil {
+					p = l
+				}
+				prefetch2(l, p)
+			}
+		}
+	}
+	if s.n > 0 {
+		for n := q.last[s.b[0]&q.mask]; n >= 0; n = q.link[n] {
+			e.warmEvent(&q.nodes[n])
+		}
+	}
+}
+
+// warmEvent prefetches what event ev's packet and link lead to; their own
+// lines were prefetched a few buckets before.
+func (e *PacketEngine) warmEvent(ev *event) {
+	switch ev.kind() {
+	case evTxDone: // the packet its link sends next, likely
+		if l := &e.links[ev.id]; l.qMask != 0 {
+			prefetch(unsafe.Pointer(l.q[bits.Len8(l.qMask)-1].head))
+		}
+	case evArrive:
+		p := ev.pkt
+		c := unsafe.Pointer(e.ctr(ev.id, p.prio))
+		switch l := &e.links[ev.id]; {
+		case p.qp < 0:
+			prefetch(c)
+		case l.swTo >= 0:
+			prefetch2(c, unsafe.Pointer(&e.qf[p.qp]))
+			prefetch(unsafe.Pointer(&l.inBytes[p.prio]))
+		case p.kind == pktData: // the receiver's state
+			prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].expected))
+		default:
+			prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].sndUna))
+		}
+	}
+}
