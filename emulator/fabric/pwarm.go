@@ -7,10 +7,10 @@ import (
 
 // warmDepth is how many non-empty buckets ahead of the current one warm
 // prefetches the link and packet lines of events (some four events a
-// bucket on a large fabric); the bucket right after the current one gets
-// the lines its packets lead to. The depth was chosen by a sweep
-// (bench/README.md, "Third round").
-const warmDepth = 3
+// bucket on a large fabric, so about 16 events ahead); the later stages
+// run one and two buckets ahead. Chosen by a sweep of 1 to 8 at 1,024
+// hosts (bench/README.md, "Third round").
+const warmDepth = 4
 
 // warmMinBytes is the size of the links' state (their plink and counter
 // slots) from which the engine prefetches: 2 MB, a core's L2 on the
@@ -37,40 +37,35 @@ type soon struct {
 }
 
 // warm prefetches what the coming events will read, in stages, each using
-// lines the stage before brought in: the link and the packet of each event
-// of a bucket warmDepth buckets ahead; for the next bucket's events, an
-// arrival's counter slot, its QP's forwarding entry, and at a switch the
-// ingress account, at a host its QP's state, or the head packet of a link
-// whose transmission ends; for the next event, an arrival's entry of next
-// hops at a switch. On a fabric whose state does not fit in a core's
-// cache (a thousand hosts) nearly every event starts with misses on these;
-// prefetched early, they overlap with the work of the events before it
-// instead of stalling its own. A prefetch (prefetch.go) never waits and
-// changes nothing: the run is the same whatever it fetches.
+// lines the stage before brought in, one bucket nearer:
+//
+//   - warmDepth buckets ahead: the link and the packet of each event;
+//   - two buckets ahead: an arrival's counter slot and its QP's forwarding
+//     entry, and at a switch the ingress account, at a host its QP's state;
+//   - the next bucket: an arrival's entry of next hops at a switch, and the
+//     head packet of a link whose transmission ends;
+//   - the next event: the egress queue and counter slot of an arrival at a
+//     switch that forwards by ECMP (a module's choice cannot be foreseen).
+//
+// On a fabric whose state does not fit in a core's cache (a thousand
+// hosts) nearly every event starts with misses on these; prefetched early,
+// they overlap with the work of the events before it instead of stalling
+// its own. A prefetch (prefetch.go) never waits and changes nothing: the
+// run is the same whatever it fetches.
 func (e *PacketEngine) warm() {
 	if q := &e.ev; q.soon.fresh {
 		q.soon.fresh = false
 		e.warmBuckets(q)
 	}
-	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive && nx.pkt.qp >= 0 {
-		if l := &e.links[nx.id]; l.swTo >= 0 { // its next hops' entry
-			p := nx.pkt
-			f := &e.qf[p.qp]
-			dsti := f.dstIdx
-			if p.kind != pktData {
-				dsti = f.srcIdx
-			}
-			if row := e.cands[l.swTo]; row != nil {
-				prefetch(unsafe.Pointer(&row[e.hostSlot(l.swTo, dsti)]))
-			}
-		}
+	if nx := e.ev.ahead(1); nx != nil && nx.kind() == evArrive {
+		e.warmEgress(nx)
 	}
 }
 
 // warmBuckets runs when the queue has taken a new bucket: it drops the
 // buckets passed from soon, adds the next ones up to warmDepth,
-// prefetching their events' links and packets, and prefetches what the
-// next bucket's packets lead to.
+// prefetching their events' links and packets, and runs the later stages
+// on the buckets one and two ahead.
 func (e *PacketEngine) warmBuckets(q *eventQueue) {
 	s := &q.soon
 	k := 0
@@ -100,16 +95,40 @@ func (e *PacketEngine) warmBuckets(q *eventQueue) {
 			}
 		}
 	}
+	if soon := s.b[:s.n]; len(soon) > 1 {
+		for n := q.last[soon[1]&q.mask]; n >= 0; n = q.link[n] {
+			if ev := &q.nodes[n]; ev.kind() == evArrive {
+				e.warmArrival(ev)
+			}
+		}
+	}
 	if s.n > 0 {
 		for n := q.last[s.b[0]&q.mask]; n >= 0; n = q.link[n] {
-			e.warmEvent(&q.nodes[n])
+			e.warmNext(&q.nodes[n])
 		}
 	}
 }
 
-// warmEvent prefetches what event ev's packet and link lead to; their own
-// lines were prefetched a few buckets before.
-func (e *PacketEngine) warmEvent(ev *event) {
+// warmArrival prefetches what an arrival's packet leads to.
+func (e *PacketEngine) warmArrival(ev *event) {
+	p := ev.pkt
+	c := unsafe.Pointer(e.ctr(ev.id, p.prio))
+	switch l := &e.links[ev.id]; {
+	case p.qp < 0:
+		prefetch(c)
+	case l.swTo >= 0:
+		prefetch2(c, unsafe.Pointer(&e.qf[p.qp]))
+		prefetch(unsafe.Pointer(&l.inBytes[p.prio]))
+	case p.kind == pktData: // the receiver's state
+		prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].expected))
+	default:
+		prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].sndUna))
+	}
+}
+
+// warmNext prefetches, for an event of the next bucket, an arrival's entry
+// of next hops at a switch or the packet a link sends next.
+func (e *PacketEngine) warmNext(ev *event) {
 	switch ev.kind() {
 	case evTxDone: // the packet its link sends next, likely
 		if l := &e.links[ev.id]; l.qMask != 0 {
@@ -117,17 +136,45 @@ func (e *PacketEngine) warmEvent(ev *event) {
 		}
 	case evArrive:
 		p := ev.pkt
-		c := unsafe.Pointer(e.ctr(ev.id, p.prio))
-		switch l := &e.links[ev.id]; {
-		case p.qp < 0:
-			prefetch(c)
-		case l.swTo >= 0:
-			prefetch2(c, unsafe.Pointer(&e.qf[p.qp]))
-			prefetch(unsafe.Pointer(&l.inBytes[p.prio]))
-		case p.kind == pktData: // the receiver's state
-			prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].expected))
-		default:
-			prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].sndUna))
+		if sw := e.links[ev.id].swTo; sw >= 0 && p.qp >= 0 {
+			if row := e.cands[sw]; row != nil {
+				prefetch(unsafe.Pointer(&row[e.hostSlot(sw, e.qf[p.qp].dst(p))]))
+			}
 		}
 	}
+}
+
+// warmEgress prefetches the egress queue and counter slot of the arrival
+// ev at a switch, when its next hops are known and the switch forwards by
+// ECMP: what forward will choose.
+func (e *PacketEngine) warmEgress(ev *event) {
+	p := ev.pkt
+	sw := e.links[ev.id].swTo
+	if sw < 0 || p.qp < 0 || p.route != 0 || p.kind >= pktCtl {
+		return
+	}
+	row := e.cands[sw]
+	if row == nil {
+		return
+	}
+	f := &e.qf[p.qp]
+	id := row[e.hostSlot(sw, f.dst(p))]
+	if id <= 0 {
+		return
+	}
+	span := e.hopSpans[id-1]
+	var li int32
+	switch {
+	case span.n == 1:
+		li = e.hopFlat[span.off]
+	case e.mods[sw].m == nil:
+		key := dataKey(f.fwdKey, p)
+		if p.kind != pktData {
+			key = f.revKey
+		}
+		li = e.hopFlat[span.off+int32(ecmpPick(key, e.salts[sw], int(span.n)))]
+	default:
+		return
+	}
+	prefetch2(unsafe.Pointer(&e.links[li].q[p.prio]), unsafe.Pointer(e.ctr(li, p.prio)))
 }
