@@ -40,12 +40,15 @@ type soon struct {
 // lines the stage before brought in, one bucket nearer:
 //
 //   - warmDepth buckets ahead: the link and the packet of each event;
-//   - two buckets ahead: an arrival's counter slot and its QP's forwarding
-//     entry, and at a switch the ingress account, at a host its QP's state;
-//   - the next bucket: an arrival's entry of next hops at a switch, and the
-//     head packet of a link whose transmission ends;
-//   - the next event: the egress queue and counter slot of an arrival at a
-//     switch that forwards by ECMP (a module's choice cannot be foreseen).
+//   - two buckets ahead: an arrival's counter slot, and at a switch its
+//     QP's forwarding entry and the ingress account, at a host its QP's
+//     state;
+//   - the next bucket: an arrival's entry of next hops at a switch, or at a
+//     host its QP's path back, and the head packet of a link whose
+//     transmission ends;
+//   - the next event: the egress link, queue and counter slot of an arrival
+//     at a switch that forwards by ECMP (a module's choice cannot be
+//     foreseen), or at a host of the link its acknowledgement leaves by.
 //
 // On a fabric whose state does not fit in a core's cache (a thousand
 // hosts) nearly every event starts with misses on these; prefetched early,
@@ -119,10 +122,14 @@ func (e *PacketEngine) warmArrival(ev *event) {
 	case l.swTo >= 0:
 		prefetch2(c, unsafe.Pointer(&e.qf[p.qp]))
 		prefetch(unsafe.Pointer(&l.inBytes[p.prio]))
-	case p.kind == pktData: // the receiver's state
-		prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].expected))
-	default:
-		prefetch2(c, unsafe.Pointer(&e.qpSlab[p.qp].sndUna))
+	case p.kind == pktData: // the receiver's state, and its way back
+		q := &e.qpSlab[p.qp]
+		prefetch2(c, unsafe.Pointer(&q.expected))
+		prefetch(unsafe.Pointer(&q.rpath))
+	default: // the sender's
+		q := &e.qpSlab[p.qp]
+		prefetch2(c, unsafe.Pointer(&q.sndUna))
+		prefetch(unsafe.Pointer(&q.path))
 	}
 }
 
@@ -136,10 +143,16 @@ func (e *PacketEngine) warmNext(ev *event) {
 		}
 	case evArrive:
 		p := ev.pkt
-		if sw := e.links[ev.id].swTo; sw >= 0 && p.qp >= 0 {
+		switch sw := e.links[ev.id].swTo; {
+		case p.qp < 0:
+		case sw >= 0:
 			if row := e.cands[sw]; row != nil {
 				prefetch(unsafe.Pointer(&row[e.hostSlot(sw, e.qf[p.qp].dst(p))]))
 			}
+		case p.kind == pktData: // the link its acknowledgement leaves by
+			prefetch(unsafe.Pointer(unsafe.SliceData(e.qpSlab[p.qp].rpath)))
+		default:
+			prefetch(unsafe.Pointer(unsafe.SliceData(e.qpSlab[p.qp].path)))
 		}
 	}
 }
@@ -150,7 +163,15 @@ func (e *PacketEngine) warmNext(ev *event) {
 func (e *PacketEngine) warmEgress(ev *event) {
 	p := ev.pkt
 	sw := e.links[ev.id].swTo
-	if sw < 0 || p.qp < 0 || p.route != 0 || p.kind >= pktCtl {
+	if p.qp < 0 || p.route != 0 || p.kind >= pktCtl {
+		return
+	}
+	if sw < 0 { // at a host: the link an acknowledgement leaves by
+		if p.kind == pktData {
+			if rp := e.qpSlab[p.qp].rpath; len(rp) > 0 {
+				e.warmLink(rp[0], ctrlPrio)
+			}
+		}
 		return
 	}
 	row := e.cands[sw]
@@ -176,5 +197,13 @@ func (e *PacketEngine) warmEgress(ev *event) {
 	default:
 		return
 	}
-	prefetch2(unsafe.Pointer(&e.links[li].q[p.prio]), unsafe.Pointer(e.ctr(li, p.prio)))
+	e.warmLink(li, p.prio)
+}
+
+// warmLink prefetches what queueing a packet of priority prio on link li
+// reads: the link's first line, the queue's and the counter slot.
+func (e *PacketEngine) warmLink(li int32, prio uint8) {
+	l := &e.links[li]
+	prefetch2(unsafe.Pointer(l), unsafe.Pointer(&l.q[prio]))
+	prefetch(unsafe.Pointer(e.ctr(li, prio)))
 }
