@@ -15,7 +15,7 @@ const warmDepth = 4
 // warmMinBytes is the size of the links' state (their plink and counter
 // slots) from which the engine prefetches: 2 MB, a core's L2 on the
 // machines measured. Below it the state stays in the cache and the
-// prefetches would only add instructions (some 100 an event; the sweep in
+// prefetches would only add instructions (some 200 an event; the sweep in
 // bench/README.md, "Third round").
 const warmMinBytes = 2 << 20
 
