@@ -29,6 +29,35 @@ func fingerprint(res []Result, c *Counters) string {
 	return fmt.Sprintf("%x", h.Sum(nil)[:8])
 }
 
+// engineCase is a packet engine configuration the determinism tests run:
+// lossless with PFC, ECN and DCQCN and ECMP; and lossy with a small buffer
+// and per-packet spraying (drops, go-back-N, reordering).
+type engineCase struct {
+	name string
+	mod  func(*Config)
+	lb   string
+}
+
+func engineCases() []engineCase {
+	return []engineCase{
+		{"lossless", func(*Config) {}, "ecmp"},
+		{"lossy-drill", func(c *Config) { c.PFC = false; c.BufferBytes = 1 << 20 }, "drill"},
+	}
+}
+
+// engine makes a fresh packet engine of the case on topo.
+func (tc engineCase) engine(t *testing.T, topo *Topology) *PacketEngine {
+	t.Helper()
+	cfg := DefaultConfig()
+	tc.mod(&cfg)
+	cfg.LB, cfg.Modules = tc.lb, schemes.MustRegistry()
+	e, err := NewPacketEngineLB(topo, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // TestPacketEngineDeterministic runs the papers' 128-host setting twice per
 // configuration on fresh engines and requires identical flow results and
 // counters: lossless with PFC, ECN and DCQCN; and lossy with a small buffer
@@ -36,26 +65,13 @@ func fingerprint(res []Result, c *Counters) string {
 func TestPacketEngineDeterministic(t *testing.T) {
 	topo, eps := papersSetting(t)
 	flows := workload(t, eps, "websearch", 0.8, 300*time.Microsecond)
-	for _, tc := range []struct {
-		name string
-		mod  func(*Config)
-		lb   string
-	}{
-		{"lossless", func(*Config) {}, "ecmp"},
-		{"lossy-drill", func(c *Config) { c.PFC = false; c.BufferBytes = 1 << 20 }, "drill"},
-	} {
+	for _, tc := range engineCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			var prints [2]string
 			var results [2][]Result
 			var counters [2]*Counters
 			for i := range prints {
-				cfg := DefaultConfig()
-				tc.mod(&cfg)
-				cfg.LB, cfg.Modules = tc.lb, schemes.MustRegistry()
-				e, err := NewPacketEngineLB(topo, cfg, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				e := tc.engine(t, topo)
 				res, err := e.Run(context.Background(), flows, RunOptions{})
 				if err != nil {
 					t.Fatal(err)

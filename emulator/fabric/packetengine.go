@@ -27,6 +27,7 @@ type PacketEngine struct {
 	now        int64 // ps
 	rng        uint64
 	qps        []*qp
+	qpSlab     []qp // what qps point into: a QP's address without loading its pointer (warm)
 	// dependencies of the current Run
 	waitOn   map[int]int   // flow index -> unfinished dependencies
 	children map[int][]int // flow ID -> dependant flow indexes
@@ -69,7 +70,7 @@ type PacketEngine struct {
 	schemes   schemeState // the modules' counter totals (pschemes.go)
 	fault     error       // set by a broken module: ends the run
 	events    uint64      // processed, over the engine's life
-	sink      int32       // warm's reads go here, so that they are made
+	warmOn    bool        // the fabric's state outgrows a core's cache: prefetch (pwarm.go)
 }
 
 // Events is how many events the engine has processed.
@@ -113,7 +114,7 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	normalize(&cfg.SwitchConfig)
 	n := len(t.links)
 	e := &PacketEngine{topo: t, cfg: cfg, portSet: newPortSet(t), links: make([]plink, n), rev: make([]int32, n),
-		lc: make([]lctr, 8*n), portLinks: portLinks(t), rng: seedRand(cfg.Seed)}
+		lc: make([]lctr, 8*n), portLinks: portLinks(t), rng: seedRand(cfg.Seed), warmOn: warmWorth(n)}
 	sw := map[string]int32{}
 	for i, l := range t.links {
 		pl := plink{rate: l.rate, delay: l.delay, from: l.from, fromPort: l.fromPort, to: l.to, atSwitch: !t.isHost[l.from]}
@@ -238,6 +239,7 @@ func (e *PacketEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([
 	// The QPs' state is one array: flows started together sit together in
 	// memory, and the collector has one object to follow, not one per flow.
 	slab := make([]qp, len(sorted))
+	e.qpSlab = slab
 	for i, f := range sorted {
 		e.results[i] = Result{ID: f.ID, Bytes: f.Bytes}
 		q := &slab[i]
@@ -346,7 +348,9 @@ func (e *PacketEngine) loop(ctx context.Context, opt RunOptions) error {
 		}
 		e.now = ev.t
 		e.events++
-		e.warm()
+		if e.warmOn {
+			e.warm()
+		}
 		switch ev.kind() {
 		case evTxDone:
 			e.onTxDone(ev)

@@ -94,6 +94,7 @@ type eventQueue struct {
 	win   density  // since the last look at the density
 	stats queueStats
 	spare []event // regrid's scratch
+	soon  soon    // the next non-empty buckets, for prefetching (pwarm.go)
 }
 
 // density is what the queue counts over a window: buckets sorted, the
@@ -141,6 +142,7 @@ func (q *eventQueue) reset() {
 	q.far.h, q.now = q.far.h[:0], q.now[:0]
 	q.seq, q.n, q.cur, q.head = 0, 0, -1, 0
 	q.win, q.stats = density{}, queueStats{}
+	q.soon = soon{}
 }
 
 func (q *eventQueue) push(e event) {
@@ -250,6 +252,7 @@ func (q *eventQueue) advance() {
 	q.win.buckets++
 	q.win.events += uint64(len(q.now))
 	q.win.moves += sortEvents(q.now)
+	q.soon.fresh = true
 }
 
 // pull moves the far events within the wheel's horizon into it.
@@ -300,17 +303,23 @@ func (q *eventQueue) regrid(shift uint8) {
 	q.spare = all[:0]
 	q.pull()
 	q.stats.regrids++
+	q.soon = soon{} // other buckets
 }
 
 // nextUsed is the nearest non-empty bucket after the current one.
-func (q *eventQueue) nextUsed() (int64, bool) {
-	start := int((q.cur + 1) & q.mask)
+func (q *eventQueue) nextUsed() (int64, bool) { return q.nextUsedAfter(q.cur) }
+
+// nextUsedAfter is the nearest non-empty bucket after bucket after (at or
+// after the current one), within the wheel's horizon.
+func (q *eventQueue) nextUsedAfter(after int64) (int64, bool) {
+	start := int((after + 1) & q.mask)
 	w := start >> 6
 	m := q.used[w] &^ (1<<(start&63) - 1)
 	for i := 0; i <= len(q.used); i++ {
 		if m != 0 {
 			slot := w<<6 | bits.TrailingZeros64(m)
-			return q.cur + 1 + int64((slot-start))&q.mask, true
+			b := after + 1 + int64((slot-start))&q.mask
+			return b, b <= q.cur+q.mask
 		}
 		w = (w + 1) % len(q.used)
 		m = q.used[w]

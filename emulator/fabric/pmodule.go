@@ -369,3 +369,12 @@ type qpFwd struct {
 	fwdKey, revKey uint64 // 5-tuple hashes of the data and the ACK direction
 	srcIdx, dstIdx int32  // host indexes of the two ends
 }
+
+// dst is the host index packet p of the QP goes to: data to the
+// destination, acknowledgements and notifications back to the source.
+func (f *qpFwd) dst(p *packet) int32 {
+	if p.kind != pktData {
+		return f.srcIdx
+	}
+	return f.dstIdx
+}

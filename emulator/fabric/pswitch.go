@@ -1,8 +1,6 @@
 package fabric
 
 import (
-	"math/bits"
-
 	"github.com/labctl/labctl/emulator/fabric/lb"
 )
 
@@ -233,53 +231,6 @@ func (e *PacketEngine) onTxDone(ev event) {
 	e.ev.push(linkEvent(e.now+l.delay*1000, evArrive, ev.id, ev.pkt))
 	e.kick(ev.id)
 	e.wake(ev.id)
-}
-
-// warm reads ahead what the coming events of the current bucket will
-// read: the first cache line of the link and the packet of the event two
-// ahead, then, for the arrival after the one in hand (its packet read one
-// event earlier), its counter slot, and at a switch its QP's forwarding
-// entry, the ingress account and the entry of its next hops, at a host
-// its QP's state. On a
-// fabric whose state does not fit in a core's cache (a thousand hosts)
-// nearly every event starts with misses on these; read early, they overlap
-// with the work of the events before it instead of stalling its own.
-func (e *PacketEngine) warm() {
-	if nx := e.ev.ahead(2); nx != nil && nx.kind() <= evPFC { // link events
-		e.sink += e.links[nx.id].swTo
-		if p := nx.pkt; p != nil {
-			e.sink += p.qp
-		}
-	}
-	nx := e.ev.ahead(1)
-	if nx != nil && nx.kind() == evTxDone { // the packet its link sends next, likely
-		if l := &e.links[nx.id]; l.qMask != 0 {
-			e.sink += l.q[bits.Len8(l.qMask)-1].head.qp
-		}
-		return
-	}
-	if nx != nil && nx.kind() == evArrive {
-		p := nx.pkt
-		e.sink += int32(e.ctr(nx.id, p.prio).rxP)
-		if p.qp < 0 {
-			return
-		}
-		if l := &e.links[nx.id]; l.swTo >= 0 {
-			f := &e.qf[p.qp]
-			dsti := f.dstIdx
-			if p.kind != pktData {
-				dsti = f.srcIdx
-			}
-			e.sink += int32(l.inBytes[p.prio])
-			if row := e.cands[l.swTo]; row != nil { // its next hops' entry
-				e.sink += row[e.hostSlot(l.swTo, dsti)]
-			}
-		} else if q := e.qps[p.qp]; p.kind == pktData { // the receiver's state
-			e.sink += int32(q.expected)
-		} else {
-			e.sink += int32(q.sndUna)
-		}
-	}
 }
 
 // onArrive delivers a packet at the far end of its link: to the RNIC of a
