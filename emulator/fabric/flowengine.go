@@ -53,6 +53,8 @@ type linkState struct {
 	rsum  float64   // bits/ns sent: the sum of its flows' rates
 	off   float64   // bits/ns offered to its egress queue (queue.go)
 	last  int64     // counters and queue are settled up to this time
+	// bytes and packets sent since the ports last had them (flushCounts)
+	txB, txP float64
 	// rounds in which it was seeded, visited, or settled by a recompute
 	seeded, visited, settled uint32
 }

@@ -79,7 +79,9 @@ type linkQueue struct {
 
 // settle brings link li's counters and queue from its last settlement up
 // to now, at the rates of the flows crossing it (constant in between: every
-// change of them settles the link first).
+// change of them settles the link first). Bytes and packets sent gather on
+// the link (flushCounts moves them to its ports): a recompute settles
+// nearly every link, and the ports' accumulators are cold.
 func (e *FlowEngine) settle(li int, now int64) {
 	ls := &e.ls[li]
 	dt := now - ls.last
@@ -94,18 +96,17 @@ func (e *FlowEngine) settle(li int, now int64) {
 	capacity := e.capacity[li]
 	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
-	from, to := e.lfrom[li], e.lto[li]
 	p := sent / pkt
-	from.txB += sent
-	from.txP += p
-	to.rxB += sent
-	to.rxP += p
-	fq := &from.q[roceQueue]
-	fq.txB += sent
-	fq.txP += p
+	ls.txB += sent
+	ls.txP += p
 	if e.fromHost[li] {
 		return // a NIC paces itself; switch queues only
 	}
+	if q.depth == 0 && !q.paused && off <= capacity {
+		return // an empty queue that stays empty: nothing to mark or pause
+	}
+	from := e.lfrom[li]
+	fq := &from.q[roceQueue]
 	d0 := q.depth
 	d1, over := e.fluid(d0, off, capacity, float64(dt))
 	q.depth = d1
@@ -142,6 +143,28 @@ func (e *FlowEngine) settle(li int, now int64) {
 func (e *FlowEngine) settleAll(now int64) {
 	for li := range e.ls {
 		e.settle(li, now)
+	}
+	e.flushCounts()
+}
+
+// flushCounts moves the bytes and packets the links sent since the last
+// flush to their ports: the sending port and its RoCE queue, and the
+// receiving port.
+func (e *FlowEngine) flushCounts() {
+	for li := range e.ls {
+		ls := &e.ls[li]
+		if ls.txB == 0 && ls.txP == 0 {
+			continue
+		}
+		from, to := e.lfrom[li], e.lto[li]
+		from.txB += ls.txB
+		from.txP += ls.txP
+		to.rxB += ls.txB
+		to.rxP += ls.txP
+		fq := &from.q[roceQueue]
+		fq.txB += ls.txB
+		fq.txP += ls.txP
+		ls.txB, ls.txP = 0, 0
 	}
 }
 
@@ -208,7 +231,10 @@ func (e *FlowEngine) drainQueues() {
 }
 
 // ClearWatermarks implements Engine.
-func (e *FlowEngine) ClearWatermarks() { e.portSet.clearWatermarks() }
+func (e *FlowEngine) ClearWatermarks() {
+	e.flushCounts() // the clear remembers packets sent
+	e.portSet.clearWatermarks()
+}
 
 // Counters implements Engine.
 func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }
