@@ -38,9 +38,16 @@ type FlowEngine struct {
 	fin, arr flowHeap
 	seeds    []int // links whose flows changed since the last recompute
 	round    uint32
+	// The flows' state a recompute reads, in flat arrays by rank: a
+	// recompute visits nearly every active flow (the component of a
+	// quantum's changes is most of the fabric at load), and flows active
+	// together have near ranks, so these stay in cache.
+	fs   []*flowState
+	fh   []flowHot
+	hops []flowHop // every flow's path, flowHot.hop0 on
 	// scratch, reused by every recompute
 	compL   []int
-	compF   []*flowState
+	compF   []int32
 	left    []float64
 	users   []int
 	feeders []int
@@ -59,28 +66,40 @@ type linkState struct {
 	seeded, visited, settled uint32
 }
 
-// flowRef is a flow on a link, and the link's position on the flow's path.
+// flowRef is a flow (its rank) on a link, and the link's position on the
+// flow's path.
 type flowRef struct {
-	f   *flowState
-	hop int
+	f, hop int32
+}
+
+// flowHot is what a recompute reads and writes of a flow.
+type flowHot struct {
+	rate, next float64 // bits per ns, while active; next: the recomputed one
+	hop0       int32   // its path: hops[hop0 : hop0+n]
+	n          int32
+	mark       uint32 // round in which the recompute visited it
+	fixed      bool
+	counts     bool // a link of its path changed flows: offered rates may change
+}
+
+// flowHop is a link of a flow's path.
+type flowHop struct {
+	li   int32
+	slot int32   // the flow's index in ls[li].flows
+	offc float64 // the flow's offered rate at this hop (queue.go)
 }
 
 type flowState struct {
 	Flow
-	idx        int       // rank by ID: ties in time go in this order
-	path       []int     // directed links
-	slot       []int     // f's index in ls[path[k]].flows
-	offc       []float64 // f's offered rate at each hop (queue.go)
-	wire       float64   // wire bytes still to send at time at
+	idx        int   // rank by ID: ties in time go in this order
+	path       []int // directed links
+	wire       float64 // wire bytes still to send at time at
 	at         int64
-	rate, next float64 // bits per ns, while active; next: the recomputed one
 	readyAt    int64
 	finishAt   int64
 	hidx       int // index in the arrival or completion heap
 	waiting    int // dependencies not finished yet
 	dependents []*flowState
-	mark       uint32 // round in which the recompute visited it
-	fixed      bool
 	active     bool
 	done       bool
 	result     Result
@@ -205,7 +224,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 		if err != nil {
 			st.done, st.result.Err = true, err.Error()
 		} else {
-			st.path, st.slot, st.offc = p, make([]int, len(p)), make([]float64, len(p))
+			st.path = p
 			st.result.Path = make([]string, 1, len(p)+1)
 			st.result.Path[0] = f.Src
 			for _, li := range p {
@@ -219,8 +238,13 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 		fs[i], byID[f.ID] = st, st
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	e.fs, e.fh, e.hops = fs, make([]flowHot, len(fs)), e.hops[:0]
 	for i, st := range fs {
 		st.idx = i
+		e.fh[i] = flowHot{hop0: int32(len(e.hops)), n: int32(len(st.path))}
+		for _, li := range st.path {
+			e.hops = append(e.hops, flowHop{li: int32(li)})
+		}
 		for _, a := range st.After {
 			d, ok := byID[a]
 			if !ok {
@@ -255,46 +279,54 @@ func (e *FlowEngine) release(st *flowState) {
 // next recompute shares it fairly.
 func (e *FlowEngine) admit(st *flowState, now int64) {
 	st.active, st.at, st.result.Start = true, now, now
+	fh := &e.fh[st.idx]
+	hops := e.path(fh)
 	rate := math.Inf(1)
-	for k, li := range st.path {
+	for k := range hops {
+		li := int(hops[k].li)
 		e.settle(li, now)
 		l := &e.ls[li]
-		st.slot[k] = len(l.flows)
-		l.flows = append(l.flows, flowRef{st, k})
+		hops[k].slot = int32(len(l.flows))
+		l.flows = append(l.flows, flowRef{int32(st.idx), int32(k)})
 		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
 	if rate < 1e-9 { // rounding left on a full link
 		rate = 0
 	}
-	st.rate = rate
-	e.offered(st)
-	for k, li := range st.path {
-		l := &e.ls[li]
-		l.rsum += st.rate
-		l.off += st.offc[k]
+	fh.rate = rate
+	e.offered(fh)
+	for _, h := range hops {
+		l := &e.ls[h.li]
+		l.rsum += fh.rate
+		l.off += h.offc
 	}
-	st.finishAt = finishTime(now, st.wire, st.rate)
+	st.finishAt = finishTime(now, st.wire, fh.rate)
 	e.fin.push(st)
 }
+
+// path is a flow's hops.
+func (e *FlowEngine) path(fh *flowHot) []flowHop { return e.hops[fh.hop0 : fh.hop0+fh.n] }
 
 // complete ends a flow whose last byte left its sender at now.
 func (e *FlowEngine) complete(st *flowState, now int64) {
 	st.active, st.done, st.wire = false, true, 0
 	st.result.End = now + st.propDelay
-	for k, li := range st.path {
+	fh := &e.fh[st.idx]
+	for _, h := range e.path(fh) {
+		li := int(h.li)
 		e.settle(li, now)
 		l := &e.ls[li]
 		last := len(l.flows) - 1
 		moved := l.flows[last]
-		l.flows[st.slot[k]] = moved
-		moved.f.slot[moved.hop] = st.slot[k]
+		l.flows[h.slot] = moved
+		e.hops[e.fh[moved.f].hop0+moved.hop].slot = h.slot
 		l.flows = l.flows[:last]
 		if last == 0 {
 			l.rsum, l.off = 0, 0 // no rounding left behind
 		} else {
-			l.rsum -= st.rate
-			l.off -= st.offc[k]
+			l.rsum -= fh.rate
+			l.off -= h.offc
 		}
 		e.seed(li)
 	}
@@ -311,13 +343,15 @@ func (e *FlowEngine) seed(li int) {
 // offered sets the rate st would offer at each hop if that hop were no
 // constraint: its fair share by count on the links before it (queue.go);
 // it says whether any changed.
-func (e *FlowEngine) offered(st *flowState) bool {
+func (e *FlowEngine) offered(fh *flowHot) bool {
 	u, changed := math.Inf(1), false
-	for k, li := range st.path {
-		if k > 0 && st.offc[k] != u {
-			st.offc[k], changed = u, true
+	hops := e.path(fh)
+	for k := range hops {
+		h := &hops[k]
+		if k > 0 && h.offc != u {
+			h.offc, changed = u, true
 		}
-		u = math.Min(u, e.capacity[li]/float64(len(e.ls[li].flows)))
+		u = math.Min(u, e.capacity[h.li]/float64(len(e.ls[h.li].flows)))
 	}
 	return changed
 }

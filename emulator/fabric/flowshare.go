@@ -18,16 +18,18 @@ func (e *FlowEngine) recompute(now int64) {
 	e.seeds = e.seeds[:0]
 	for i := 0; i < len(links); i++ {
 		for _, ref := range e.ls[links[i]].flows {
-			f := ref.f
+			f := &e.fh[ref.f]
 			if f.mark == r {
 				continue
 			}
-			f.mark, f.fixed = r, false
-			flows = append(flows, f)
-			for _, l2 := range f.path {
-				if e.ls[l2].visited != r {
-					e.ls[l2].visited = r
-					links = append(links, l2)
+			f.mark, f.fixed, f.counts = r, false, false
+			flows = append(flows, ref.f)
+			for _, h := range e.path(f) {
+				l2 := &e.ls[h.li]
+				f.counts = f.counts || l2.seeded == r
+				if l2.visited != r {
+					l2.visited = r
+					links = append(links, int(h.li))
 				}
 			}
 		}
@@ -45,7 +47,7 @@ func (e *FlowEngine) recompute(now int64) {
 // one flow enters the heap as that flow's bound (its capacity; the lowest
 // of them if the flow has several), and only when no shared link of the
 // flow is narrower, so the heap holds little more than the shared links.
-func (e *FlowEngine) fill(links []int, flows []*flowState) {
+func (e *FlowEngine) fill(links []int, flows []int32) {
 	left, users, lh := e.left, e.users, &e.lh
 	lh.items = lh.items[:0]
 	for _, li := range links {
@@ -55,15 +57,15 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 			lh.items = append(lh.items, linkShare{e.share(li), li})
 		}
 	}
-	for i, f := range flows {
+	for i, fi := range flows {
 		// A shared link of capacity at most the bound fixes the flow no
 		// later than the bound would: its share never exceeds it.
 		bound, shared := math.Inf(1), math.Inf(1)
-		for _, li := range f.path {
-			if users[li] == 1 {
-				bound = min(bound, left[li])
+		for _, h := range e.path(&e.fh[fi]) {
+			if users[h.li] == 1 {
+				bound = min(bound, left[h.li])
 			} else {
-				shared = min(shared, left[li])
+				shared = min(shared, left[h.li])
 			}
 		}
 		if bound < shared {
@@ -74,7 +76,7 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 	for len(lh.items) > 0 {
 		s, li := lh.pop()
 		if li < 0 { // a flow's bound
-			if f := flows[-1-li]; !f.fixed {
+			if f := &e.fh[flows[-1-li]]; !f.fixed {
 				e.fix(f, s)
 			}
 			continue
@@ -89,49 +91,48 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 			s = cur
 		}
 		for _, ref := range e.ls[li].flows {
-			if !ref.f.fixed {
-				e.fix(ref.f, s)
+			if f := &e.fh[ref.f]; !f.fixed {
+				e.fix(f, s)
 			}
 		}
 	}
 }
 
 // fix sets f's rate at s and takes it from the links f crosses.
-func (e *FlowEngine) fix(f *flowState, s float64) {
+func (e *FlowEngine) fix(f *flowHot, s float64) {
 	f.fixed, f.next = true, s
-	for _, l2 := range f.path {
-		e.left[l2] -= s
-		e.users[l2]--
+	for _, h := range e.path(f) {
+		e.left[h.li] -= s
+		e.users[h.li]--
 	}
 }
 
 // apply gives the component's flows their new rates (and offered rates,
 // queue.go), settling each link whose sums change first and summing them
 // afresh (no rounding carried over).
-func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
+func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 	r := e.round
-	for _, f := range flows {
+	for _, fi := range flows {
+		f := &e.fh[fi]
 		// A rate recomputed to within rounding of the old one is kept:
 		// changing it would settle its links and re-time its completion
-		// for nothing.
-		rate, counts := math.Abs(f.next-f.rate) > 1e-9*f.next, false
-		for _, li := range f.path { // offered rates follow counts of seeded links
-			counts = counts || e.ls[li].seeded == r
-		}
-		if !(counts && e.offered(f)) && !rate {
+		// for nothing. Offered rates follow counts of seeded links.
+		rate := math.Abs(f.next-f.rate) > 1e-9*f.next
+		if !(f.counts && e.offered(f)) && !rate {
 			continue
 		}
-		for _, li := range f.path {
-			if l := &e.ls[li]; l.settled != r {
+		for _, h := range e.path(f) {
+			if l := &e.ls[h.li]; l.settled != r {
 				l.settled = r
-				e.settle(li, now)
+				e.settle(int(h.li), now)
 			}
 		}
 		if rate {
-			f.wire -= f.rate * float64(now-f.at) / 8
-			f.at, f.rate = now, f.next
-			f.finishAt = finishTime(now, f.wire, f.rate)
-			e.fin.fix(f)
+			st := e.fs[fi]
+			st.wire -= f.rate * float64(now-st.at) / 8
+			st.at, f.rate = now, f.next
+			st.finishAt = finishTime(now, st.wire, f.rate)
+			e.fin.fix(st)
 		}
 	}
 	for _, li := range links {
@@ -141,8 +142,9 @@ func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 		}
 		l.rsum, l.off = 0, 0
 		for _, ref := range l.flows {
-			l.rsum += ref.f.rate
-			l.off += ref.f.offc[ref.hop]
+			f := &e.fh[ref.f]
+			l.rsum += f.rate
+			l.off += e.hops[f.hop0+ref.hop].offc
 		}
 	}
 }

@@ -177,7 +177,7 @@ next:
 		if ref.hop == 0 {
 			continue
 		}
-		in := ref.f.path[ref.hop-1]
+		in := int(e.hops[e.fh[ref.f].hop0+ref.hop-1].li)
 		for _, s := range seen {
 			if s == in {
 				continue next
