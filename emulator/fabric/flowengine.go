@@ -97,7 +97,6 @@ type flowState struct {
 	at         int64
 	readyAt    int64
 	finishAt   int64
-	hidx       int // index in the arrival or completion heap
 	waiting    int // dependencies not finished yet
 	dependents []*flowState
 	active     bool
@@ -134,7 +133,9 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 	for i := range e.ls {
 		e.ls[i] = linkState{flows: e.ls[i].flows[:0]}
 	}
-	e.fin.fs, e.arr.fs, e.seeds, e.round = e.fin.fs[:0], e.arr.fs[:0], e.seeds[:0], 0
+	e.seeds, e.round = e.seeds[:0], 0
+	e.fin.reset(fs)
+	e.arr.reset(fs)
 	for _, st := range fs {
 		switch {
 		case st.done: // no path
