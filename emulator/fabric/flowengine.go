@@ -51,7 +51,7 @@ type FlowEngine struct {
 	left    []float64
 	users   []int
 	feeders []int
-	lh      linkHeap
+	lh      shareQueue
 }
 
 // linkState is a directed link's share of the engine's state.

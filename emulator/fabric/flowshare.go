@@ -1,6 +1,10 @@
 package fabric
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
 
 // recompute sets max-min fair rates by progressive filling over the flows
 // that share a link, transitively, with a link seeded since the last
@@ -49,12 +53,12 @@ func (e *FlowEngine) recompute(now int64) {
 // flow is narrower, so the heap holds little more than the shared links.
 func (e *FlowEngine) fill(links []int, flows []int32) {
 	left, users, lh := e.left, e.users, &e.lh
-	lh.items = lh.items[:0]
+	lh.reset()
 	for _, li := range links {
 		n := len(e.ls[li].flows)
 		left[li], users[li] = e.capacity[li], n
 		if n > 1 {
-			lh.items = append(lh.items, linkShare{e.share(li), li})
+			lh.push(e.share(li), li)
 		}
 	}
 	for i, fi := range flows {
@@ -69,11 +73,10 @@ func (e *FlowEngine) fill(links []int, flows []int32) {
 			}
 		}
 		if bound < shared {
-			lh.items = append(lh.items, linkShare{bound, -1 - i})
+			lh.push(bound, -1-i)
 		}
 	}
-	lh.heapify()
-	for len(lh.items) > 0 {
+	for lh.n > 0 {
 		s, li := lh.pop()
 		if li < 0 { // a flow's bound
 			if f := &e.fh[flows[-1-li]]; !f.fixed {
@@ -152,73 +155,72 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 // share is a link's fair share of what its fixed flows left.
 func (e *FlowEngine) share(li int) float64 { return max(e.left[li], 0) / float64(e.users[li]) }
 
-// linkHeap orders links by fair share, ties by index.
-type linkHeap struct{ items []linkShare }
+// shareQueue gives the fill its links (and flows' bounds) by fair share,
+// ties by index. It is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan):
+// the fill takes shares in ascending order and puts a link back only with
+// a larger share than the one it took, so an item sits in the bucket of
+// the highest bit in which its share's bits (ordered as the shares, none
+// being negative) differ from the last taken; taking from an empty bucket
+// 0 spreads the lowest non-empty bucket out by its least share, and bucket
+// 0's links are sorted by index (ties go in index order). Most items
+// come up only to be passed over (their flows fixed by narrower links), so
+// a heap's sifts were most of the fill's cost.
+type shareQueue struct {
+	b    [65][]linkShare // b[0] unused: at is bucket 0
+	at   []int           // the links (or bounds) with the last share, from at[next] on, in order
+	next int
+	last uint64
+	n    int
+}
 
 type linkShare struct {
 	share float64
 	li    int
 }
 
-func (a linkShare) before(b linkShare) bool {
-	return a.share < b.share || a.share == b.share && a.li < b.li
-}
-
-// The heap is 4-ary: half the depth of a binary one, and a node's children
-// share a cache line or two.
-func (h *linkHeap) push(share float64, li int) {
-	x := linkShare{share, li}
-	h.items = append(h.items, x)
-	i := len(h.items) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.before(h.items[p]) {
-			break
-		}
-		h.items[i] = h.items[p]
-		i = p
+func (q *shareQueue) reset() {
+	for i := range q.b {
+		q.b[i] = q.b[i][:0]
 	}
-	h.items[i] = x
+	q.at, q.next, q.last, q.n = q.at[:0], 0, 0, 0
 }
 
-func (h *linkHeap) pop() (float64, int) {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	h.down(0)
-	return top.share, top.li
-}
-
-func (h *linkHeap) heapify() {
-	for i := (len(h.items) - 2) / 4; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *linkHeap) down(i int) {
-	items := h.items
-	n := len(items)
-	if i >= n {
+func (q *shareQueue) push(share float64, li int) {
+	q.n++
+	k := bits.Len64(math.Float64bits(share) ^ q.last)
+	if k > 0 {
+		q.b[k] = append(q.b[k], linkShare{share, li})
 		return
 	}
-	x := items[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
+	// The last share again: only before the first take (the fill puts
+	// back a link only with a larger share than it took).
+	i, _ := slices.BinarySearch(q.at[q.next:], li)
+	q.at = slices.Insert(q.at, q.next+i, li)
+}
+
+func (q *shareQueue) pop() (float64, int) {
+	if q.next == len(q.at) {
+		k := 1
+		for len(q.b[k]) == 0 {
+			k++
 		}
-		best := c
-		for j := c + 1; j < c+4 && j < n; j++ {
-			if items[j].before(items[best]) {
-				best = j
+		m := math.Float64bits(q.b[k][0].share)
+		for _, x := range q.b[k][1:] {
+			m = min(m, math.Float64bits(x.share))
+		}
+		q.last, q.at, q.next = m, q.at[:0], 0
+		for _, x := range q.b[k] {
+			if j := bits.Len64(math.Float64bits(x.share) ^ m); j > 0 {
+				q.b[j] = append(q.b[j], x)
+			} else {
+				q.at = append(q.at, x.li)
 			}
 		}
-		if !items[best].before(x) {
-			break
-		}
-		items[i] = items[best]
-		i = best
+		q.b[k] = q.b[k][:0]
+		slices.Sort(q.at)
 	}
-	items[i] = x
+	li := q.at[q.next]
+	q.next++
+	q.n--
+	return math.Float64frombits(q.last), li
 }
