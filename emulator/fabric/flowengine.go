@@ -75,7 +75,9 @@ type flowRef struct {
 // flowHot is what a recompute reads and writes of a flow.
 type flowHot struct {
 	rate, next float64 // bits per ns, while active; next: the recomputed one
-	hop0       int32   // its path: hops[hop0 : hop0+n]
+	wire       float64 // wire bytes still to send at time at
+	at         int64
+	hop0       int32 // its path: hops[hop0 : hop0+n]
 	n          int32
 	mark       uint32 // round in which the recompute visited it
 	fixed      bool
@@ -93,10 +95,8 @@ type flowState struct {
 	Flow
 	idx        int     // rank by ID: ties in time go in this order
 	hop0, n    int32   // its path in FlowEngine.hops (flowHot's, until ranked)
-	wire       float64 // wire bytes still to send at time at
-	at         int64
+	wire0      float64 // wire bytes to send
 	readyAt    int64
-	finishAt   int64
 	waiting    int // dependencies not finished yet
 	dependents []*flowState
 	active     bool
@@ -113,7 +113,7 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
-		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n), arr: flowHeap{ready: true}}
+		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n)}
 	for li, l := range t.links {
 		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
 	}
@@ -141,7 +141,7 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 		case st.done: // no path
 			e.release(st)
 		case st.waiting == 0:
-			e.arr.push(st)
+			e.arr.push(st.idx, st.readyAt)
 		}
 	}
 	var now int64
@@ -222,7 +222,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 		st := &states[i]
 		*st = flowState{Flow: f, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
 		pkts := math.Ceil(float64(f.Bytes) / float64(e.cfg.MTU))
-		st.wire = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
+		st.wire0 = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
 		p, err := r.path(f)
 		if err != nil {
 			st.done, st.result.Err = true, err.Error()
@@ -254,7 +254,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 			return nil, fmt.Errorf("fabric: duplicate flow id %d", st.ID)
 		}
 		st.idx = i
-		e.fh[i] = flowHot{hop0: st.hop0, n: st.n}
+		e.fh[i] = flowHot{hop0: st.hop0, n: st.n, wire: st.wire0}
 	}
 	for _, st := range fs {
 		for _, a := range st.After {
@@ -282,7 +282,7 @@ func (e *FlowEngine) release(st *flowState) {
 		}
 		d.readyAt = max(d.readyAt, st.result.End)
 		if d.waiting--; d.waiting == 0 {
-			e.arr.push(d)
+			e.arr.push(d.idx, d.readyAt)
 		}
 	}
 }
@@ -290,8 +290,9 @@ func (e *FlowEngine) release(st *flowState) {
 // admit starts a flow at now on the capacity its path has left, until the
 // next recompute shares it fairly.
 func (e *FlowEngine) admit(st *flowState, now int64) {
-	st.active, st.at, st.result.Start = true, now, now
+	st.active, st.result.Start = true, now
 	fh := &e.fh[st.idx]
+	fh.at = now
 	hops := e.path(fh)
 	rate := math.Inf(1)
 	for k := range hops {
@@ -313,8 +314,7 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 		l.rsum += fh.rate
 		l.off += h.offc
 	}
-	st.finishAt = finishTime(now, st.wire, fh.rate)
-	e.fin.push(st)
+	e.fin.push(st.idx, finishTime(now, fh.wire, fh.rate))
 }
 
 // path is a flow's hops.
@@ -322,7 +322,7 @@ func (e *FlowEngine) path(fh *flowHot) []flowHop { return e.hops[fh.hop0 : fh.ho
 
 // complete ends a flow whose last byte left its sender at now.
 func (e *FlowEngine) complete(st *flowState, now int64) {
-	st.active, st.done, st.wire = false, true, 0
+	st.active, st.done, e.fh[st.idx].wire = false, true, 0
 	st.result.End = now + st.propDelay
 	fh := &e.fh[st.idx]
 	for _, h := range e.path(fh) {

@@ -2,8 +2,8 @@ package fabric
 
 import "math"
 
-// flowHeap orders flows by arrival (ready) or by completion time, ties by
-// rank, so that a run is deterministic. Its items carry their keys and
+// flowHeap orders flows by a time (arrival, or completion), ties by rank,
+// so that a run is deterministic. Its items carry their keys and
 // ranks, and positions are kept by rank in a flat array: a recompute
 // re-times hundreds of completions, and each sift would otherwise visit
 // the flows' states.
@@ -11,7 +11,6 @@ type flowHeap struct {
 	items []flowKeyed
 	pos   []int32 // by rank: index in items, while in the heap
 	fs    []*flowState
-	ready bool
 }
 
 type flowKeyed struct {
@@ -32,13 +31,6 @@ func (h *flowHeap) reset(fs []*flowState) {
 	h.pos = h.pos[:len(fs)]
 }
 
-func (h *flowHeap) key(f *flowState) int64 {
-	if h.ready {
-		return f.readyAt
-	}
-	return f.finishAt
-}
-
 // top is the earliest key, MaxInt64 when empty.
 func (h *flowHeap) top() int64 {
 	if len(h.items) == 0 {
@@ -47,8 +39,9 @@ func (h *flowHeap) top() int64 {
 	return h.items[0].key
 }
 
-func (h *flowHeap) push(f *flowState) {
-	h.items = append(h.items, flowKeyed{h.key(f), int32(f.idx)})
+// push adds the flow of rank idx at time key.
+func (h *flowHeap) push(idx int, key int64) {
+	h.items = append(h.items, flowKeyed{key, int32(idx)})
 	h.up(len(h.items) - 1)
 }
 
@@ -64,10 +57,10 @@ func (h *flowHeap) pop() *flowState {
 	return h.fs[top.idx]
 }
 
-// fix restores the order after f's key changed.
-func (h *flowHeap) fix(f *flowState) {
-	i := int(h.pos[f.idx])
-	h.items[i].key = h.key(f)
+// fix moves the flow of rank idx to time key.
+func (h *flowHeap) fix(idx int, key int64) {
+	i := int(h.pos[idx])
+	h.items[i].key = key
 	if !h.up(i) {
 		h.down(i)
 	}

@@ -131,11 +131,9 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 			}
 		}
 		if rate {
-			st := e.fs[fi]
-			st.wire -= f.rate * float64(now-st.at) / 8
-			st.at, f.rate = now, f.next
-			st.finishAt = finishTime(now, st.wire, f.rate)
-			e.fin.fix(st)
+			f.wire -= f.rate * float64(now-f.at) / 8
+			f.at, f.rate = now, f.next
+			e.fin.fix(int(fi), finishTime(now, f.wire, f.rate))
 		}
 	}
 	for _, li := range links {
