@@ -33,6 +33,7 @@ type FlowEngine struct {
 	lq       []linkQueue // per directed link
 	ls       []linkState // per directed link
 	capacity []float64   // per directed link, bits per ns
+	byCount  []float64   // per directed link: capacity over its flows (offered)
 	fromHost []bool      // per directed link: it leaves a host's NIC
 
 	fin, arr flowHeap
@@ -60,8 +61,6 @@ type linkState struct {
 	rsum  float64   // bits/ns sent: the sum of its flows' rates
 	off   float64   // bits/ns offered to its egress queue (queue.go)
 	last  int64     // counters and queue are settled up to this time
-	// bytes and packets sent since the ports last had them (flushCounts)
-	txB, txP float64
 	// rounds in which it was seeded, visited, or settled by a recompute
 	seeded, visited, settled uint32
 }
@@ -113,7 +112,7 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
-		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n)}
+		capacity: make([]float64, n), byCount: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n)}
 	for li, l := range t.links {
 		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
 	}
@@ -301,6 +300,7 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 		l := &e.ls[li]
 		hops[k].slot = int32(len(l.flows))
 		l.flows = append(l.flows, flowRef{int32(st.idx), int32(k)})
+		e.byCount[li] = e.capacity[li] / float64(len(l.flows))
 		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
@@ -334,6 +334,7 @@ func (e *FlowEngine) complete(st *flowState, now int64) {
 		l.flows[h.slot] = moved
 		e.hops[e.fh[moved.f].hop0+moved.hop].slot = h.slot
 		l.flows = l.flows[:last]
+		e.byCount[li] = e.capacity[li] / float64(last)
 		if last == 0 {
 			l.rsum, l.off = 0, 0 // no rounding left behind
 		} else {
@@ -363,7 +364,7 @@ func (e *FlowEngine) offered(fh *flowHot) bool {
 		if k > 0 && h.offc != u {
 			h.offc, changed = u, true
 		}
-		u = math.Min(u, e.capacity[h.li]/float64(len(e.ls[h.li].flows)))
+		u = math.Min(u, e.byCount[h.li])
 	}
 	return changed
 }

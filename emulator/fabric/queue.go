@@ -71,17 +71,21 @@ func (ps *portSet) port(dev, p string) *portAcc {
 	return a
 }
 
+// linkQueue is a directed link's egress queue and what the link counted
+// since its ports last had it (flushCounts): a recompute settles nearly
+// every link, and the ports' accumulators are cold.
 type linkQueue struct {
 	depth    float64
-	paused   bool
 	pausedNs float64 // length of the current pause episode
+	paused   bool
+	// bytes and packets sent, the queue's highest depth, ECN marks, drops
+	txB, txP, wm, ecn, drops float64
 }
 
 // settle brings link li's counters and queue from its last settlement up
 // to now, at the rates of the flows crossing it (constant in between: every
-// change of them settles the link first). Bytes and packets sent gather on
-// the link (flushCounts moves them to its ports): a recompute settles
-// nearly every link, and the ports' accumulators are cold.
+// change of them settles the link first). The counts gather on the link
+// (linkQueue).
 func (e *FlowEngine) settle(li int, now int64) {
 	ls := &e.ls[li]
 	dt := now - ls.last
@@ -97,24 +101,19 @@ func (e *FlowEngine) settle(li int, now int64) {
 	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
 	p := sent / pkt
-	ls.txB += sent
-	ls.txP += p
+	q.txB += sent
+	q.txP += p
 	if e.fromHost[li] {
 		return // a NIC paces itself; switch queues only
 	}
 	if q.depth == 0 && !q.paused && off <= capacity {
 		return // an empty queue that stays empty: nothing to mark or pause
 	}
-	from := e.lfrom[li]
-	fq := &from.q[roceQueue]
 	d0 := q.depth
 	d1, over := e.fluid(d0, off, capacity, float64(dt))
 	q.depth = d1
-	fq.depth = d1
-	fq.wm = math.Max(fq.wm, math.Max(d0, d1))
-	marks := p * e.markProb((d0+d1)/2)
-	fq.ecn += marks
-	from.ecn += marks
+	q.wm = math.Max(q.wm, math.Max(d0, d1))
+	q.ecn += p * e.markProb((d0+d1)/2)
 	if over <= 0 {
 		if q.paused { // RESUME: counted like every PFC frame
 			e.pauseFeeders(li, 1, 0)
@@ -123,9 +122,7 @@ func (e *FlowEngine) settle(li int, now int64) {
 		return
 	}
 	if !e.cfg.PFC {
-		dropped := (off - capacity) / 8 * over / pkt
-		fq.drops += dropped
-		from.drops += dropped
+		q.drops += (off - capacity) / 8 * over / pkt
 		return
 	}
 	before := q.pausedNs
@@ -147,24 +144,30 @@ func (e *FlowEngine) settleAll(now int64) {
 	e.flushCounts()
 }
 
-// flushCounts moves the bytes and packets the links sent since the last
-// flush to their ports: the sending port and its RoCE queue, and the
-// receiving port.
+// flushCounts moves what the links counted since the last flush to their
+// ports: the sending port and its RoCE queue, and the receiving port.
 func (e *FlowEngine) flushCounts() {
-	for li := range e.ls {
-		ls := &e.ls[li]
-		if ls.txB == 0 && ls.txP == 0 {
+	for li := range e.lq {
+		q := &e.lq[li]
+		from := e.lfrom[li]
+		fq := &from.q[roceQueue]
+		fq.depth = q.depth
+		if q.txB == 0 && q.txP == 0 && q.wm == 0 && q.ecn == 0 && q.drops == 0 {
 			continue
 		}
-		from, to := e.lfrom[li], e.lto[li]
-		from.txB += ls.txB
-		from.txP += ls.txP
-		to.rxB += ls.txB
-		to.rxP += ls.txP
-		fq := &from.q[roceQueue]
-		fq.txB += ls.txB
-		fq.txP += ls.txP
-		ls.txB, ls.txP = 0, 0
+		to := e.lto[li]
+		from.txB += q.txB
+		from.txP += q.txP
+		to.rxB += q.txB
+		to.rxP += q.txP
+		fq.txB += q.txB
+		fq.txP += q.txP
+		fq.wm = math.Max(fq.wm, q.wm)
+		fq.ecn += q.ecn
+		from.ecn += q.ecn
+		fq.drops += q.drops
+		from.drops += q.drops
+		q.txB, q.txP, q.wm, q.ecn, q.drops = 0, 0, 0, 0, 0
 	}
 }
 
