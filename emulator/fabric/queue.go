@@ -80,6 +80,8 @@ type linkQueue struct {
 	paused   bool
 	// bytes and packets sent, the queue's highest depth, ECN marks, drops
 	txB, txP, wm, ecn, drops float64
+	// PAUSE frames the link's receiving port sent back over it, and for how long
+	pfc, pauseNs float64
 }
 
 // settle brings link li's counters and queue from its last settlement up
@@ -152,10 +154,17 @@ func (e *FlowEngine) flushCounts() {
 		from := e.lfrom[li]
 		fq := &from.q[roceQueue]
 		fq.depth = q.depth
+		to := e.lto[li]
+		if q.pfc != 0 || q.pauseNs != 0 { // sent by the switch port at the link's end
+			to.pfcTx[roceQueue] += q.pfc
+			to.pauseTxNs[roceQueue] += q.pauseNs
+			from.pfcRx[roceQueue] += q.pfc
+			from.pauseRxNs[roceQueue] += q.pauseNs
+			q.pfc, q.pauseNs = 0, 0
+		}
 		if q.txB == 0 && q.txP == 0 && q.wm == 0 && q.ecn == 0 && q.drops == 0 {
 			continue
 		}
-		to := e.lto[li]
 		from.txB += q.txB
 		from.txP += q.txP
 		to.rxB += q.txB
@@ -187,11 +196,9 @@ next:
 			}
 		}
 		seen = append(seen, in)
-		sw, up := e.lto[in], e.lfrom[in]
-		sw.pfcTx[roceQueue] += frames
-		sw.pauseTxNs[roceQueue] += over
-		up.pfcRx[roceQueue] += frames
-		up.pauseRxNs[roceQueue] += over
+		q := &e.lq[in]
+		q.pfc += frames
+		q.pauseNs += over
 	}
 	e.feeders = seen
 }
