@@ -53,7 +53,7 @@ func (e *FlowEngine) recompute(now int64) {
 // flow is narrower, so the heap holds little more than the shared links.
 func (e *FlowEngine) fill(links []int, flows []int32) {
 	left, users, lh := e.left, e.users, &e.lh
-	lh.reset()
+	lh.reset(e, flows)
 	for _, li := range links {
 		n := len(e.ls[li].flows)
 		left[li], users[li] = e.capacity[li], n
@@ -76,8 +76,11 @@ func (e *FlowEngine) fill(links []int, flows []int32) {
 			lh.push(bound, -1-i)
 		}
 	}
-	for lh.n > 0 {
-		s, li := lh.pop()
+	for {
+		s, li, ok := lh.pop()
+		if !ok {
+			break
+		}
 		if li < 0 { // a flow's bound
 			if f := &e.fh[flows[-1-li]]; !f.fixed {
 				e.fix(f, s)
@@ -169,6 +172,10 @@ type shareQueue struct {
 	next int
 	last uint64
 	n    int
+	// what tells a link or bound the fill would pass over (its flows all
+	// fixed): such an item is dropped whenever the queue moves it
+	e     *FlowEngine
+	flows []int32
 }
 
 type linkShare struct {
@@ -176,11 +183,20 @@ type linkShare struct {
 	li    int
 }
 
-func (q *shareQueue) reset() {
+func (q *shareQueue) reset(e *FlowEngine, flows []int32) {
 	for i := range q.b {
 		q.b[i] = q.b[i][:0]
 	}
 	q.at, q.next, q.last, q.n = q.at[:0], 0, 0, 0
+	q.e, q.flows = e, flows
+}
+
+// spent says whether the fill would pass over the link (or bound) li.
+func (q *shareQueue) spent(li int) bool {
+	if li < 0 {
+		return q.e.fh[q.flows[-1-li]].fixed
+	}
+	return q.e.users[li] == 0
 }
 
 func (q *shareQueue) push(share float64, li int) {
@@ -196,8 +212,13 @@ func (q *shareQueue) push(share float64, li int) {
 	q.at = slices.Insert(q.at, q.next+i, li)
 }
 
-func (q *shareQueue) pop() (float64, int) {
-	if q.next == len(q.at) {
+// pop takes the item of least share, ties by index; false when none is
+// left.
+func (q *shareQueue) pop() (float64, int, bool) {
+	for q.next == len(q.at) {
+		if q.n == 0 {
+			return 0, 0, false
+		}
 		k := 1
 		for len(q.b[k]) == 0 {
 			k++
@@ -208,6 +229,10 @@ func (q *shareQueue) pop() (float64, int) {
 		}
 		q.last, q.at, q.next = m, q.at[:0], 0
 		for _, x := range q.b[k] {
+			if q.spent(x.li) {
+				q.n--
+				continue
+			}
 			if j := bits.Len64(math.Float64bits(x.share) ^ m); j > 0 {
 				q.b[j] = append(q.b[j], x)
 			} else {
@@ -220,5 +245,5 @@ func (q *shareQueue) pop() (float64, int) {
 	li := q.at[q.next]
 	q.next++
 	q.n--
-	return math.Float64frombits(q.last), li
+	return math.Float64frombits(q.last), li, true
 }
