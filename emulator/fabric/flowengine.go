@@ -214,6 +214,9 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	states := make([]flowState, len(flows))
 	fs := make([]*flowState, len(flows))
 	r := newRouter(e.topo, e.cfg.Seed)
+	if cap(e.hops) < 6*len(flows) { // a fat-tree's longest path
+		e.hops = make([]flowHop, 0, 6*len(flows))
+	}
 	e.hops = e.hops[:0]
 	var names []string
 	var links []inventory.PathLink

@@ -12,7 +12,7 @@ type router struct {
 	out, in [][]int
 	host    []bool
 	salts   []uint64
-	dist    [][]int // per destination id: hops from each node, -1: none; nil until asked
+	dist    [][]int16 // per destination id: hops from each node, -1: none; nil until asked (small: a run reads one per flow)
 	p       []int   // the last path, returned by path
 }
 
@@ -32,7 +32,7 @@ func newRouter(t *Topology, seed int64) *router {
 	for li, l := range t.links {
 		r.from[li], r.to[li] = node(l.from), node(l.to)
 	}
-	r.dist = make([][]int, len(r.out))
+	r.dist = make([][]int16, len(r.out))
 	return r
 }
 
@@ -56,8 +56,9 @@ func (r *router) path(f Flow) ([]int, error) {
 		// ECMP among the links one hop closer, in link order (nextHops).
 		var cands [8]int
 		c := cands[:0]
+		closer := d[n] - 1
 		for _, li := range r.out[n] {
-			if dn := d[r.to[li]]; dn >= 0 && dn == d[n]-1 {
+			if d[r.to[li]] == closer {
 				c = append(c, li)
 			}
 		}
@@ -73,14 +74,14 @@ func (r *router) path(f Flow) ([]int, error) {
 
 // distances is Topology.distances on node ids: hop counts to dst (-1: no
 // path), never forwarding through another host.
-func (r *router) distances(dst int) []int {
+func (r *router) distances(dst int) []int16 {
 	if r.in == nil {
 		r.in = make([][]int, len(r.out))
 		for li, to := range r.to {
 			r.in[to] = append(r.in[to], li)
 		}
 	}
-	d := make([]int, len(r.out))
+	d := make([]int16, len(r.out))
 	for i := range d {
 		d[i] = -1
 	}
