@@ -1,9 +1,11 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -249,7 +251,10 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 		}
 		fs[i] = st
 	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	byID := func(a, b *flowState) int { return cmp.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(fs, byID) { // workloads come in ID order
+		slices.SortStableFunc(fs, byID)
+	}
 	e.fs, e.fh = fs, make([]flowHot, len(fs))
 	for i, st := range fs {
 		if i > 0 && fs[i-1].ID == st.ID {

@@ -13,7 +13,7 @@ type router struct {
 	host    []bool
 	salts   []uint64
 	dist    [][]int16 // per destination id: hops from each node, -1: none; nil until asked (small: a run reads one per flow)
-	p       []int   // the last path, returned by path
+	p       []int     // the last path, returned by path
 }
 
 func newRouter(t *Topology, seed int64) *router {
