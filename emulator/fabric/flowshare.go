@@ -11,13 +11,27 @@ import (
 // recompute: the connected component of the change. Other flows keep their
 // rates, which a max-min recomputation over everything would leave as they
 // are too.
+//
+// The walk also sets up the fill (below): each link's capacity and flows
+// left to fix, the shared links in its queue, and each flow's bound.
 func (e *FlowEngine) recompute(now int64) {
 	e.round++
 	r := e.round
 	links, flows := e.compL[:0], e.compF[:0]
-	for _, li := range e.seeds {
-		e.ls[li].visited = r
+	lh := &e.lh
+	lh.reset(e)
+	visit := func(li int) {
+		l := &e.ls[li]
+		l.visited = r
 		links = append(links, li)
+		n := len(l.flows)
+		e.left[li], e.users[li] = e.capacity[li], n
+		if n > 1 {
+			lh.push(e.share(li), li)
+		}
+	}
+	for _, li := range e.seeds {
+		visit(li)
 	}
 	e.seeds = e.seeds[:0]
 	for i := 0; i < len(links); i++ {
@@ -27,19 +41,30 @@ func (e *FlowEngine) recompute(now int64) {
 				continue
 			}
 			f.mark, f.fixed, f.counts = r, false, false
-			flows = append(flows, ref.f)
+			// A shared link of capacity at most the bound fixes the flow
+			// no later than the bound would: its share never exceeds it.
+			bound, shared := math.Inf(1), math.Inf(1)
 			for _, h := range e.path(f) {
 				l2 := &e.ls[h.li]
 				f.counts = f.counts || l2.seeded == r
+				if len(l2.flows) == 1 {
+					bound = min(bound, e.capacity[h.li])
+				} else {
+					shared = min(shared, e.capacity[h.li])
+				}
 				if l2.visited != r {
-					l2.visited = r
-					links = append(links, int(h.li))
+					visit(int(h.li))
 				}
 			}
+			if bound < shared {
+				lh.push(bound, -1-len(flows))
+			}
+			flows = append(flows, ref.f)
 		}
 	}
 	e.compL, e.compF = links, flows
-	e.fill(links, flows)
+	lh.flows = flows
+	e.fill(flows)
 	e.apply(now, links, flows)
 }
 
@@ -51,31 +76,8 @@ func (e *FlowEngine) recompute(now int64) {
 // one flow enters the heap as that flow's bound (its capacity; the lowest
 // of them if the flow has several), and only when no shared link of the
 // flow is narrower, so the heap holds little more than the shared links.
-func (e *FlowEngine) fill(links []int, flows []int32) {
-	left, users, lh := e.left, e.users, &e.lh
-	lh.reset(e, flows)
-	for _, li := range links {
-		n := len(e.ls[li].flows)
-		left[li], users[li] = e.capacity[li], n
-		if n > 1 {
-			lh.push(e.share(li), li)
-		}
-	}
-	for i, fi := range flows {
-		// A shared link of capacity at most the bound fixes the flow no
-		// later than the bound would: its share never exceeds it.
-		bound, shared := math.Inf(1), math.Inf(1)
-		for _, h := range e.path(&e.fh[fi]) {
-			if users[h.li] == 1 {
-				bound = min(bound, left[h.li])
-			} else {
-				shared = min(shared, left[h.li])
-			}
-		}
-		if bound < shared {
-			lh.push(bound, -1-i)
-		}
-	}
+func (e *FlowEngine) fill(flows []int32) {
+	users, lh := e.users, &e.lh
 	for {
 		s, li, ok := lh.pop()
 		if !ok {
@@ -183,12 +185,14 @@ type linkShare struct {
 	li    int
 }
 
-func (q *shareQueue) reset(e *FlowEngine, flows []int32) {
+// reset empties the queue for a fill of e; the fill sets flows, its flows
+// by bound index, before taking from it.
+func (q *shareQueue) reset(e *FlowEngine) {
 	for i := range q.b {
 		q.b[i] = q.b[i][:0]
 	}
 	q.at, q.next, q.last, q.n = q.at[:0], 0, 0, 0
-	q.e, q.flows = e, flows
+	q.e, q.flows = e, nil
 }
 
 // spent says whether the fill would pass over the link (or bound) li.
