@@ -235,7 +235,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 			if len(names)+len(p)+1 > cap(names) {
 				names = make([]string, 0, max(4096, len(p)+1))
 			}
-			st.result.Path = append(names[len(names):len(names)], f.Src)
+			st.result.Path = append(names[len(names):], f.Src)
 			links = links[:0]
 			for _, li := range p {
 				e.hops = append(e.hops, flowHop{li: int32(li)})

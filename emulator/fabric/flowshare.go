@@ -70,12 +70,13 @@ func (e *FlowEngine) recompute(now int64) {
 
 // fill is progressive filling: the link with the smallest fair share fixes
 // the rate of its unfixed flows at that share, which leaves the others'
-// shares no smaller. A heap finds that link; its keys are lower bounds (a
-// share only grows as flows are fixed), so a link whose share grew since
-// it was pushed goes back in with its share when it comes up. A link with
-// one flow enters the heap as that flow's bound (its capacity; the lowest
-// of them if the flow has several), and only when no shared link of the
-// flow is narrower, so the heap holds little more than the shared links.
+// shares no smaller. A queue (shareQueue) finds that link; its keys are
+// lower bounds (a share only grows as flows are fixed), so a link whose
+// share grew since it was pushed goes back in with its share when it comes
+// up. A link with one flow enters the queue as that flow's bound (its
+// capacity; the lowest of them if the flow has several), and only when no
+// shared link of the flow is narrower, so the queue holds little more than
+// the shared links.
 func (e *FlowEngine) fill(flows []int32) {
 	users, lh := e.users, &e.lh
 	for {
