@@ -131,10 +131,7 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 			continue
 		}
 		for _, h := range e.path(f) {
-			if l := &e.ls[h.li]; l.settled != r {
-				l.settled = r
-				e.settle(int(h.li), now)
-			}
+			e.ls[h.li].settled = r
 		}
 		if rate {
 			f.wire -= f.rate * float64(now-f.at) / 8
@@ -147,6 +144,7 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 		if l.settled != r {
 			continue
 		}
+		e.settle(li, now) // at the sums of the old rates
 		l.rsum, l.off = 0, 0
 		for _, ref := range l.flows {
 			f := &e.fh[ref.f]
