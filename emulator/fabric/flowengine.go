@@ -93,7 +93,8 @@ type flowHop struct {
 }
 
 type flowState struct {
-	Flow
+	ID         int
+	After      []int   // the flow's dependencies
 	idx        int     // rank by ID: ties in time go in this order
 	hop0, n    int32   // its path in FlowEngine.hops (flowHot's, until ranked)
 	wire0      float64 // wire bytes to send
@@ -224,7 +225,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	var links []inventory.PathLink
 	for i, f := range flows {
 		st := &states[i]
-		*st = flowState{Flow: f, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
+		*st = flowState{ID: f.ID, After: f.After, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
 		pkts := math.Ceil(float64(f.Bytes) / float64(e.cfg.MTU))
 		st.wire0 = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
 		p, err := r.path(f)
