@@ -39,7 +39,10 @@ type FlowEngine struct {
 	fromHost []bool      // per directed link: it leaves a host's NIC
 
 	fin, arr flowHeap
-	seeds    []int // links whose flows changed since the last recompute
+	seeds    []int   // links whose flows changed since the last recompute
+	busy     int     // links with flows
+	active   []int32 // ranks of the active flows, in no order
+	apos     []int32 // by rank: index in active
 	round    uint32
 	// The flows' state a recompute reads, in flat arrays by rank: a
 	// recompute visits nearly every active flow (the component of a
@@ -135,7 +138,10 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 	for i := range e.ls {
 		e.ls[i] = linkState{flows: e.ls[i].flows[:0]}
 	}
-	e.seeds, e.round = e.seeds[:0], 0
+	e.seeds, e.round, e.busy, e.active = e.seeds[:0], 0, 0, e.active[:0]
+	if cap(e.apos) < len(fs) {
+		e.apos = make([]int32, len(fs))
+	}
 	e.fin.reset(fs)
 	e.arr.reset(fs)
 	for _, st := range fs {
@@ -299,6 +305,8 @@ func (e *FlowEngine) release(st *flowState) {
 // next recompute shares it fairly.
 func (e *FlowEngine) admit(st *flowState, now int64) {
 	st.active, st.result.Start = true, now
+	e.apos[st.idx] = int32(len(e.active))
+	e.active = append(e.active, int32(st.idx))
 	fh := &e.fh[st.idx]
 	fh.at = now
 	hops := e.path(fh)
@@ -308,6 +316,9 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 		e.settle(li, now)
 		l := &e.ls[li]
 		hops[k].slot = int32(len(l.flows))
+		if len(l.flows) == 0 {
+			e.busy++
+		}
 		l.flows = append(l.flows, flowRef{int32(st.idx), int32(k)})
 		e.byCount[li] = e.capacity[li] / float64(len(l.flows))
 		rate = min(rate, e.capacity[li]-l.rsum)
@@ -333,6 +344,10 @@ func (e *FlowEngine) path(fh *flowHot) []flowHop { return e.hops[fh.hop0 : fh.ho
 func (e *FlowEngine) complete(st *flowState, now int64) {
 	st.active, st.done, e.fh[st.idx].wire = false, true, 0
 	st.result.End = now + st.propDelay
+	i, last := e.apos[st.idx], len(e.active)-1
+	e.active[i] = e.active[last]
+	e.apos[e.active[i]] = i
+	e.active = e.active[:last]
 	fh := &e.fh[st.idx]
 	for _, h := range e.path(fh) {
 		li := int(h.li)
@@ -345,6 +360,7 @@ func (e *FlowEngine) complete(st *flowState, now int64) {
 		l.flows = l.flows[:last]
 		e.byCount[li] = e.capacity[li] / float64(last)
 		if last == 0 {
+			e.busy--
 			l.rsum, l.off = 0, 0 // no rounding left behind
 		} else {
 			l.rsum -= fh.rate

@@ -30,38 +30,49 @@ func (e *FlowEngine) recompute(now int64) {
 			lh.push(e.share(li), li)
 		}
 	}
-	for _, li := range e.seeds {
-		visit(li)
+	take := func(fi int32) {
+		f := &e.fh[fi]
+		f.mark, f.fixed, f.counts = r, false, false
+		// A shared link of capacity at most the bound fixes the flow no
+		// later than the bound would: its share never exceeds it.
+		bound, shared := math.Inf(1), math.Inf(1)
+		for _, h := range e.path(f) {
+			l2 := &e.ls[h.li]
+			f.counts = f.counts || l2.seeded == r
+			if len(l2.flows) == 1 {
+				bound = min(bound, e.capacity[h.li])
+			} else {
+				shared = min(shared, e.capacity[h.li])
+			}
+			if l2.visited != r {
+				visit(int(h.li))
+			}
+		}
+		if bound < shared {
+			lh.push(bound, -1-len(flows))
+		}
+		flows = append(flows, fi)
 	}
-	e.seeds = e.seeds[:0]
-	for i := 0; i < len(links); i++ {
-		for _, ref := range e.ls[links[i]].flows {
-			f := &e.fh[ref.f]
-			if f.mark == r {
-				continue
-			}
-			f.mark, f.fixed, f.counts = r, false, false
-			// A shared link of capacity at most the bound fixes the flow
-			// no later than the bound would: its share never exceeds it.
-			bound, shared := math.Inf(1), math.Inf(1)
-			for _, h := range e.path(f) {
-				l2 := &e.ls[h.li]
-				f.counts = f.counts || l2.seeded == r
-				if len(l2.flows) == 1 {
-					bound = min(bound, e.capacity[h.li])
-				} else {
-					shared = min(shared, e.capacity[h.li])
-				}
-				if l2.visited != r {
-					visit(int(h.li))
+	if 4*len(e.seeds) >= e.busy {
+		// So many links changed that their component is all but certainly
+		// every active flow: take them in a row instead of walking links
+		// to find them (the other components come out as they were).
+		for _, fi := range e.active {
+			take(fi)
+		}
+	} else {
+		for _, li := range e.seeds {
+			visit(li)
+		}
+		for i := 0; i < len(links); i++ {
+			for _, ref := range e.ls[links[i]].flows {
+				if e.fh[ref.f].mark != r {
+					take(ref.f)
 				}
 			}
-			if bound < shared {
-				lh.push(bound, -1-len(flows))
-			}
-			flows = append(flows, ref.f)
 		}
 	}
+	e.seeds = e.seeds[:0]
 	e.compL, e.compF = links, flows
 	lh.flows = flows
 	e.fill(flows)
