@@ -14,6 +14,7 @@ import (
 var (
 	enginesMaxK = flag.Int("engines-maxk", 8, "largest fat-tree k that BenchmarkEnginesFatTree runs (12 and 16 take minutes)")
 	flowQuantum = flag.Int64("flow-quantum", 0, "BenchmarkEnginesFatTree: the flow engine's Config.FlowQuantumNs (0: default, -1: exact)")
+	enginesMinK = flag.Int("engines-mink", 4, "smallest fat-tree k that BenchmarkEnginesFatTree runs")
 )
 
 // fatTreeWorkload is the paper-scale point of the scale issue on fattree:k:
@@ -53,8 +54,8 @@ func BenchmarkEnginesFatTree(b *testing.B) {
 	for _, k := range []int{4, 8, 12, 16} {
 		for _, name := range []string{"packet", "flow"} {
 			b.Run(fmt.Sprintf("k=%d/%s", k, name), func(b *testing.B) {
-				if k > *enginesMaxK {
-					b.Skipf("k=%d above -engines-maxk=%d", k, *enginesMaxK)
+				if k > *enginesMaxK || k < *enginesMinK {
+					b.Skipf("k=%d outside -engines-mink=%d..-engines-maxk=%d", k, *enginesMinK, *enginesMaxK)
 				}
 				topo, flows := fatTreeWorkload(b, k)
 				var res []Result

@@ -1,9 +1,11 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/labctl/labctl/inventory"
@@ -33,18 +35,29 @@ type FlowEngine struct {
 	lq       []linkQueue // per directed link
 	ls       []linkState // per directed link
 	capacity []float64   // per directed link, bits per ns
+	byCount  []float64   // per directed link: capacity over its flows (offered)
 	fromHost []bool      // per directed link: it leaves a host's NIC
 
 	fin, arr flowHeap
-	seeds    []int // links whose flows changed since the last recompute
+	seeds    []int   // links whose flows changed since the last recompute
+	busy     int     // links with flows
+	active   []int32 // ranks of the active flows, in no order
+	apos     []int32 // by rank: index in active
 	round    uint32
+	// The flows' state a recompute reads, in flat arrays by rank: a
+	// recompute visits nearly every active flow (the component of a
+	// quantum's changes is most of the fabric at load), and flows active
+	// together have near ranks, so these stay in cache.
+	fs   []*flowState
+	fh   []flowHot
+	hops []flowHop // every flow's path, flowHot.hop0 on
 	// scratch, reused by every recompute
 	compL   []int
-	compF   []*flowState
+	compF   []int32
 	left    []float64
 	users   []int
 	feeders []int
-	lh      linkHeap
+	lh      shareQueue
 }
 
 // linkState is a directed link's share of the engine's state.
@@ -57,28 +70,40 @@ type linkState struct {
 	seeded, visited, settled uint32
 }
 
-// flowRef is a flow on a link, and the link's position on the flow's path.
+// flowRef is a flow (its rank) on a link, and the link's position on the
+// flow's path.
 type flowRef struct {
-	f   *flowState
-	hop int
+	f, hop int32
+}
+
+// flowHot is what a recompute reads and writes of a flow.
+type flowHot struct {
+	rate, next float64 // bits per ns, while active; next: the recomputed one
+	wire       float64 // wire bytes still to send at time at
+	at         int64
+	hop0       int32 // its path: hops[hop0 : hop0+n]
+	n          int32
+	mark       uint32 // round in which the recompute visited it
+	fixed      bool
+	counts     bool // a link of its path changed flows: offered rates may change
+}
+
+// flowHop is a link of a flow's path.
+type flowHop struct {
+	li   int32
+	slot int32   // the flow's index in ls[li].flows
+	offc float64 // the flow's offered rate at this hop (queue.go)
 }
 
 type flowState struct {
-	Flow
-	idx        int       // rank by ID: ties in time go in this order
-	path       []int     // directed links
-	slot       []int     // f's index in ls[path[k]].flows
-	offc       []float64 // f's offered rate at each hop (queue.go)
-	wire       float64   // wire bytes still to send at time at
-	at         int64
-	rate, next float64 // bits per ns, while active; next: the recomputed one
+	ID         int
+	After      []int   // the flow's dependencies
+	idx        int     // rank by ID: ties in time go in this order
+	hop0, n    int32   // its path in FlowEngine.hops (flowHot's, until ranked)
+	wire0      float64 // wire bytes to send
 	readyAt    int64
-	finishAt   int64
-	hidx       int // index in the arrival or completion heap
 	waiting    int // dependencies not finished yet
 	dependents []*flowState
-	mark       uint32 // round in which the recompute visited it
-	fixed      bool
 	active     bool
 	done       bool
 	result     Result
@@ -93,7 +118,7 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
-		capacity: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n), arr: flowHeap{ready: true}}
+		capacity: make([]float64, n), byCount: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n)}
 	for li, l := range t.links {
 		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
 	}
@@ -113,13 +138,18 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 	for i := range e.ls {
 		e.ls[i] = linkState{flows: e.ls[i].flows[:0]}
 	}
-	e.fin.fs, e.arr.fs, e.seeds, e.round = e.fin.fs[:0], e.arr.fs[:0], e.seeds[:0], 0
+	e.seeds, e.round, e.busy, e.active = e.seeds[:0], 0, 0, e.active[:0]
+	if cap(e.apos) < len(fs) {
+		e.apos = make([]int32, len(fs))
+	}
+	e.fin.reset(fs)
+	e.arr.reset(fs)
 	for _, st := range fs {
 		switch {
 		case st.done: // no path
 			e.release(st)
 		case st.waiting == 0:
-			e.arr.push(st)
+			e.arr.push(st.idx, st.readyAt)
 		}
 	}
 	var now int64
@@ -187,44 +217,66 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 }
 
 // prepare makes the flows' states in ID order, with their paths and
-// dependencies.
+// dependencies. States, paths and results' device lists are carved from a
+// few large arrays (a run at 1,024 hosts has 150,000 flows).
 func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
+	states := make([]flowState, len(flows))
 	fs := make([]*flowState, len(flows))
-	byID := make(map[int]*flowState, len(flows))
 	r := newRouter(e.topo, e.cfg.Seed)
+	if cap(e.hops) < 6*len(flows) { // a fat-tree's longest path
+		e.hops = make([]flowHop, 0, 6*len(flows))
+	}
+	e.hops = e.hops[:0]
+	var names []string
+	var links []inventory.PathLink
 	for i, f := range flows {
-		if _, dup := byID[f.ID]; dup {
-			return nil, fmt.Errorf("fabric: duplicate flow id %d", f.ID)
-		}
-		st := &flowState{Flow: f, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
+		st := &states[i]
+		*st = flowState{ID: f.ID, After: f.After, result: Result{ID: f.ID, Bytes: f.Bytes}, readyAt: f.Start, waiting: len(f.After)}
 		pkts := math.Ceil(float64(f.Bytes) / float64(e.cfg.MTU))
-		st.wire = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
+		st.wire0 = float64(f.Bytes) + pkts*float64(e.cfg.HeaderBytes)
 		p, err := r.path(f)
 		if err != nil {
 			st.done, st.result.Err = true, err.Error()
 		} else {
-			st.path, st.slot, st.offc = p, make([]int, len(p)), make([]float64, len(p))
-			st.result.Path = make([]string, 1, len(p)+1)
-			st.result.Path[0] = f.Src
-			for _, li := range p {
-				st.result.Path = append(st.result.Path, e.topo.links[li].to)
+			st.hop0, st.n = int32(len(e.hops)), int32(len(p))
+			if len(names)+len(p)+1 > cap(names) {
+				names = make([]string, 0, max(4096, len(p)+1))
 			}
+			st.result.Path = append(names[len(names):], f.Src)
+			links = links[:0]
+			for _, li := range p {
+				e.hops = append(e.hops, flowHop{li: int32(li)})
+				st.result.Path = append(st.result.Path, e.topo.links[li].to)
+				links = append(links, inventory.PathLink{Gbps: e.topo.links[li].rate, DelayNs: e.topo.links[li].delay})
+			}
+			names = names[:len(names)+len(st.result.Path)]
+			st.result.Path = st.result.Path[:len(st.result.Path):len(st.result.Path)] // appending copies
 			// The first packet's store and forward, the way there and the
 			// last ACK's way back (a flow completes at its sender).
 			first := min(f.Bytes, int64(e.cfg.MTU)) + int64(e.cfg.HeaderBytes)
-			st.propDelay = int64(math.Ceil(inventory.RoundTrip(first, e.topo.pathLinks(p))))
+			st.propDelay = int64(math.Ceil(inventory.RoundTrip(first, links)))
 		}
-		fs[i], byID[f.ID] = st, st
+		fs[i] = st
 	}
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	byID := func(a, b *flowState) int { return cmp.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(fs, byID) { // workloads come in ID order
+		slices.SortStableFunc(fs, byID)
+	}
+	e.fs, e.fh = fs, make([]flowHot, len(fs))
 	for i, st := range fs {
+		if i > 0 && fs[i-1].ID == st.ID {
+			return nil, fmt.Errorf("fabric: duplicate flow id %d", st.ID)
+		}
 		st.idx = i
+		e.fh[i] = flowHot{hop0: st.hop0, n: st.n, wire: st.wire0}
+	}
+	for _, st := range fs {
 		for _, a := range st.After {
-			d, ok := byID[a]
-			if !ok {
+			j := sort.Search(len(fs), func(j int) bool { return fs[j].ID >= a })
+			if j == len(fs) || fs[j].ID != a {
 				return nil, fmt.Errorf("fabric: flow %d depends on unknown flow %d", st.ID, a)
 			}
-			d.dependents = append(d.dependents, st)
+			fs[j].dependents = append(fs[j].dependents, st)
 		}
 	}
 	return fs, nil
@@ -244,7 +296,7 @@ func (e *FlowEngine) release(st *flowState) {
 		}
 		d.readyAt = max(d.readyAt, st.result.End)
 		if d.waiting--; d.waiting == 0 {
-			e.arr.push(d)
+			e.arr.push(d.idx, d.readyAt)
 		}
 	}
 }
@@ -252,47 +304,67 @@ func (e *FlowEngine) release(st *flowState) {
 // admit starts a flow at now on the capacity its path has left, until the
 // next recompute shares it fairly.
 func (e *FlowEngine) admit(st *flowState, now int64) {
-	st.active, st.at, st.result.Start = true, now, now
+	st.active, st.result.Start = true, now
+	e.apos[st.idx] = int32(len(e.active))
+	e.active = append(e.active, int32(st.idx))
+	fh := &e.fh[st.idx]
+	fh.at = now
+	hops := e.path(fh)
 	rate := math.Inf(1)
-	for k, li := range st.path {
+	for k := range hops {
+		li := int(hops[k].li)
 		e.settle(li, now)
 		l := &e.ls[li]
-		st.slot[k] = len(l.flows)
-		l.flows = append(l.flows, flowRef{st, k})
+		hops[k].slot = int32(len(l.flows))
+		if len(l.flows) == 0 {
+			e.busy++
+		}
+		l.flows = append(l.flows, flowRef{int32(st.idx), int32(k)})
+		e.byCount[li] = e.capacity[li] / float64(len(l.flows))
 		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
 	if rate < 1e-9 { // rounding left on a full link
 		rate = 0
 	}
-	st.rate = rate
-	e.offered(st)
-	for k, li := range st.path {
-		l := &e.ls[li]
-		l.rsum += st.rate
-		l.off += st.offc[k]
+	fh.rate = rate
+	e.offered(fh)
+	for _, h := range hops {
+		l := &e.ls[h.li]
+		l.rsum += fh.rate
+		l.off += h.offc
 	}
-	st.finishAt = finishTime(now, st.wire, st.rate)
-	e.fin.push(st)
+	e.fin.push(st.idx, finishTime(now, fh.wire, fh.rate))
 }
+
+// path is a flow's hops.
+func (e *FlowEngine) path(fh *flowHot) []flowHop { return e.hops[fh.hop0 : fh.hop0+fh.n] }
 
 // complete ends a flow whose last byte left its sender at now.
 func (e *FlowEngine) complete(st *flowState, now int64) {
-	st.active, st.done, st.wire = false, true, 0
+	st.active, st.done, e.fh[st.idx].wire = false, true, 0
 	st.result.End = now + st.propDelay
-	for k, li := range st.path {
+	i, last := e.apos[st.idx], len(e.active)-1
+	e.active[i] = e.active[last]
+	e.apos[e.active[i]] = i
+	e.active = e.active[:last]
+	fh := &e.fh[st.idx]
+	for _, h := range e.path(fh) {
+		li := int(h.li)
 		e.settle(li, now)
 		l := &e.ls[li]
 		last := len(l.flows) - 1
 		moved := l.flows[last]
-		l.flows[st.slot[k]] = moved
-		moved.f.slot[moved.hop] = st.slot[k]
+		l.flows[h.slot] = moved
+		e.hops[e.fh[moved.f].hop0+moved.hop].slot = h.slot
 		l.flows = l.flows[:last]
+		e.byCount[li] = e.capacity[li] / float64(last)
 		if last == 0 {
+			e.busy--
 			l.rsum, l.off = 0, 0 // no rounding left behind
 		} else {
-			l.rsum -= st.rate
-			l.off -= st.offc[k]
+			l.rsum -= fh.rate
+			l.off -= h.offc
 		}
 		e.seed(li)
 	}
@@ -309,13 +381,15 @@ func (e *FlowEngine) seed(li int) {
 // offered sets the rate st would offer at each hop if that hop were no
 // constraint: its fair share by count on the links before it (queue.go);
 // it says whether any changed.
-func (e *FlowEngine) offered(st *flowState) bool {
+func (e *FlowEngine) offered(fh *flowHot) bool {
 	u, changed := math.Inf(1), false
-	for k, li := range st.path {
-		if k > 0 && st.offc[k] != u {
-			st.offc[k], changed = u, true
+	hops := e.path(fh)
+	for k := range hops {
+		h := &hops[k]
+		if k > 0 && h.offc != u {
+			h.offc, changed = u, true
 		}
-		u = math.Min(u, e.capacity[li]/float64(len(e.ls[li].flows)))
+		u = math.Min(u, e.byCount[h.li])
 	}
 	return changed
 }

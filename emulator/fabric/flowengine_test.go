@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"reflect"
 	"testing"
@@ -319,6 +320,22 @@ func TestRouterMatchesTopologyPath(t *testing.T) {
 					t.Fatalf("%s seed %d flow %d %s->%s: router %v (%v), topology %v (%v)", spec, seed, f.ID, f.Src, f.Dst, got, gerr, want, werr)
 				}
 			}
+		}
+	}
+}
+
+// TestFlowKeyIsFNVOfTheTuple: flowKey hashes the 5-tuple's text as it did
+// through fmt (paths, and so every result, depend on it).
+func TestFlowKeyIsFNVOfTheTuple(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		src, dst string
+		id       int
+	}{{"h1", "h2", 0}, {"pod3-host12", "pod0-host1", 16385}, {"a", "b", -7}, {"", "", 1 << 40}} {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s|%s|%d|4791|17", c.src, c.dst, 49152+c.id%16384)
+		if got, want := flowKey(c.src, c.dst, c.id), mix(h.Sum64()); got != want {
+			t.Errorf("flowKey(%q, %q, %d) = %#x, want %#x", c.src, c.dst, c.id, got, want)
 		}
 	}
 }

@@ -2,25 +2,22 @@ package fabric
 
 // router routes every flow of a run as Topology.path does, on integer
 // node ids and per-destination distance arrays instead of maps of names
-// (routing was a quarter of a run at 432 hosts).
+// (routing was a quarter of a run at 432 hosts, and a sixth of the flow
+// engine's at 1,024 through Topology.pathVia's callbacks by name).
 type router struct {
-	topo     *Topology
-	id       map[string]int
-	from, to []int // per directed link: ids of its ends
-	out, in  [][]int
-	host     []bool
-	salts    []uint64
-	dist     map[string][]int // per destination: hops from each node, -1: none
-	cands    []int            // scratch
-	// the flow being routed: its destination's distances, and the node
-	// nextHops last resolved (salt asks for the same one next)
-	d        []int
-	lastName string
-	lastID   int
+	topo    *Topology
+	id      map[string]int
+	from    []int // per directed link: id of its sending end
+	to      []int // per directed link: id of its receiving end
+	out, in [][]int
+	host    []bool
+	salts   []uint64
+	dist    [][]int16 // per destination id: hops from each node, -1: none; nil until asked (small: a run reads one per flow)
+	p       []int     // the last path, returned by path
 }
 
 func newRouter(t *Topology, seed int64) *router {
-	r := &router{topo: t, id: map[string]int{}, from: make([]int, len(t.links)), to: make([]int, len(t.links)), dist: map[string][]int{}}
+	r := &router{topo: t, id: map[string]int{}, from: make([]int, len(t.links)), to: make([]int, len(t.links))}
 	node := func(n string) int {
 		i, ok := r.id[n]
 		if !ok {
@@ -35,61 +32,65 @@ func newRouter(t *Topology, seed int64) *router {
 	for li, l := range t.links {
 		r.from[li], r.to[li] = node(l.from), node(l.to)
 	}
+	r.dist = make([][]int16, len(r.out))
 	return r
 }
 
+// path is Topology.path of f; the slice is valid until the next call.
+// Anything but two distinct hosts joined by a path goes to Topology.pathVia,
+// which names the error.
 func (r *router) path(f Flow) ([]int, error) {
-	d, ok := r.dist[f.Dst]
-	if _, known := r.id[f.Dst]; !ok && known { // pathVia rejects unknown hosts
-		d = r.distances(f.Dst)
-		r.dist[f.Dst] = d
+	src, sok := r.id[f.Src]
+	dst, dok := r.id[f.Dst]
+	if !sok || !dok || src == dst || !r.host[src] || !r.host[dst] {
+		return r.topo.path(f, 0) // an error: the salts do not matter
 	}
-	r.d = d
-	return r.topo.pathVia(f, r.nextHops, r.salt)
-}
-
-// nextHops is Topology.nextHops toward the destination of the flow being
-// routed; the result is valid until the next call.
-func (r *router) nextHops(n, _ string) []int {
-	d := r.d
-	ni := r.id[n]
-	r.lastName, r.lastID = n, ni
-	r.cands = r.cands[:0]
-	for _, li := range r.out[ni] {
-		if dn := d[r.to[li]]; dn >= 0 && dn == d[ni]-1 {
-			r.cands = append(r.cands, li)
+	d := r.dist[dst]
+	if d == nil {
+		d = r.distances(dst)
+		r.dist[dst] = d
+	}
+	key := flowKey(f.Src, f.Dst, f.ID)
+	r.p = r.p[:0]
+	for n := src; n != dst; {
+		// ECMP among the links one hop closer, in link order (nextHops).
+		var cands [8]int
+		c := cands[:0]
+		closer := d[n] - 1
+		for _, li := range r.out[n] {
+			if d[r.to[li]] == closer {
+				c = append(c, li)
+			}
 		}
+		if len(c) == 0 { // only at the source: the others are closer
+			return r.topo.path(f, 0)
+		}
+		li := c[ecmpPick(key, r.salts[n], len(c))]
+		r.p = append(r.p, li)
+		n = r.to[li]
 	}
-	return r.cands
-}
-
-func (r *router) salt(n string) uint64 {
-	if n == r.lastName {
-		return r.salts[r.lastID]
-	}
-	return r.salts[r.id[n]]
+	return r.p, nil
 }
 
 // distances is Topology.distances on node ids: hop counts to dst (-1: no
 // path), never forwarding through another host.
-func (r *router) distances(dst string) []int {
+func (r *router) distances(dst int) []int16 {
 	if r.in == nil {
 		r.in = make([][]int, len(r.out))
 		for li, to := range r.to {
 			r.in[to] = append(r.in[to], li)
 		}
 	}
-	d := make([]int, len(r.out))
+	d := make([]int16, len(r.out))
 	for i := range d {
 		d[i] = -1
 	}
-	di := r.id[dst]
-	d[di] = 0
-	queue := append(r.cands[:0], di)
+	d[dst] = 0
+	queue := []int{dst}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		if n != di && r.host[n] {
+		if n != dst && r.host[n] {
 			continue
 		}
 		for _, li := range r.in[n] {

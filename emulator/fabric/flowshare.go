@@ -1,80 +1,102 @@
 package fabric
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
 
 // recompute sets max-min fair rates by progressive filling over the flows
 // that share a link, transitively, with a link seeded since the last
 // recompute: the connected component of the change. Other flows keep their
 // rates, which a max-min recomputation over everything would leave as they
 // are too.
+//
+// The walk also sets up the fill (below): each link's capacity and flows
+// left to fix, the shared links in its queue, and each flow's bound.
 func (e *FlowEngine) recompute(now int64) {
 	e.round++
 	r := e.round
 	links, flows := e.compL[:0], e.compF[:0]
-	for _, li := range e.seeds {
-		e.ls[li].visited = r
+	lh := &e.lh
+	lh.reset(e)
+	visit := func(li int) {
+		l := &e.ls[li]
+		l.visited = r
 		links = append(links, li)
+		n := len(l.flows)
+		e.left[li], e.users[li] = e.capacity[li], n
+		if n > 1 {
+			lh.push(e.share(li), li)
+		}
 	}
-	e.seeds = e.seeds[:0]
-	for i := 0; i < len(links); i++ {
-		for _, ref := range e.ls[links[i]].flows {
-			f := ref.f
-			if f.mark == r {
-				continue
+	take := func(fi int32) {
+		f := &e.fh[fi]
+		f.mark, f.fixed, f.counts = r, false, false
+		// A shared link of capacity at most the bound fixes the flow no
+		// later than the bound would: its share never exceeds it.
+		bound, shared := math.Inf(1), math.Inf(1)
+		for _, h := range e.path(f) {
+			l2 := &e.ls[h.li]
+			f.counts = f.counts || l2.seeded == r
+			if len(l2.flows) == 1 {
+				bound = min(bound, e.capacity[h.li])
+			} else {
+				shared = min(shared, e.capacity[h.li])
 			}
-			f.mark, f.fixed = r, false
-			flows = append(flows, f)
-			for _, l2 := range f.path {
-				if e.ls[l2].visited != r {
-					e.ls[l2].visited = r
-					links = append(links, l2)
+			if l2.visited != r {
+				visit(int(h.li))
+			}
+		}
+		if bound < shared {
+			lh.push(bound, -1-len(flows))
+		}
+		flows = append(flows, fi)
+	}
+	if 4*len(e.seeds) >= e.busy {
+		// So many links changed that their component is all but certainly
+		// every active flow: take them in a row instead of walking links
+		// to find them (the other components come out as they were).
+		for _, fi := range e.active {
+			take(fi)
+		}
+	} else {
+		for _, li := range e.seeds {
+			visit(li)
+		}
+		for i := 0; i < len(links); i++ {
+			for _, ref := range e.ls[links[i]].flows {
+				if e.fh[ref.f].mark != r {
+					take(ref.f)
 				}
 			}
 		}
 	}
+	e.seeds = e.seeds[:0]
 	e.compL, e.compF = links, flows
-	e.fill(links, flows)
+	lh.flows = flows
+	e.fill(flows)
 	e.apply(now, links, flows)
 }
 
 // fill is progressive filling: the link with the smallest fair share fixes
 // the rate of its unfixed flows at that share, which leaves the others'
-// shares no smaller. A heap finds that link; its keys are lower bounds (a
-// share only grows as flows are fixed), so a link whose share grew since
-// it was pushed goes back in with its share when it comes up. A link with
-// one flow enters the heap as that flow's bound (its capacity; the lowest
-// of them if the flow has several), and only when no shared link of the
-// flow is narrower, so the heap holds little more than the shared links.
-func (e *FlowEngine) fill(links []int, flows []*flowState) {
-	left, users, lh := e.left, e.users, &e.lh
-	lh.items = lh.items[:0]
-	for _, li := range links {
-		n := len(e.ls[li].flows)
-		left[li], users[li] = e.capacity[li], n
-		if n > 1 {
-			lh.items = append(lh.items, linkShare{e.share(li), li})
+// shares no smaller. A queue (shareQueue) finds that link; its keys are
+// lower bounds (a share only grows as flows are fixed), so a link whose
+// share grew since it was pushed goes back in with its share when it comes
+// up. A link with one flow enters the queue as that flow's bound (its
+// capacity; the lowest of them if the flow has several), and only when no
+// shared link of the flow is narrower, so the queue holds little more than
+// the shared links.
+func (e *FlowEngine) fill(flows []int32) {
+	users, lh := e.users, &e.lh
+	for {
+		s, li, ok := lh.pop()
+		if !ok {
+			break
 		}
-	}
-	for i, f := range flows {
-		// A shared link of capacity at most the bound fixes the flow no
-		// later than the bound would: its share never exceeds it.
-		bound, shared := math.Inf(1), math.Inf(1)
-		for _, li := range f.path {
-			if users[li] == 1 {
-				bound = min(bound, left[li])
-			} else {
-				shared = min(shared, left[li])
-			}
-		}
-		if bound < shared {
-			lh.items = append(lh.items, linkShare{bound, -1 - i})
-		}
-	}
-	lh.heapify()
-	for len(lh.items) > 0 {
-		s, li := lh.pop()
 		if li < 0 { // a flow's bound
-			if f := flows[-1-li]; !f.fixed {
+			if f := &e.fh[flows[-1-li]]; !f.fixed {
 				e.fix(f, s)
 			}
 			continue
@@ -89,49 +111,43 @@ func (e *FlowEngine) fill(links []int, flows []*flowState) {
 			s = cur
 		}
 		for _, ref := range e.ls[li].flows {
-			if !ref.f.fixed {
-				e.fix(ref.f, s)
+			if f := &e.fh[ref.f]; !f.fixed {
+				e.fix(f, s)
 			}
 		}
 	}
 }
 
 // fix sets f's rate at s and takes it from the links f crosses.
-func (e *FlowEngine) fix(f *flowState, s float64) {
+func (e *FlowEngine) fix(f *flowHot, s float64) {
 	f.fixed, f.next = true, s
-	for _, l2 := range f.path {
-		e.left[l2] -= s
-		e.users[l2]--
+	for _, h := range e.path(f) {
+		e.left[h.li] -= s
+		e.users[h.li]--
 	}
 }
 
 // apply gives the component's flows their new rates (and offered rates,
 // queue.go), settling each link whose sums change first and summing them
 // afresh (no rounding carried over).
-func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
+func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 	r := e.round
-	for _, f := range flows {
+	for _, fi := range flows {
+		f := &e.fh[fi]
 		// A rate recomputed to within rounding of the old one is kept:
 		// changing it would settle its links and re-time its completion
-		// for nothing.
-		rate, counts := math.Abs(f.next-f.rate) > 1e-9*f.next, false
-		for _, li := range f.path { // offered rates follow counts of seeded links
-			counts = counts || e.ls[li].seeded == r
-		}
-		if !(counts && e.offered(f)) && !rate {
+		// for nothing. Offered rates follow counts of seeded links.
+		rate := math.Abs(f.next-f.rate) > 1e-9*f.next
+		if !(f.counts && e.offered(f)) && !rate {
 			continue
 		}
-		for _, li := range f.path {
-			if l := &e.ls[li]; l.settled != r {
-				l.settled = r
-				e.settle(li, now)
-			}
+		for _, h := range e.path(f) {
+			e.ls[h.li].settled = r
 		}
 		if rate {
 			f.wire -= f.rate * float64(now-f.at) / 8
 			f.at, f.rate = now, f.next
-			f.finishAt = finishTime(now, f.wire, f.rate)
-			e.fin.fix(f)
+			e.fin.fix(int(fi), finishTime(now, f.wire, f.rate))
 		}
 	}
 	for _, li := range links {
@@ -139,10 +155,12 @@ func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 		if l.settled != r {
 			continue
 		}
+		e.settle(li, now) // at the sums of the old rates
 		l.rsum, l.off = 0, 0
 		for _, ref := range l.flows {
-			l.rsum += ref.f.rate
-			l.off += ref.f.offc[ref.hop]
+			f := &e.fh[ref.f]
+			l.rsum += f.rate
+			l.off += e.hops[f.hop0+ref.hop].offc
 		}
 	}
 }
@@ -150,158 +168,96 @@ func (e *FlowEngine) apply(now int64, links []int, flows []*flowState) {
 // share is a link's fair share of what its fixed flows left.
 func (e *FlowEngine) share(li int) float64 { return max(e.left[li], 0) / float64(e.users[li]) }
 
-// flowHeap orders flows by arrival (ready) or by completion time, ties by
-// rank, so that a run is deterministic.
-type flowHeap struct {
-	fs    []*flowState
-	ready bool
+// shareQueue gives the fill its links (and flows' bounds) by fair share,
+// ties by index. It is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan):
+// the fill takes shares in ascending order and puts a link back only with
+// a larger share than the one it took, so an item sits in the bucket of
+// the highest bit in which its share's bits (ordered as the shares, none
+// being negative) differ from the last taken; taking from an empty bucket
+// 0 spreads the lowest non-empty bucket out by its least share, and bucket
+// 0's links are sorted by index (ties go in index order). Most items
+// come up only to be passed over (their flows fixed by narrower links), so
+// a heap's sifts were most of the fill's cost.
+type shareQueue struct {
+	b    [65][]linkShare // b[0] unused: at is bucket 0
+	at   []int           // the links (or bounds) with the last share, from at[next] on, in order
+	next int
+	last uint64
+	n    int
+	// what tells a link or bound the fill would pass over (its flows all
+	// fixed): such an item is dropped whenever the queue moves it
+	e     *FlowEngine
+	flows []int32
 }
-
-func (h *flowHeap) key(f *flowState) int64 {
-	if h.ready {
-		return f.readyAt
-	}
-	return f.finishAt
-}
-
-func (h *flowHeap) less(i, j int) bool {
-	a, b := h.fs[i], h.fs[j]
-	ka, kb := h.key(a), h.key(b)
-	return ka < kb || ka == kb && a.idx < b.idx
-}
-
-func (h *flowHeap) swap(i, j int) {
-	h.fs[i], h.fs[j] = h.fs[j], h.fs[i]
-	h.fs[i].hidx, h.fs[j].hidx = i, j
-}
-
-// top is the earliest key, MaxInt64 when empty.
-func (h *flowHeap) top() int64 {
-	if len(h.fs) == 0 {
-		return math.MaxInt64
-	}
-	return h.key(h.fs[0])
-}
-
-func (h *flowHeap) push(f *flowState) {
-	f.hidx = len(h.fs)
-	h.fs = append(h.fs, f)
-	h.up(f.hidx)
-}
-
-func (h *flowHeap) pop() *flowState {
-	f := h.fs[0]
-	last := len(h.fs) - 1
-	h.swap(0, last)
-	h.fs = h.fs[:last]
-	h.down(0)
-	return f
-}
-
-// fix restores the order after f's key changed.
-func (h *flowHeap) fix(f *flowState) {
-	if !h.up(f.hidx) {
-		h.down(f.hidx)
-	}
-}
-
-func (h *flowHeap) up(i int) bool {
-	moved := false
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h.swap(i, p)
-		i, moved = p, true
-	}
-	return moved
-}
-
-func (h *flowHeap) down(i int) {
-	for {
-		c := 2*i + 1
-		if c >= len(h.fs) {
-			return
-		}
-		if c+1 < len(h.fs) && h.less(c+1, c) {
-			c++
-		}
-		if !h.less(c, i) {
-			return
-		}
-		h.swap(i, c)
-		i = c
-	}
-}
-
-// linkHeap orders links by fair share, ties by index.
-type linkHeap struct{ items []linkShare }
 
 type linkShare struct {
 	share float64
 	li    int
 }
 
-func (a linkShare) before(b linkShare) bool {
-	return a.share < b.share || a.share == b.share && a.li < b.li
-}
-
-// The heap is 4-ary: half the depth of a binary one, and a node's children
-// share a cache line or two.
-func (h *linkHeap) push(share float64, li int) {
-	x := linkShare{share, li}
-	h.items = append(h.items, x)
-	i := len(h.items) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.before(h.items[p]) {
-			break
-		}
-		h.items[i] = h.items[p]
-		i = p
+// reset empties the queue for a fill of e; the fill sets flows, its flows
+// by bound index, before taking from it.
+func (q *shareQueue) reset(e *FlowEngine) {
+	for i := range q.b {
+		q.b[i] = q.b[i][:0]
 	}
-	h.items[i] = x
+	q.at, q.next, q.last, q.n = q.at[:0], 0, 0, 0
+	q.e, q.flows = e, nil
 }
 
-func (h *linkHeap) pop() (float64, int) {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	h.down(0)
-	return top.share, top.li
-}
-
-func (h *linkHeap) heapify() {
-	for i := (len(h.items) - 2) / 4; i >= 0; i-- {
-		h.down(i)
+// spent says whether the fill would pass over the link (or bound) li.
+func (q *shareQueue) spent(li int) bool {
+	if li < 0 {
+		return q.e.fh[q.flows[-1-li]].fixed
 	}
+	return q.e.users[li] == 0
 }
 
-func (h *linkHeap) down(i int) {
-	items := h.items
-	n := len(items)
-	if i >= n {
+func (q *shareQueue) push(share float64, li int) {
+	q.n++
+	k := bits.Len64(math.Float64bits(share) ^ q.last)
+	if k > 0 {
+		q.b[k] = append(q.b[k], linkShare{share, li})
 		return
 	}
-	x := items[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
+	// The last share again: only before the first take (the fill puts
+	// back a link only with a larger share than it took).
+	i, _ := slices.BinarySearch(q.at[q.next:], li)
+	q.at = slices.Insert(q.at, q.next+i, li)
+}
+
+// pop takes the item of least share, ties by index; false when none is
+// left.
+func (q *shareQueue) pop() (float64, int, bool) {
+	for q.next == len(q.at) {
+		if q.n == 0 {
+			return 0, 0, false
 		}
-		best := c
-		for j := c + 1; j < c+4 && j < n; j++ {
-			if items[j].before(items[best]) {
-				best = j
+		k := 1
+		for len(q.b[k]) == 0 {
+			k++
+		}
+		m := math.Float64bits(q.b[k][0].share)
+		for _, x := range q.b[k][1:] {
+			m = min(m, math.Float64bits(x.share))
+		}
+		q.last, q.at, q.next = m, q.at[:0], 0
+		for _, x := range q.b[k] {
+			if q.spent(x.li) {
+				q.n--
+				continue
+			}
+			if j := bits.Len64(math.Float64bits(x.share) ^ m); j > 0 {
+				q.b[j] = append(q.b[j], x)
+			} else {
+				q.at = append(q.at, x.li)
 			}
 		}
-		if !items[best].before(x) {
-			break
-		}
-		items[i] = items[best]
-		i = best
+		q.b[k] = q.b[k][:0]
+		slices.Sort(q.at)
 	}
-	items[i] = x
+	li := q.at[q.next]
+	q.next++
+	q.n--
+	return math.Float64frombits(q.last), li, true
 }

@@ -71,15 +71,23 @@ func (ps *portSet) port(dev, p string) *portAcc {
 	return a
 }
 
+// linkQueue is a directed link's egress queue and what the link counted
+// since its ports last had it (flushCounts): a recompute settles nearly
+// every link, and the ports' accumulators are cold.
 type linkQueue struct {
 	depth    float64
-	paused   bool
 	pausedNs float64 // length of the current pause episode
+	paused   bool
+	// bytes and packets sent, the queue's highest depth, ECN marks, drops
+	txB, txP, wm, ecn, drops float64
+	// PAUSE frames the link's receiving port sent back over it, and for how long
+	pfc, pauseNs float64
 }
 
 // settle brings link li's counters and queue from its last settlement up
 // to now, at the rates of the flows crossing it (constant in between: every
-// change of them settles the link first).
+// change of them settles the link first). The counts gather on the link
+// (linkQueue).
 func (e *FlowEngine) settle(li int, now int64) {
 	ls := &e.ls[li]
 	dt := now - ls.last
@@ -94,26 +102,20 @@ func (e *FlowEngine) settle(li int, now int64) {
 	capacity := e.capacity[li]
 	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
-	from, to := e.lfrom[li], e.lto[li]
 	p := sent / pkt
-	from.txB += sent
-	from.txP += p
-	to.rxB += sent
-	to.rxP += p
-	fq := &from.q[roceQueue]
-	fq.txB += sent
-	fq.txP += p
+	q.txB += sent
+	q.txP += p
 	if e.fromHost[li] {
 		return // a NIC paces itself; switch queues only
+	}
+	if q.depth == 0 && !q.paused && off <= capacity {
+		return // an empty queue that stays empty: nothing to mark or pause
 	}
 	d0 := q.depth
 	d1, over := e.fluid(d0, off, capacity, float64(dt))
 	q.depth = d1
-	fq.depth = d1
-	fq.wm = math.Max(fq.wm, math.Max(d0, d1))
-	marks := p * e.markProb((d0+d1)/2)
-	fq.ecn += marks
-	from.ecn += marks
+	q.wm = math.Max(q.wm, math.Max(d0, d1))
+	q.ecn += p * e.markProb((d0+d1)/2)
 	if over <= 0 {
 		if q.paused { // RESUME: counted like every PFC frame
 			e.pauseFeeders(li, 1, 0)
@@ -122,9 +124,7 @@ func (e *FlowEngine) settle(li int, now int64) {
 		return
 	}
 	if !e.cfg.PFC {
-		dropped := (off - capacity) / 8 * over / pkt
-		fq.drops += dropped
-		from.drops += dropped
+		q.drops += (off - capacity) / 8 * over / pkt
 		return
 	}
 	before := q.pausedNs
@@ -143,6 +143,41 @@ func (e *FlowEngine) settleAll(now int64) {
 	for li := range e.ls {
 		e.settle(li, now)
 	}
+	e.flushCounts()
+}
+
+// flushCounts moves what the links counted since the last flush to their
+// ports: the sending port and its RoCE queue, and the receiving port.
+func (e *FlowEngine) flushCounts() {
+	for li := range e.lq {
+		q := &e.lq[li]
+		from := e.lfrom[li]
+		fq := &from.q[roceQueue]
+		fq.depth = q.depth
+		to := e.lto[li]
+		if q.pfc != 0 || q.pauseNs != 0 { // sent by the switch port at the link's end
+			to.pfcTx[roceQueue] += q.pfc
+			to.pauseTxNs[roceQueue] += q.pauseNs
+			from.pfcRx[roceQueue] += q.pfc
+			from.pauseRxNs[roceQueue] += q.pauseNs
+			q.pfc, q.pauseNs = 0, 0
+		}
+		if q.txB == 0 && q.txP == 0 && q.wm == 0 && q.ecn == 0 && q.drops == 0 {
+			continue
+		}
+		from.txB += q.txB
+		from.txP += q.txP
+		to.rxB += q.txB
+		to.rxP += q.txP
+		fq.txB += q.txB
+		fq.txP += q.txP
+		fq.wm = math.Max(fq.wm, q.wm)
+		fq.ecn += q.ecn
+		from.ecn += q.ecn
+		fq.drops += q.drops
+		from.drops += q.drops
+		q.txB, q.txP, q.wm, q.ecn, q.drops = 0, 0, 0, 0, 0
+	}
 }
 
 // pauseFeeders counts PAUSE frames on every ingress link that feeds the
@@ -154,18 +189,16 @@ next:
 		if ref.hop == 0 {
 			continue
 		}
-		in := ref.f.path[ref.hop-1]
+		in := int(e.hops[e.fh[ref.f].hop0+ref.hop-1].li)
 		for _, s := range seen {
 			if s == in {
 				continue next
 			}
 		}
 		seen = append(seen, in)
-		sw, up := e.lto[in], e.lfrom[in]
-		sw.pfcTx[roceQueue] += frames
-		sw.pauseTxNs[roceQueue] += over
-		up.pfcRx[roceQueue] += frames
-		up.pauseRxNs[roceQueue] += over
+		q := &e.lq[in]
+		q.pfc += frames
+		q.pauseNs += over
 	}
 	e.feeders = seen
 }
@@ -208,7 +241,10 @@ func (e *FlowEngine) drainQueues() {
 }
 
 // ClearWatermarks implements Engine.
-func (e *FlowEngine) ClearWatermarks() { e.portSet.clearWatermarks() }
+func (e *FlowEngine) ClearWatermarks() {
+	e.flushCounts() // the clear remembers packets sent
+	e.portSet.clearWatermarks()
+}
 
 // Counters implements Engine.
 func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/labctl/labctl/emulator/fabric/lb"
@@ -144,9 +145,20 @@ func (t *Topology) pathVia(f Flow, hops func(n, dst string) []int, salt func(n s
 // flowKey hashes a direction of a flow's RoCEv2 5-tuple: UDP source port
 // from the flow (its QP), destination port 4791, protocol 17.
 func flowKey(src, dst string, id int) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%s|%d|4791|17", src, dst, 49152+id%16384)
-	return mix(h.Sum64())
+	// FNV-1a of "src|dst|port|4791|17", without fmt: the flow engine keys
+	// every flow of a run.
+	var buf [64]byte
+	k := append(buf[:0], src...)
+	k = append(k, '|')
+	k = append(k, dst...)
+	k = append(k, '|')
+	k = strconv.AppendInt(k, int64(49152+id%16384), 10)
+	k = append(k, "|4791|17"...)
+	h := uint64(14695981039346656037)
+	for _, c := range k {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return mix(h)
 }
 
 // switchSalt is a switch's hash seed: switches hash with different salts
