@@ -11,19 +11,23 @@ import "runtime/debug"
 // under a 3 GiB soft limit cut the CPU of a 128-host point by 12-18 %
 // (fattree:8) and 16 % (the paper point) for 2-2.5x its memory, and
 // leave a 1,024-host one (whose heap the limit then bounds) at the CPU of
-// the default.
+// the default. Labs above emulatedGCHosts keep Go's default: the setting
+// gained them nothing, and a live heap near the soft limit would make the
+// collector run far more often than the default would.
 const (
 	emulatedGCPercent = 400
 	emulatedMemLimit  = 3 << 30
+	emulatedGCHosts   = 512
 )
 
 // tuneGCForEmulatedLab sets the collector for a process that runs an
 // emulated lab, unless GOGC or GOMEMLIMIT is set: the runtime has read
 // those, and they win (GOGC=100 restores Go's default, e.g. for a lab
 // whose live heap nears the limit, where a soft limit means collecting
-// more often than the default would). It says whether it set anything.
-func tuneGCForEmulatedLab(getenv func(string) string) bool {
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+// more often than the default would), and for a lab of more than
+// emulatedGCHosts hosts. It says whether it set anything.
+func tuneGCForEmulatedLab(getenv func(string) string, hosts int) bool {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" || hosts > emulatedGCHosts {
 		return false
 	}
 	debug.SetGCPercent(emulatedGCPercent)

@@ -6,8 +6,8 @@ import (
 )
 
 // TestTuneGCForEmulatedLab: a process that starts an emulated lab
-// collects with GOGC=400 under a 3 GiB soft limit, unless the user set
-// GOGC or GOMEMLIMIT, whose values then stand. (Not parallel: the
+// of up to 512 hosts collects with GOGC=400 under a 3 GiB soft limit,
+// unless the user set GOGC or GOMEMLIMIT, whose values then stand. (Not parallel: the
 // collector's settings are the process's; the test restores them.)
 func TestTuneGCForEmulatedLab(t *testing.T) {
 	percent := debug.SetGCPercent(100)
@@ -15,17 +15,19 @@ func TestTuneGCForEmulatedLab(t *testing.T) {
 	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
 	for _, tc := range []struct {
 		env         map[string]string
+		hosts       int
 		set         bool
 		wantPercent int
 		wantLimit   int64
 	}{
-		{map[string]string{}, true, emulatedGCPercent, emulatedMemLimit},
-		{map[string]string{"GOGC": "100"}, false, 100, limit},
-		{map[string]string{"GOMEMLIMIT": "8GiB"}, false, 100, limit},
+		{map[string]string{}, 128, true, emulatedGCPercent, emulatedMemLimit},
+		{map[string]string{}, emulatedGCHosts + 1, false, 100, limit}, // a large lab keeps the default
+		{map[string]string{"GOGC": "100"}, 128, false, 100, limit},
+		{map[string]string{"GOMEMLIMIT": "8GiB"}, 128, false, 100, limit},
 	} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(limit)
-		set := tuneGCForEmulatedLab(func(k string) string { return tc.env[k] })
+		set := tuneGCForEmulatedLab(func(k string) string { return tc.env[k] }, tc.hosts)
 		gotPercent := debug.SetGCPercent(100)
 		gotLimit := debug.SetMemoryLimit(-1)
 		if set != tc.set || gotPercent != tc.wantPercent || gotLimit != tc.wantLimit {

@@ -66,7 +66,7 @@ func openLab(ctx context.Context, name string, em scenarios.Emulation, log *slog
 	}
 	opt := twinOptions(em)
 	opt.Dir, opt.Logger = dir, log
-	tuneGCForEmulatedLab(os.Getenv) // this process now holds the lab's twin and servers (gc.go)
+	tuneGCForEmulatedLab(os.Getenv, len(lab.Hosts)) // this process now holds the lab's twin and servers (gc.go)
 	l, err := emulator.Start(ctx, lab, opt)
 	if err != nil {
 		_ = removeTempLabDir(dir)
