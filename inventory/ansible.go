@@ -33,6 +33,21 @@ func ansibleGroup(role string) string {
 // known_hosts enforced. ansible/playbooks use it; ansible/README.md says
 // how.
 func WriteAnsible(w io.Writer, l *Lab) error {
+	inv, err := Ansible(l)
+	if err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(inv); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// Ansible is the lab's Ansible inventory as WriteAnsible writes it, as a
+// value to encode otherwise (JSON, which Ansible reads as well).
+func Ansible(l *Lab) (map[string]any, error) {
 	vars := func(name, ssh string) (map[string]any, error) {
 		v := map[string]any{}
 		if ssh != "" {
@@ -65,7 +80,7 @@ func WriteAnsible(w io.Writer, l *Lab) error {
 	for _, h := range l.Hosts {
 		v, err := vars(h.Name, h.Mgmt.SSH)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rnics := []map[string]any{}
 		for _, r := range h.RNICs {
@@ -81,11 +96,11 @@ func WriteAnsible(w io.Writer, l *Lab) error {
 	for _, s := range l.Switches {
 		g := ansibleGroup(s.Role)
 		if g == "" {
-			return fmt.Errorf("ansible: switch %s: role %q has no Ansible group", s.Name, s.Role)
+			return nil, fmt.Errorf("ansible: switch %s: role %q has no Ansible group", s.Name, s.Role)
 		}
 		v, err := vars(s.Name, s.Mgmt.SSH)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v["role"] = s.Role
 		if s.Model != "" {
@@ -106,12 +121,7 @@ func WriteAnsible(w io.Writer, l *Lab) error {
 		allVars["ansible_ssh_common_args"] = "-o StrictHostKeyChecking=yes -o UserKnownHostsFile=" + shellQuote(l.KnownHosts)
 	}
 	all["vars"] = allVars
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(map[string]any{"all": all}); err != nil {
-		return err
-	}
-	return enc.Close()
+	return map[string]any{"all": all}, nil
 }
 
 // shellQuote quotes s for a POSIX shell unless it needs none.

@@ -31,17 +31,25 @@ until --for has passed; then the endpoint works again. A delay lets clients
 connect but holds each new connection silent for --delay (a slow daemon).
 The fail-* kinds arm a one-shot failure of the device's next operation of
 that kind. See docs/reliability.md for a chaos drill built from them.
+--format json prints {lab, device, fault, state, message}: state is
+"cleared" for clear, else "injected".
 
 Examples:
    labctl lab fault leafspine:2x4:8@100 leaf1 drop-gnmi --for 10s
    labctl lab fault leafspine:2x4:8@100 h3 delay-ssh --delay 2s --for 1m
    labctl lab fault leafspine:2x4:8@100 spine1 fail-commit
-   labctl lab fault leafspine:2x4:8@100 leaf1 clear`,
+   labctl lab fault leafspine:2x4:8@100 leaf1 clear
+   labctl lab fault leafspine:2x4:8@100 leaf1 drop-gnmi --for 10s --format json | jq -r .state`,
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "for", Usage: "drop-*/delay-*: how long the fault lasts (e.g. 10s)"},
 			&cli.DurationFlag{Name: "delay", Usage: "delay-*: how long each new connection is held silent (e.g. 2s)"},
+			newFormatFlag(formatTable),
 		},
 		Action: func(c *cli.Context) error {
+			format, err := checkFormat(c)
+			if err != nil {
+				return err
+			}
 			if c.NArg() != 3 {
 				return exitError{2, fmt.Errorf("lab fault needs LAB DEVICE KIND (got %d arguments); kinds: %s", c.NArg(), faultKindNames())}
 			}
@@ -71,10 +79,24 @@ Examples:
 			if err != nil {
 				return fmt.Errorf("lab %s: %w", st.Name, err)
 			}
-			fmt.Printf("lab %s: %s\n", st.Name, msg)
-			return nil
+			r := faultResult{Lab: st.Name, Device: device, Fault: kind, State: "injected", Message: msg}
+			if kind == "clear" {
+				r.State = "cleared"
+			}
+			return printAction(format, r, fmt.Sprintf("lab %s: %s", st.Name, msg),
+				[]string{"LAB", "DEVICE", "FAULT", "STATE", "MESSAGE"}, []string{r.Lab, r.Device, r.Fault, r.State, r.Message})
 		},
 	}
+}
+
+// faultResult is what lab fault --format json prints: the lab's own
+// message says what it did (connections closed, until when).
+type faultResult struct {
+	Lab     string `json:"lab"`
+	Device  string `json:"device"`
+	Fault   string `json:"fault"`
+	State   string `json:"state"` // injected or cleared
+	Message string `json:"message"`
 }
 
 // knownDevice checks device against the lab's exported file, so that a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -153,4 +154,16 @@ func (t table) markdown(w io.Writer) error {
 // mdCell keeps a cell inside its Markdown column.
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// printAction prints what an action verb (lab up, lab fault, regress
+// promote ...) did: json prints v, md one row under head, table the verb's
+// sentence text as it was before --format.
+func printAction(format string, v any, text string, head, row []string) error {
+	return printResult(os.Stdout, format, v, func() table {
+		return table{Head: head, Rows: [][]string{row}}
+	}, func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, text)
+		return err
+	})
 }

@@ -56,11 +56,19 @@ known_hosts, so Ansible reaches the same endpoints labctl does. An emulated
 lab that is not up has no endpoints: start it with 'labctl lab up' first.
 
 Groups: rdma_hosts, and switches with one child group per role (leaves,
-aggs, spines).
+aggs, spines). --format json writes the same inventory as JSON (Ansible reads
+it too; jq picks from it); md lists each device with its group and SSH
+address.
 
   labctl inventory ansible lab.yaml > hosts.yml
-  labctl lab up leafspine:1x2:2 && labctl inventory ansible leafspine:1x2:2 > hosts.yml`,
+  labctl lab up leafspine:1x2:2 && labctl inventory ansible leafspine:1x2:2 > hosts.yml
+  labctl inventory ansible lab.yaml --format json | jq '.all.children.rdma_hosts.hosts | keys'`,
+				Flags: []cli.Flag{newFormatFlag(formatTable)},
 				Action: func(c *cli.Context) error {
+					format, err := checkFormat(c)
+					if err != nil {
+						return err
+					}
 					if c.NArg() != 1 {
 						return exitError{2, fmt.Errorf("%s needs exactly one LAB (a lab file or a running lab)", c.Command.Name)}
 					}
@@ -69,7 +77,7 @@ aggs, spines).
 					if err != nil {
 						return err
 					}
-					return inventory.WriteAnsible(os.Stdout, lab)
+					return printAnsible(os.Stdout, format, lab)
 				},
 			},
 			{
@@ -138,4 +146,23 @@ func deviceTable(lab *inventory.Lab) table {
 	}
 	t.Foot = []string{fmt.Sprintf("lab %s: %d switches, %d hosts, %d links", lab.Name, len(lab.Switches), len(lab.Hosts), len(lab.Links))}
 	return t
+}
+
+// printAnsible prints a lab's Ansible inventory: YAML (table, the form
+// Ansible's docs use), JSON, or the devices as a Markdown table.
+func printAnsible(w io.Writer, format string, lab *inventory.Lab) error {
+	inv, err := inventory.Ansible(lab)
+	if err != nil {
+		return err
+	}
+	return printResult(w, format, inv, func() table {
+		t := table{Head: []string{"DEVICE", "GROUP", "SSH"}}
+		for _, h := range lab.Hosts {
+			t.add(h.Name, "rdma_hosts", h.Mgmt.SSH)
+		}
+		for _, s := range lab.Switches {
+			t.add(s.Name, "switches ("+s.Role+")", s.Mgmt.SSH)
+		}
+		return t
+	}, func(w io.Writer) error { return inventory.WriteAnsible(w, lab) })
 }

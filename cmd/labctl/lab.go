@@ -145,8 +145,19 @@ docs/reservation.md says where the lease lives.`,
 		Subcommands: []*cli.Command{
 			{
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
-				Flags: append([]cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}, engineFlag}, labGNMIFlags...),
+				Description: `Starts LAB (a lab file or a generated fabric) in the background and returns
+once it serves. --format json prints {lab, lab_file, pid, endpoints} (endpoints:
+how many SSH and gNMI endpoints the lab serves) for scripts.
+
+Examples:
+   labctl lab up leafspine:2x4:8@100
+   labctl lab up leafspine:2x4:8@100 --format json | jq -r .lab_file`,
+				Flags: append([]cli.Flag{&cli.BoolFlag{Name: "foreground", Usage: "run in this process until interrupted"}, engineFlag, newFormatFlag(formatTable)}, labGNMIFlags...),
 				Action: func(c *cli.Context) error {
+					format, err := checkFormat(c)
+					if err != nil {
+						return err
+					}
 					if c.NArg() != 1 {
 						return exitError{2, fmt.Errorf("lab up needs one LAB (a lab file or e.g. leafspine:2x4:8@100)")}
 					}
@@ -157,7 +168,7 @@ docs/reservation.md says where the lease lives.`,
 					if c.Bool("foreground") {
 						return serveLab(c.Context, name, engineIfSet(c), labGNMI(c), newLogger(false))
 					}
-					return spawnLab(c.Context, name, engineIfSet(c), labGNMI(c))
+					return spawnLab(c.Context, name, engineIfSet(c), labGNMI(c), format)
 				},
 			},
 			{
@@ -169,12 +180,24 @@ docs/reservation.md says where the lease lives.`,
 			},
 			{
 				Name: "down", Usage: "stop an emulated lab (all of them if no LAB is given)", ArgsUsage: "[LAB]",
-				Flags: []cli.Flag{waitFlag},
+				Description: `Stops LAB, or every lab that is up, and clears its state. --format json
+prints one array of {lab, was_running, note} for the labs it stopped, also
+when another could not be stopped (the exit status says so).
+
+Examples:
+   labctl lab down leafspine:2x4:8@100
+   labctl lab down --format json`,
+				Flags: []cli.Flag{waitFlag, newFormatFlag(formatTable)},
 				Action: func(c *cli.Context) error {
+					format, err := checkFormat(c)
+					if err != nil {
+						return err
+					}
 					sts, err := selectStates(c.Args().First())
 					if err != nil {
 						return err
 					}
+					downs := []labDown{}
 					var errs []error
 					for _, st := range sts {
 						release, err := takeLab(c.Context, st.Name, "lab down", c.Duration("wait"))
@@ -182,7 +205,8 @@ docs/reservation.md says where the lease lives.`,
 							errs = append(errs, err)
 							continue
 						}
-						if err := stopLab(st); err != nil { // alive but not provably the lab's process: keep its state
+						gone, err := stopLab(st)
+						if err != nil { // alive but not provably the lab's process: keep its state
 							errs = append(errs, err)
 							_ = release()
 							continue
@@ -190,7 +214,10 @@ docs/reservation.md says where the lease lives.`,
 						if err := release(); err != nil {
 							errs = append(errs, err)
 						}
-						fmt.Printf("lab %s down\n", st.Name)
+						downs = append(downs, labDown{Lab: st.Name, WasRunning: gone == "", Note: gone})
+					}
+					if err := printDowns(format, downs); err != nil {
+						errs = append(errs, err)
 					}
 					return errors.Join(errs...)
 				},
@@ -236,7 +263,7 @@ func selectStates(name string) ([]emulator.State, error) {
 
 // spawnLab re-executes labctl as 'lab serve' in its own session and waits
 // until the lab has written its state.
-func spawnLab(ctx context.Context, name, engine string, gnmi []string) error {
+func spawnLab(ctx context.Context, name, engine string, gnmi []string, format string) error {
 	lab, err := inventory.ResolveWith(name, qosdriver.Builtin())
 	if err != nil {
 		return err
@@ -268,8 +295,7 @@ func spawnLab(ctx context.Context, name, engine string, gnmi []string) error {
 	go func() { exited <- cmd.Wait() }()
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
 		if st, ok, _ := emulator.LoadState(home(), name); ok && st.PID == cmd.Process.Pid {
-			fmt.Printf("lab %s up (pid %d)\nlab file: %s\nuse it: labctl run SCENARIO --lab %s\n", name, st.PID, st.LabFile, name)
-			return nil
+			return printLabUp(st, format)
 		}
 		select {
 		case err := <-exited:
@@ -338,24 +364,23 @@ func labUp(st emulator.State) bool { return labProcess(st).Gone() == "" }
 // stopLab ends a lab's process, if it still is that lab's (lease.Process
 // checks its start time and command line; a stranger that took the pid is
 // never signalled), waits for it to go, and forgets the lab. A lab whose
-// process is gone leaves its state to clean: its key directory too.
-func stopLab(st emulator.State) error {
+// process is gone leaves its state to clean: its key directory too; gone
+// says why it was not running ("" when it was and was stopped).
+func stopLab(st emulator.State) (gone string, err error) {
 	p := labProcess(st)
-	if why := p.Gone(); why != "" {
-		fmt.Printf("lab %s was not running (%s): clearing its state\n", st.Name, why)
-	} else {
+	if gone = p.Gone(); gone == "" {
 		if err := p.Signal(syscall.SIGTERM); err != nil {
-			return fmt.Errorf("lab %s: %w; its state stays in %s", st.Name, err, st.Dir)
+			return "", fmt.Errorf("lab %s: %w; its state stays in %s", st.Name, err, st.Dir)
 		}
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && p.Gone() == ""; {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if p.Gone() == "" {
-			return fmt.Errorf("lab %s: pid %d did not stop within 10s of SIGTERM", st.Name, st.PID)
+			return "", fmt.Errorf("lab %s: pid %d did not stop within 10s of SIGTERM", st.Name, st.PID)
 		}
 	}
 	_ = emulator.RemoveState(st.Dir)
-	return os.RemoveAll(filepath.Join(st.Dir, "keys"))
+	return gone, os.RemoveAll(filepath.Join(st.Dir, "keys"))
 }
 
 // engineFlag picks the fabric twin's engine of an emulated lab.
@@ -372,6 +397,25 @@ type endpointStatus struct {
 	Up       bool   `json:"up"`
 }
 
+// labEndpoints are the endpoints a lab file names (Up unset): each
+// switch's SSH and gNMI, each host's SSH.
+func labEndpoints(lab *inventory.Lab) []endpointStatus {
+	var out []endpointStatus
+	add := func(dev, kind, addr string) {
+		if addr != "" {
+			out = append(out, endpointStatus{Device: dev, Endpoint: kind, Addr: addr})
+		}
+	}
+	for _, s := range lab.Switches {
+		add(s.Name, "ssh", s.Mgmt.SSH)
+		add(s.Name, "gnmi", s.Mgmt.GNMI)
+	}
+	for _, h := range lab.Hosts {
+		add(h.Name, "ssh", h.Mgmt.SSH)
+	}
+	return out
+}
+
 func printStatus(sts []emulator.State, format string) error {
 	type labStatus struct {
 		emulator.State
@@ -383,22 +427,13 @@ func printStatus(sts []emulator.State, format string) error {
 	for _, st := range sts {
 		ls := labStatus{State: st, Alive: labUp(st), Lease: holder(st.Name)}
 		if lab, err := inventory.Load(st.LabFile); err == nil && ls.Alive {
-			check := func(dev, kind, addr string) {
-				if addr == "" {
-					return
-				}
-				c, err := net.DialTimeout("tcp", addr, time.Second)
+			for _, e := range labEndpoints(lab) {
+				c, err := net.DialTimeout("tcp", e.Addr, time.Second)
 				if err == nil {
 					c.Close()
 				}
-				ls.Endpoints = append(ls.Endpoints, endpointStatus{dev, kind, addr, err == nil})
-			}
-			for _, s := range lab.Switches {
-				check(s.Name, "ssh", s.Mgmt.SSH)
-				check(s.Name, "gnmi", s.Mgmt.GNMI)
-			}
-			for _, h := range lab.Hosts {
-				check(h.Name, "ssh", h.Mgmt.SSH)
+				e.Up = err == nil
+				ls.Endpoints = append(ls.Endpoints, e)
 			}
 		}
 		out = append(out, ls)

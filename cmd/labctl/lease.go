@@ -129,13 +129,21 @@ fail naming you. An emulated lab's lease is $LABCTL_HOME/labs/<name>/lease.json;
 a hardware lab file's is the file LAB.lease beside it, so keep hardware lab
 files on a directory every controller host mounts.
 
-Example:
-   labctl lab reserve lab.yaml --for 4h --note "PFC headroom sweep"`,
+--format json prints {lab, held_by, expires, note} for scripts.
+
+Examples:
+   labctl lab reserve lab.yaml --for 4h --note "PFC headroom sweep"
+   labctl lab reserve lab.yaml --for 1h --format json | jq -r .expires`,
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "for", Value: 4 * time.Hour, Usage: "how long to hold the lab"},
 			&cli.StringFlag{Name: "note", Usage: "why, shown to whoever finds the lab held"},
+			newFormatFlag(formatTable),
 		},
 		Action: func(c *cli.Context) error {
+			format, err := checkFormat(c)
+			if err != nil {
+				return err
+			}
 			if c.NArg() != 1 || c.Duration("for") <= 0 {
 				return exitError{2, fmt.Errorf("lab reserve needs one LAB and a positive --for")}
 			}
@@ -158,8 +166,10 @@ Example:
 			if replaced != nil {
 				fmt.Fprintf(os.Stderr, "labctl: lab %s: took over the lease of %s: %s\n", name, replaced, replaced.Stale(time.Now()))
 			}
-			fmt.Printf("lab %s reserved by %s until %s\n", name, l.Owner(), l.Expires.Local().Format(time.RFC3339))
-			return nil
+			r := reservation{Lab: name, HeldBy: l.Owner(), Expires: l.Expires.UTC(), Note: l.Note}
+			until := l.Expires.Local().Format(time.RFC3339)
+			return printAction(format, r, fmt.Sprintf("lab %s reserved by %s until %s", name, r.HeldBy, until),
+				[]string{"LAB", "HELD BY", "UNTIL", "NOTE"}, []string{name, r.HeldBy, until, r.Note})
 		},
 	}
 }
@@ -167,8 +177,19 @@ Example:
 func releaseCommand() *cli.Command {
 	return &cli.Command{
 		Name: "release", Usage: "end a reservation of a lab (--force: whoever holds it)", ArgsUsage: "LAB",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "release another user's reservation or a running command's lease"}},
+		Description: `Ends your reservation of LAB (--force: anyone's, or a running command's
+lease). --format json prints {lab, released, was_held_by}; released is false
+when nobody held the lab.
+
+Examples:
+   labctl lab release lab.yaml
+   labctl lab release lab.yaml --force --format json`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "release another user's reservation or a running command's lease"}, newFormatFlag(formatTable)},
 		Action: func(c *cli.Context) error {
+			format, err := checkFormat(c)
+			if err != nil {
+				return err
+			}
 			if c.NArg() != 1 {
 				return exitError{2, fmt.Errorf("lab release needs one LAB")}
 			}
@@ -182,8 +203,8 @@ func releaseCommand() *cli.Command {
 				return err
 			}
 			if !ok {
-				fmt.Printf("lab %s is not held\n", name)
-				return nil
+				return printAction(format, releaseResult{Lab: name}, fmt.Sprintf("lab %s is not held", name),
+					[]string{"LAB", "RELEASED", "WAS HELD BY"}, []string{name, "false", "-"})
 			}
 			me := lease.New(name, "", 0)
 			if !c.Bool("force") && l.Stale(time.Now()) == "" && (!l.Manual || l.User != me.User) {
@@ -192,10 +213,27 @@ func releaseCommand() *cli.Command {
 			if err := store.Release(c.Context, l); err != nil {
 				return err
 			}
-			fmt.Printf("lab %s released (was held by %s)\n", name, l.Owner())
-			return nil
+			r := releaseResult{Lab: name, Released: true, WasHeldBy: l.Owner()}
+			return printAction(format, r, fmt.Sprintf("lab %s released (was held by %s)", name, r.WasHeldBy),
+				[]string{"LAB", "RELEASED", "WAS HELD BY"}, []string{name, "true", r.WasHeldBy})
 		},
 	}
+}
+
+// reservation is what lab reserve --format json prints.
+type reservation struct {
+	Lab     string    `json:"lab"`
+	HeldBy  string    `json:"held_by"` // user@host
+	Expires time.Time `json:"expires"`
+	Note    string    `json:"note,omitempty"`
+}
+
+// releaseResult is what lab release --format json prints: Released false when
+// nobody held the lab.
+type releaseResult struct {
+	Lab       string `json:"lab"`
+	Released  bool   `json:"released"`
+	WasHeldBy string `json:"was_held_by,omitempty"`
 }
 
 // printHolder shows who holds a hardware lab.

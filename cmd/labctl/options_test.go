@@ -49,6 +49,8 @@ var printing = []string{
 	"image validate", "image schemes", "image push", "image activate", "image rollback", "image status",
 	"inventory validate", "inventory show", "lab status",
 	"provision plan", "provision apply", "provision verify", "telemetry replay",
+	// action verbs: what they did, for scripts
+	"lab up", "lab down", "lab reserve", "lab release", "lab fault", "regress promote", "inventory ansible",
 }
 
 // The command tree keeps one CLI convention: every command that prints

@@ -56,8 +56,19 @@ Examples:
 		},
 		Subcommands: []*cli.Command{{
 			Name: "promote", Usage: "make a run the named baseline (a frozen copy of its summary)", ArgsUsage: "RUN_DIR",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "name", Required: true, Usage: "baseline name, e.g. nightly"}},
+			Description: `Copies the run's summary and manifest to $LABCTL_HOME/baselines/NAME; the
+previous baseline of that name is kept as NAME/previous. --format json prints
+what was promoted (name, run_id, run_dir, promoted) for scripts.
+
+Examples:
+   labctl regress promote runs/nightly-20261120-020000-ab12cd --name nightly
+   labctl regress promote "$RUN" --name nightly --format json | jq -r .run_id`,
+			Flags: []cli.Flag{&cli.StringFlag{Name: "name", Required: true, Usage: "baseline name, e.g. nightly"}, newFormatFlag(formatTable)},
 			Action: func(c *cli.Context) error {
+				format, err := checkFormat(c)
+				if err != nil {
+					return err
+				}
 				if c.NArg() != 1 {
 					return exitError{2, fmt.Errorf("promote needs one RUN_DIR")}
 				}
@@ -65,8 +76,8 @@ Examples:
 				if err != nil {
 					return err
 				}
-				fmt.Printf("baseline %s is now run %s (%s)\n", p.Name, p.RunID, p.RunDir)
-				return nil
+				return printAction(format, p, fmt.Sprintf("baseline %s is now run %s (%s)", p.Name, p.RunID, p.RunDir),
+					[]string{"BASELINE", "RUN ID", "RUN DIR"}, []string{p.Name, p.RunID, p.RunDir})
 			},
 		}},
 		Action: func(c *cli.Context) error {
