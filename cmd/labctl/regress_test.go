@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -26,9 +27,19 @@ func TestRegressOnRealRuns(t *testing.T) {
 	if stdout, _, err := labctl(t, home, "regress", "--baseline", base, "--candidate", base); err != nil || !strings.Contains(stdout, "no regression") {
 		t.Fatalf("a run against itself: %v\n%s", err, stdout)
 	}
-	if _, stderr, err := labctl(t, home, "regress", "promote", base, "--name", "nightly"); err != nil {
+	promoted, stderr, err := labctl(t, home, "regress", "promote", base, "--name", "nightly")
+	if err != nil {
 		t.Fatalf("promote: %v %s", err, stderr)
 	}
+	if !regexp.MustCompile(`^baseline nightly is now run \S+ \(` + regexp.QuoteMeta(base) + `\)\n$`).MatchString(promoted) {
+		t.Errorf("promote's default output changed: %q", promoted)
+	}
+	promoted, stderr, err = labctl(t, home, "regress", "promote", base, "--name", "nightly", "--format", "json")
+	if err != nil {
+		t.Fatalf("promote --format json: %v %s", err, stderr)
+	}
+	p := jsonObject(t, "regress promote", promoted)
+	hasFields(t, "regress promote", p, map[string]any{"name": "nightly", "run_dir": base, "run_id": filepath.Base(base), "promoted": nil})
 	if _, _, err := labctl(t, home, "regress", "--baseline", "nightly", "--candidate", base); err != nil {
 		t.Fatalf("against the promoted copy of itself: %v", err)
 	}
