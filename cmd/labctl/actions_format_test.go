@@ -159,11 +159,7 @@ func isExit(err error, code int) bool {
 func TestReserveReleaseFormat(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	src, err := os.ReadFile("../../inventory/testdata/example-lab.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	labFile := writeFile(t, "lab.yaml", string(src))
+	labFile := hardwareLabFile(t)
 	q := regexp.QuoteMeta(labFile)
 	type step struct {
 		args []string

@@ -174,11 +174,7 @@ func TestRunRespectsLease(t *testing.T) {
 func TestReserveHardwareLab(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	src, err := os.ReadFile("../../inventory/testdata/example-lab.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	labFile := writeFile(t, "lab.yaml", string(src))
+	labFile := hardwareLabFile(t)
 	if out, stderr, err := labctl(t, home, "lab", "reserve", labFile, "--for", "1h", "--note", "headroom sweep"); err != nil || !strings.Contains(out, "reserved by") {
 		t.Fatalf("reserve: %v %s %s", err, out, stderr)
 	}
@@ -305,4 +301,15 @@ func perFlow(t *testing.T, dir string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// hardwareLabFile is a copy of the example hardware lab file in a
+// directory of the test's own (its lease goes beside it).
+func hardwareLabFile(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("../../inventory/testdata/example-lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "lab.yaml", string(src))
 }
