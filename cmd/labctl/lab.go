@@ -147,7 +147,8 @@ docs/reservation.md says where the lease lives.`,
 				Name: "up", Usage: "start an emulated lab in the background", ArgsUsage: "LAB",
 				Description: `Starts LAB (a lab file or a generated fabric) in the background and returns
 once it serves. --format json prints {lab, lab_file, pid, endpoints} (endpoints:
-how many SSH and gNMI endpoints the lab serves) for scripts.
+how many SSH and gNMI endpoints the lab serves) for scripts; --foreground
+prints no result (it serves until interrupted).
 
 Examples:
    labctl lab up leafspine:2x4:8@100
