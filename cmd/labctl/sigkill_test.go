@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -127,7 +128,8 @@ func TestSIGKILLAtEveryStage(t *testing.T) {
 			t.Errorf("killed at %s: labctl runs says %s at %q, want crashed at %s or later", tc.progress, r.Outcome, r.Stage, tc.manifest)
 		}
 		if left, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*")); len(left) > 0 {
-			t.Errorf("killed at %s: the next command left the temporary lab %v (and its key)", tc.progress, left)
+			t.Errorf("killed at %s: the next command left the temporary lab %v (and its key); what is in it: %s\nthe next command said: %q",
+				tc.progress, left, labDirContents(left), errOut)
 		}
 		if len(labDirs) > 0 && !strings.Contains(errOut, "removed the temporary lab") {
 			t.Errorf("killed at %s: the next command did not say it removed the killed run's lab: %q", tc.progress, errOut)
@@ -342,4 +344,30 @@ func TestLeftoverDetectors(t *testing.T) {
 	if got := listenerOwner(lis.Addr().String()); got != os.Getpid() {
 		t.Errorf("listenerOwner(%s) = %d, want this process %d", lis.Addr(), got, os.Getpid())
 	}
+}
+
+// labDirContents lists what is left in temporary lab directories (their
+// owner file's content included), for the failure message: which files a
+// killed run left tells which step of its release it was in.
+func labDirContents(dirs []string) string {
+	var b strings.Builder
+	for _, d := range dirs {
+		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || p == d {
+				return nil
+			}
+			rel, _ := filepath.Rel(d, p)
+			if e.IsDir() && strings.Count(rel, string(filepath.Separator)) >= 1 {
+				fmt.Fprintf(&b, " %s/...", rel)
+				return filepath.SkipDir
+			}
+			fmt.Fprintf(&b, " %s", rel)
+			if e.Name() == ownerFile {
+				o, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "=%s", o)
+			}
+			return nil
+		})
+	}
+	return b.String()
 }
