@@ -1,6 +1,9 @@
 package main
 
-import "runtime/debug"
+import (
+	"math"
+	"runtime/debug"
+)
 
 // A command that starts an emulated lab in its own process (labctl run
 // --lab fattree:8) holds the fabric twin, every device's servers, the
@@ -25,9 +28,16 @@ const (
 // those, and they win (GOGC=100 restores Go's default, e.g. for a lab
 // whose live heap nears the limit, where a soft limit means collecting
 // more often than the default would), and for a lab of more than
-// emulatedGCHosts hosts. It says whether it set anything.
+// emulatedGCHosts hosts, which gets Go's defaults back (a run's matrix may
+// start a small lab, then a large one, in one process). It says whether
+// it set the emulated-lab values.
 func tuneGCForEmulatedLab(getenv func(string) string, hosts int) bool {
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" || hosts > emulatedGCHosts {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return false
+	}
+	if hosts > emulatedGCHosts {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
 		return false
 	}
 	debug.SetGCPercent(emulatedGCPercent)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -33,5 +34,13 @@ func TestTuneGCForEmulatedLab(t *testing.T) {
 		if set != tc.set || gotPercent != tc.wantPercent || gotLimit != tc.wantLimit {
 			t.Errorf("env %v: set %v, GOGC %d, limit %d; want %v, %d, %d", tc.env, set, gotPercent, gotLimit, tc.set, tc.wantPercent, tc.wantLimit)
 		}
+	}
+	// A small lab, then a large one in the same process: the large one
+	// runs with Go's defaults again.
+	none := func(string) string { return "" }
+	tuneGCForEmulatedLab(none, 128)
+	tuneGCForEmulatedLab(none, emulatedGCHosts+1)
+	if p, l := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
+		t.Errorf("after a large lab: GOGC %d, limit %d; want Go's defaults 100, %d", p, l, int64(math.MaxInt64))
 	}
 }
