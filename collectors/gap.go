@@ -80,7 +80,7 @@ func unixNs(t time.Time) int64 {
 
 // GapOf reads a collector_gap point.
 func GapOf(p Point) Gap {
-	i := func(k string) int64 { v, _ := p.Fields[k].(int64); return v }
+	i := func(k string) int64 { v, _ := Uint(p.Fields[k]); return int64(v) } // i or u, as Span reads them
 	ts := func(k string) time.Time {
 		if v := i(k); v > 0 {
 			return time.Unix(0, v)
@@ -96,7 +96,7 @@ func GapOf(p Point) Gap {
 }
 
 // Span is the gap's since..until in unix ns, read from a collector_gap
-// point; false when the point lacks them.
+// point (with Uint, as GapOf reads them); false when the point lacks them.
 func Span(p Point) (since, until int64, ok bool) {
 	s, ok1 := Uint(p.Fields[GapSinceNs])
 	u, ok2 := Uint(p.Fields[GapUntilNs])

@@ -164,16 +164,6 @@ func (m Measurement) Has(name string) bool {
 	return false
 }
 
-// HasTag says whether name is a tag of m.
-func (m Measurement) HasTag(name string) bool {
-	for _, t := range m.Tags {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}
-
 // Schema is every measurement labctl writes. The rnic measurement holds
 // whatever hw_counters a host has (their names are the kernel's); only
 // those listed are read by name.

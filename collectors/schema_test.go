@@ -134,6 +134,17 @@ func TestGapPointRoundTrip(t *testing.T) {
 		if got := collectors.GapOf(back); got != g {
 			t.Errorf("round trip through line protocol:\n got %+v\nwant %+v", got, g)
 		}
+		// Its times written as unsigned fields read the same, in GapOf
+		// as in Span.
+		for _, k := range []string{collectors.GapSinceNs, collectors.GapUntilNs} {
+			back.Fields[k] = uint64(back.Fields[k].(int64))
+		}
+		if got := collectors.GapOf(back); got != g {
+			t.Errorf("unsigned times:\n got %+v\nwant %+v", got, g)
+		}
+		if s, u, ok := collectors.Span(back); !ok || s != g.Since.UnixNano() || u != g.Until.UnixNano() {
+			t.Errorf("Span of unsigned times: %d %d %v", s, u, ok)
+		}
 	}
 }
 

@@ -21,14 +21,9 @@ type window struct {
 	start, end, trafficEnd, hostEnd int64
 	none                            bool
 	// own, when set, is the point whose lab was its own (an executor
-	// ran it): only samples tagged TagPoint=own are its.
+	// ran it): only samples tagged collectors.TagPoint=own are its.
 	own string
 }
-
-// TagPoint tags the telemetry samples of a point an executor ran on a lab
-// of its own (docs/slurm.md): such points may run at once, their windows
-// overlapping, on devices of the same names.
-const TagPoint = collectors.TagPoint
 
 func (w window) has(ts int64) bool { return !w.none && ts >= w.start && ts <= w.end }
 
@@ -341,7 +336,7 @@ func telemetryStats(src TelemetrySource, wins []window, ps []PointSummary, labs 
 		ts := p.Time.UnixNano()
 		clear(made)
 		for i, w := range wins {
-			if w.none || w.own != p.Tags[TagPoint] {
+			if w.none || w.own != p.Tags[collectors.TagPoint] {
 				continue
 			}
 			a := accs[i]

@@ -153,7 +153,7 @@ func appendSkippingHeader(w io.Writer, path string) error {
 
 // appendTelemetry appends a point's telemetry/*.lp to the run's, opening
 // (truncating) each of the run's files the first time. Every sample is
-// tagged with the point (reports.TagPoint): points of an executor run at
+// tagged with the point (collectors.TagPoint): points of an executor run at
 // once on labs of their own, whose devices have the same names, so their
 // samples are told apart by the tag, not by time.
 func appendTelemetry(open map[string]*os.File, part, run archive.Dir, point string) error {
@@ -178,7 +178,7 @@ func appendTelemetry(open map[string]*os.File, part, run archive.Dir, point stri
 }
 
 // tagLines copies the line-protocol file src to w with the tag
-// reports.TagPoint=point added to every sample; a torn last line (a
+// collectors.TagPoint=point added to every sample; a torn last line (a
 // point killed while writing) is dropped, as the report would.
 func tagLines(w io.Writer, src, point string) error {
 	in, err := os.Open(src)
@@ -197,7 +197,7 @@ func tagLines(w io.Writer, src, point string) error {
 		if p.Tags == nil {
 			p.Tags = map[string]string{}
 		}
-		p.Tags[reports.TagPoint] = point
+		p.Tags[collectors.TagPoint] = point
 		if err := collectors.EncodeLP(bw, p); err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func TestGatherFoldsPointsInPlanOrder(t *testing.T) {
 	}
 	for k, i := range []int{0, 2} {
 		p, err := collectors.ParseLP(lines[k])
-		if err != nil || p.Tags[reports.TagPoint] != names[i] || p.Tags["device"] != "leaf1" {
+		if err != nil || p.Tags[collectors.TagPoint] != names[i] || p.Tags["device"] != "leaf1" {
 			t.Errorf("line %d: %q: %+v %v", k, lines[k], p, err)
 		}
 	}
