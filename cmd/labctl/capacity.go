@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -139,9 +138,7 @@ Examples:
 			case tty:
 				fmt.Fprintf(os.Stderr, "%s.\ncurve: %s\n", res.Answer(), filepath.Join(dir, "capacity.html"))
 			default: // one JSON line for a machine
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetEscapeHTML(false) // SLOs are written with < and >
-				perr = enc.Encode(capacityAnswer(res, dir))
+				perr = writeJSON(os.Stdout, capacityAnswer(res, dir))
 			}
 			if perr != nil && err == nil {
 				err = perr

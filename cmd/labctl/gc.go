@@ -5,8 +5,9 @@ import (
 	"runtime/debug"
 )
 
-// A command that starts an emulated lab in its own process (labctl run
-// --lab fattree:8) holds the fabric twin, every device's servers, the
+// A command that starts a temporary emulated lab in its own process
+// (labctl run --lab fattree:8; capacity, papers and Slurm workers alike,
+// through openLab) holds the fabric twin, every device's servers, the
 // collectors and the runner in one heap, and makes about 2 GB of garbage
 // for a 128-host point: with Go's default (GOGC=100) the collector runs
 // often, on one of the machine's two cores. bench/README.md ("Around the
@@ -16,7 +17,9 @@ import (
 // leave a 1,024-host one (whose heap the limit then bounds) at the CPU of
 // the default. Labs above emulatedGCHosts keep Go's default: the setting
 // gained them nothing, and a live heap near the soft limit would make the
-// collector run far more often than the default would.
+// collector run far more often than the default would. A lab served by
+// 'labctl lab up' (serveLab) keeps Go's default: its process holds no
+// collector or runner, and it was not part of the sweep.
 const (
 	emulatedGCPercent = 400
 	emulatedMemLimit  = 3 << 30

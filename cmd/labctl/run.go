@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -180,7 +179,7 @@ Examples:
 					err = perr
 				}
 			case !tty:
-				if jerr := json.NewEncoder(os.Stdout).Encode(out); jerr != nil && err == nil {
+				if jerr := writeJSON(os.Stdout, out); jerr != nil && err == nil {
 					err = jerr
 				}
 			case out.Report != "":

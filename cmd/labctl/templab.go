@@ -44,12 +44,16 @@ func newTempLabDir() (string, error) {
 // last: a removal cut short (a SIGKILL, a file a closing server still
 // writes) leaves the owner named, so the next command's sweep finishes it
 // instead of leaving the key for a day as ownerless.
-func removeTempLabDir(dir string) error {
+func removeTempLabDir(dir string) error { return removeTempLabDirWith(dir, os.RemoveAll) }
+
+// removeTempLabDirWith is removeTempLabDir removing each entry with
+// removeAll (a test's, to fail one).
+func removeTempLabDirWith(dir string, removeAll func(string) error) error {
 	ents, _ := os.ReadDir(dir)
 	var errs []error
 	for _, e := range ents {
 		if e.Name() != ownerFile {
-			errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+			errs = append(errs, removeAll(filepath.Join(dir, e.Name())))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,27 @@ func TestSweepTempLabs(t *testing.T) {
 	}
 	if _, err := os.Lstat(closed); !os.IsNotExist(err) {
 		t.Errorf("the closer left %s (%v)", closed, err)
+	}
+
+	// A removal cut short (here: one entry that will not go) leaves the
+	// owner file, so the next command's sweep finishes the job.
+	cut, err := newTempLabDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	putTestFile(t, filepath.Join(cut, "keys", "id_ed25519"), "secret")
+	stuck := errors.New("stuck")
+	err = removeTempLabDirWith(cut, func(p string) error {
+		if filepath.Base(p) == "keys" {
+			return stuck
+		}
+		return os.RemoveAll(p)
+	})
+	if !errors.Is(err, stuck) {
+		t.Errorf("removal cut short returned %v, want the entry's error", err)
+	}
+	if _, err := os.Stat(filepath.Join(cut, ownerFile)); err != nil {
+		t.Errorf("a removal cut short lost the owner file: %v", err)
 	}
 }
 
