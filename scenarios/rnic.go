@@ -124,7 +124,7 @@ func (smp rnicSample) points(lab, runID string, ts time.Time) []collectors.Point
 // tags lab, run, host, device; netdev on rnic_ethtool) to the session's
 // sinks. Samples are stamped on the schedule's timeline: the first read
 // no later than the point's first flow start, those polled during the
-// traffic after it, the last read no earlier than its last flow end (an
+// traffic after it and before its last flow end, the last read no earlier than its last flow end (an
 // emulated lab's twin may run ahead of the wall clock), each after the
 // session's previous rnic sample. A read that failed is recorded as a
 // collector_gap over the point.
@@ -163,7 +163,7 @@ func (sess *session) writeRNICs(ctx context.Context, runID string, before, durin
 		}
 	}
 	add(before, 0, meta.StartNs-1)
-	add(during, meta.StartNs+1, 0)
+	add(during, meta.StartNs+1, meta.EndNs-1) // an emulated host answers once its twin is past the end
 	add(after, meta.EndNs+1, 0)
 	if len(pts) == 0 {
 		return
