@@ -48,7 +48,6 @@ type FlowEngine struct {
 	// recompute visits nearly every active flow (the component of a
 	// quantum's changes is most of the fabric at load), and flows active
 	// together have near ranks, so these stay in cache.
-	fs   []*flowState
 	fh   []flowHot
 	hops []flowHop // every flow's path, flowHot.hop0 on
 	// scratch, reused by every recompute
@@ -262,7 +261,7 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	if !slices.IsSortedFunc(fs, byID) { // workloads come in ID order
 		slices.SortStableFunc(fs, byID)
 	}
-	e.fs, e.fh = fs, make([]flowHot, len(fs))
+	e.fh = make([]flowHot, len(fs))
 	for i, st := range fs {
 		if i > 0 && fs[i-1].ID == st.ID {
 			return nil, fmt.Errorf("fabric: duplicate flow id %d", st.ID)

@@ -164,12 +164,8 @@ func (e *PacketEngine) forward(sw int32, p *packet) (int32, lb.Queue) {
 	if p.kind == pktCtl {
 		hid, key = e.ctlHops(sw, int32(p.sack)), ctlKey(int32(p.psn), int32(p.sack))
 	} else {
-		f := &e.qf[p.qp]
-		dsti := f.dstIdx
-		key = dataKey(f.fwdKey, p)
-		if p.kind != pktData {
-			key, dsti = f.revKey, f.srcIdx
-		}
+		var dsti int32
+		key, dsti = e.qf[p.qp].route(p)
 		hid = e.cachedHops(sw, e.hostSlot(sw, dsti))
 	}
 	span := e.hopSpans[hid]
@@ -377,4 +373,14 @@ func (f *qpFwd) dst(p *packet) int32 {
 		return f.srcIdx
 	}
 	return f.dstIdx
+}
+
+// route is how a switch forwards packet p of the QP: the hash ECMP picks
+// by (the data direction's, or the ACK direction's) and dst. forward
+// routes by it and warm foresees forward by it.
+func (f *qpFwd) route(p *packet) (key uint64, dst int32) {
+	if p.kind != pktData {
+		return f.revKey, f.srcIdx
+	}
+	return dataKey(f.fwdKey, p), f.dstIdx
 }

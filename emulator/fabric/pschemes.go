@@ -69,7 +69,7 @@ func (e *PacketEngine) observeSchemes() {
 	var seen []lb.Counting
 	for i, m := range e.mods {
 		c, ok := m.m.(lb.Counting)
-		if !ok || (len(e.mods) > 1 && shared(c, &seen)) {
+		if !ok || shared(c, &seen) {
 			continue
 		}
 		s.buf = c.Counts(s.buf[:0])

@@ -178,8 +178,8 @@ func (e *PacketEngine) warmEgress(ev *event) {
 	if row == nil {
 		return
 	}
-	f := &e.qf[p.qp]
-	id := row[e.hostSlot(sw, f.dst(p))]
+	key, dst := e.qf[p.qp].route(p)
+	id := row[e.hostSlot(sw, dst)]
 	if id <= 0 {
 		return
 	}
@@ -189,10 +189,6 @@ func (e *PacketEngine) warmEgress(ev *event) {
 	case span.n == 1:
 		li = e.hopFlat[span.off]
 	case e.mods[sw].m == nil:
-		key := dataKey(f.fwdKey, p)
-		if p.kind != pktData {
-			key = f.revKey
-		}
 		li = e.hopFlat[span.off+int32(ecmpPick(key, e.salts[sw], int(span.n)))]
 	default:
 		return

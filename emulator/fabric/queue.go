@@ -246,11 +246,19 @@ func (e *FlowEngine) ClearWatermarks() {
 	e.portSet.clearWatermarks()
 }
 
-// Counters implements Engine.
-func (e *FlowEngine) Counters() *Counters { return countersOf(e.ports) }
+// Counters implements Engine. What the links counted since the last
+// sample reaches their ports first (as the packet engine folds its
+// slots), so a read after a run cut short misses nothing.
+func (e *FlowEngine) Counters() *Counters {
+	e.flushCounts()
+	return countersOf(e.ports)
+}
 
-// PortCounters implements Engine.
-func (e *FlowEngine) PortCounters(k PortKey) (PortCounters, bool) { return portCounters(e.ports, k) }
+// PortCounters implements Engine (flushed as Counters).
+func (e *FlowEngine) PortCounters(k PortKey) (PortCounters, bool) {
+	e.flushCounts()
+	return portCounters(e.ports, k)
+}
 
 // countersOf converts the accumulators of either engine.
 func countersOf(ports map[PortKey]*portAcc) *Counters {

@@ -204,8 +204,7 @@ func (m *Module) Reset(sw lb.Switch) {
 	clear(s.links)
 	s.reroute, s.seen, s.bneck = s.reroute[:0], s.seen[:0], s.bneck[:0]
 	m.ports.reset()
-	m.paths.reset()
-	m.paths.watch(sw)
+	m.paths.reset() // the links it watches stay (Install watched them)
 	m.rng = lb.NewRand(seed)
 	m.stats = Stats{}
 	if sw.Tier() == lb.TierToR {
