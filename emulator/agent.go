@@ -87,7 +87,9 @@ func (w *writerSlots) release() { <-w.ch }
 
 // gzipPool lends the hosts' agents gzip writers for their results
 // (agent.Compressors): writing is bounded by writerSlots, so a few
-// compressors serve every host instead of one new each.
+// compressors serve every host instead of one new each. (A writer is
+// closed and given back just after its host's slot is freed, so a few
+// more may exist at once than there are slots.)
 type gzipPool struct{ p sync.Pool }
 
 func (g *gzipPool) Get(w io.Writer) *gzip.Writer {

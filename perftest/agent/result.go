@@ -122,36 +122,35 @@ func (rw *ResultWriter) item(b []byte, err error) error {
 }
 
 // Record appends a flow record (before any Server).
-func (rw *ResultWriter) Record(rec perftest.FlowRecord) error {
-	if rw.state != 0 {
-		return errors.New("agent result: a record after the server runs")
-	}
-	rw.late.add(rec)
-	return rw.item(appendRecord(rw.buf[:0], &rec, rec.Output))
-}
+func (rw *ResultWriter) Record(rec perftest.FlowRecord) error { return record(rw, &rec, rec.Output) }
 
 // RecordOutput is Record with the record's output given as bytes
 // (rec.Output is ignored), for a writer that renders outputs into a
 // buffer it reuses.
 func (rw *ResultWriter) RecordOutput(rec perftest.FlowRecord, output []byte) error {
+	return record(rw, &rec, output)
+}
+
+func record[T string | []byte](rw *ResultWriter, rec *perftest.FlowRecord, output T) error {
 	if rw.state != 0 {
 		return errors.New("agent result: a record after the server runs")
 	}
-	rw.late.add(rec)
-	return rw.item(appendRecord(rw.buf[:0], &rec, output))
+	rw.late.add(*rec)
+	return rw.item(appendRecord(rw.buf[:0], rec, output))
 }
 
 // Server appends a server run.
-func (rw *ResultWriter) Server(sr ServerRun) error {
-	rw.servers()
-	return rw.item(appendServer(rw.buf[:0], &sr, sr.Output), nil)
-}
+func (rw *ResultWriter) Server(sr ServerRun) error { return server(rw, &sr, sr.Output) }
 
 // ServerOutput is Server with the run's output given as bytes (sr.Output
 // is ignored).
 func (rw *ResultWriter) ServerOutput(sr ServerRun, output []byte) error {
+	return server(rw, &sr, output)
+}
+
+func server[T string | []byte](rw *ResultWriter, sr *ServerRun, output T) error {
 	rw.servers()
-	return rw.item(appendServer(rw.buf[:0], &sr, output), nil)
+	return rw.item(appendServer(rw.buf[:0], sr, output), nil)
 }
 
 // servers ends the records, once.
