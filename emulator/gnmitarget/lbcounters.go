@@ -1,7 +1,6 @@
 package gnmitarget
 
 import (
-	"slices"
 	"time"
 
 	pb "github.com/openconfig/gnmi/proto/gnmi"
@@ -20,31 +19,45 @@ import (
 // one.
 func (t *Target) PublishSchemes(ts time.Time, sc fabric.SchemeCounts, idle bool) {
 	type group struct {
-		at     []*pb.PathElem // the path above counter[name=N]
-		counts []lb.Count
+		scope, port string // collectors.LBSwitchElem, LBHostsElem or LBPortsElem; the port's name
+		counts      []lb.Count
 	}
-	root := elem(collectors.LBRoot)
-	gs := []group{{[]*pb.PathElem{root, elem(collectors.LBSwitchElem)}, sc.Switch}, {[]*pb.PathElem{root, elem(collectors.LBHostsElem)}, sc.Hosts}}
+	gs := []group{{collectors.LBSwitchElem, "", sc.Switch}, {collectors.LBHostsElem, "", sc.Hosts}}
 	for _, p := range sc.Ports {
-		gs = append(gs, group{[]*pb.PathElem{root, elem(collectors.LBPortsElem), elem(collectors.LBPortElem, collectors.LBKeyName, p.Port)}, p.Counts})
-	}
-	var ns []*pb.Notification
-	for _, g := range gs {
-		for _, c := range g.counts {
-			ns = append(ns, &pb.Notification{Timestamp: ts.UnixNano(), Atomic: true,
-				Prefix: &pb.Path{Target: t.name, Elem: append(slices.Clip(g.at),
-					elem(collectors.LBCounterElem, collectors.LBKeyName, c.Name), elem(collectors.LBStateElem))},
-				Update: []*pb.Update{u(collectors.LBValueLeaf, c.Value)}})
-		}
+		gs = append(gs, group{collectors.LBPortsElem, p.Port, p.Counts})
 	}
 	var rj rejects
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
-	for _, n := range ns {
-		if idle {
-			n.Update = append(n.Update, t.leaves.idle)
+	for _, g := range gs {
+		for _, c := range g.counts {
+			n := &pb.Notification{Timestamp: ts.UnixNano(), Atomic: true,
+				Prefix: t.lbPrefix(lbKey{g.scope, g.port, c.Name}), Update: []*pb.Update{u(collectors.LBValueLeaf, c.Value)}}
+			if idle {
+				n.Update = append(n.Update, t.leaves.idle)
+			}
+			t.update(n, &rj)
 		}
-		t.update(n, &rj)
 	}
 	t.sayRejects(rj, "scheme counters")
+}
+
+// lbKey names one scheme counter's notification prefix.
+type lbKey struct{ scope, port, name string }
+
+// lbPrefix is a scheme counter's prefix, built once and registered as the
+// ports' are (notify.go), so that its samples take the cached path
+// (pubMu held).
+func (t *Target) lbPrefix(k lbKey) *pb.Path {
+	if p := t.lbPrefixes[k]; p != nil {
+		return p
+	}
+	at := []*pb.PathElem{elem(collectors.LBRoot), elem(k.scope)}
+	if k.scope == collectors.LBPortsElem {
+		at = append(at, elem(collectors.LBPortElem, collectors.LBKeyName, k.port))
+	}
+	p := &pb.Path{Target: t.name, Elem: append(at, elem(collectors.LBCounterElem, collectors.LBKeyName, k.name), elem(collectors.LBStateElem))}
+	t.lbPrefixes[k] = p
+	t.addPrefixes(p)
+	return p
 }

@@ -57,9 +57,12 @@ type Target struct {
 	prefixes map[*pb.Path]*prefixInfo
 	flowGen  uint64
 
-	pubMu  sync.Mutex               // one publish at a time
-	ports  map[string]*portPrefixes // guarded by pubMu
-	leaves *leaves
+	pubMu sync.Mutex               // one publish at a time
+	ports map[string]*portPrefixes // guarded by pubMu
+	// lbPrefixes are the scheme counters' prefixes (lbcounters.go),
+	// guarded by pubMu.
+	lbPrefixes map[lbKey]*pb.Path
+	leaves     *leaves
 	// coalesced counts samples lost to coalescing or refused by the cache
 	// (Coalesced).
 	coalesced atomic.Uint64
@@ -79,7 +82,7 @@ func New(name string, log *slog.Logger) (*Target, error) {
 	}
 	t := &Target{name: name, cache: c, sub: s, log: log, intervals: map[int]time.Duration{},
 		match: match.New(), flows: map[*flow]bool{}, drained: make(chan struct{}, 1), maxWait: maxWait,
-		prefixes: map[*pb.Path]*prefixInfo{}, ports: map[string]*portPrefixes{}, leaves: newLeaves()}
+		prefixes: map[*pb.Path]*prefixInfo{}, ports: map[string]*portPrefixes{}, lbPrefixes: map[lbKey]*pb.Path{}, leaves: newLeaves()}
 	c.SetClient(func(l *ctree.Leaf) {
 		t.track(l) // before the subscribe server queues it: its send clears it
 		s.Update(l)
