@@ -118,6 +118,19 @@ func TestLabDownNeverSignalsAStranger(t *testing.T) {
 	if _, ok, _ := emulator.LoadState(home, "recycled"); ok {
 		t.Error("the crashed lab's state stays")
 	}
+	// The same for a script: was_running false, and the note says why.
+	save("recycled-json", recycled)
+	out, stderr, err = labctl(t, home, "lab", "down", "recycled-json", "--format", "json")
+	var downs []labDown
+	if err != nil || json.Unmarshal([]byte(out), &downs) != nil || len(downs) != 1 {
+		t.Fatalf("lab down --format json of a lab whose process had gone: %v %q %q", err, out, stderr)
+	}
+	if d := downs[0]; d.Lab != "recycled-json" || d.WasRunning || !strings.Contains(d.Note, "is another process") {
+		t.Errorf("lab down --format json of a lab whose process had gone: %+v", d)
+	}
+	if _, ok, _ := emulator.LoadState(home, "recycled-json"); ok {
+		t.Error("the crashed lab's state stays (--format json)")
+	}
 	unknown := real
 	unknown.Start, unknown.Cmdline = 0, ""
 	dir := save("legacy", unknown)
