@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,7 +21,10 @@ import (
 // command's closer on every exit path it controls (success, error,
 // SIGINT/SIGTERM). A SIGKILL or a crash cannot run it: the directory then
 // names its owner (owner.json: host, pid, start time, command line) and
-// the next labctl command removes it once that process is gone.
+// the next labctl command removes it once that process is gone. Its name
+// names the owner too (pid, start time and host), so a directory killed
+// in the instant between its creation and its owner file is not left
+// ownerless.
 
 const tempLabPrefix = "labctl-lab-"
 
@@ -28,16 +34,55 @@ const ownerFile = "owner.json"
 // newTempLabDir makes a temporary lab's 0700 directory owned by this
 // process.
 func newTempLabDir() (string, error) {
-	dir, err := os.MkdirTemp("", tempLabPrefix) // 0700
+	self := lease.SelfProcess()
+	dir, err := os.MkdirTemp("", tempLabPattern(self)) // 0700
 	if err != nil {
 		return "", fmt.Errorf("temporary lab: %w", err)
 	}
-	b, _ := json.Marshal(lease.SelfProcess())
+	b, _ := json.Marshal(self)
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), b, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("temporary lab: %w", err)
 	}
 	return dir, nil
+}
+
+// tempLabPattern is the name (os.MkdirTemp's pattern: a random number
+// follows) of a temporary lab directory that p owns.
+func tempLabPattern(p lease.Process) string {
+	return fmt.Sprintf("%sp%d-s%d-h%s-", tempLabPrefix, p.PID, p.Start, nameSafe(p.Host))
+}
+
+// tempLabName parses a temporary lab directory's name as tempLabPattern
+// makes it (older labctl versions made names without an owner).
+var tempLabName = regexp.MustCompile(`^` + tempLabPrefix + `p([0-9]+)-s([0-9]+)-h(.*)-[0-9]+$`)
+
+// ownerFromName is the owner a temporary lab directory's name records:
+// pid and start time, on this host (a name of another host's, or of an
+// older version, records none).
+func ownerFromName(dir string) (lease.Process, bool) {
+	m := tempLabName.FindStringSubmatch(filepath.Base(dir))
+	self := lease.SelfProcess()
+	if m == nil || m[3] != nameSafe(self.Host) {
+		return lease.Process{}, false
+	}
+	pid, err1 := strconv.Atoi(m[1])
+	start, err2 := strconv.ParseUint(m[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return lease.Process{}, false
+	}
+	return lease.Process{Host: self.Host, PID: pid, Start: start}, true
+}
+
+// nameSafe keeps a host name's letters, digits, dots and dashes (a file
+// name must not hold a separator).
+func nameSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // removeTempLabDir removes a temporary lab directory, its owner file
@@ -62,10 +107,9 @@ func removeTempLabDirWith(dir string, removeAll func(string) error) error {
 	return os.RemoveAll(dir)
 }
 
-// ownerless is how long a temporary lab directory without a readable
-// owner file is left alone (it may be in the instant between its
-// creation and its owner file, or be a running older labctl's).
-// Directories of labctl versions before owner files are left a day.
+// ownerless is how long a temporary lab directory that records no owner
+// (neither an owner file nor a name that names one: an older labctl's)
+// is left alone: it may be a running older labctl's.
 const ownerless = 24 * time.Hour
 
 // sweepTempLabs removes the temporary lab directories of this user whose
@@ -96,8 +140,10 @@ func abandoned(dir string) string {
 	if err == nil {
 		err = json.Unmarshal(b, &owner)
 	}
-	switch {
-	case err != nil:
+	if err != nil { // killed before its owner file, or an older version's
+		if p, ok := ownerFromName(dir); ok {
+			return p.Gone()
+		}
 		if time.Since(fi.ModTime()) > ownerless {
 			return "no owner recorded"
 		}

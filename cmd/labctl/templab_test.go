@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,9 +14,9 @@ import (
 
 // TestSweepTempLabs: the sweep removes a temporary lab whose owner is
 // gone, key and all, and says so; it leaves one whose owner runs and a
-// fresh one without an owner file (it may be in the instant between its
-// creation and its owner file). A lab removed by its own closer is gone
-// whole.
+// fresh one without an owner file or an owner in its name (an older
+// labctl's). One killed before its owner file goes by the owner its name
+// records. A lab removed by its own closer is gone whole.
 func TestSweepTempLabs(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -36,18 +37,34 @@ func TestSweepTempLabs(t *testing.T) {
 	other := self
 	other.Cmdline = "not " + self.Cmdline // the pid now runs another command: the owner is gone
 	dead, live, fresh := mk(&other), mk(&self), mk(nil)
+	// Killed between its creation and its owner file: its name names the
+	// owner. One of a process that is gone goes, this process's stays.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// start time 1 (no process's): were the pid reused, it is another process
+	goneOwner := lease.Process{Host: self.Host, PID: gone.Process.Pid, Start: 1}
+	killedEarly, err := os.MkdirTemp("", tempLabPattern(goneOwner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := os.MkdirTemp("", tempLabPattern(self))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	var said []string
 	sweepTempLabs(func(s string) { said = append(said, s) })
 	left, _ := filepath.Glob(filepath.Join(tmp, tempLabPrefix+"*"))
 	slices.Sort(left)
-	want := []string{live, fresh}
+	want := []string{live, fresh, mine}
 	slices.Sort(want)
 	if !slices.Equal(left, want) {
-		t.Errorf("left %v, want %v (the dead owner's %s removed)", left, want, dead)
+		t.Errorf("left %v, want %v (the dead owners' %s and %s removed)", left, want, dead, killedEarly)
 	}
-	if len(said) != 1 {
-		t.Errorf("the sweep said %q, want one removal", said)
+	if len(said) != 2 {
+		t.Errorf("the sweep said %q, want two removals", said)
 	}
 
 	closed, err := newTempLabDir()
