@@ -59,10 +59,11 @@ func BenchmarkEnginesFatTree(b *testing.B) {
 				}
 				topo, flows := fatTreeWorkload(b, k)
 				var res []Result
+				var e Engine
 				b.ResetTimer()
 				cpu := cpuTime(b)
 				for i := 0; i < b.N; i++ {
-					var e Engine = NewPacketEngine(topo, cfg)
+					e = NewPacketEngine(topo, cfg)
 					if name == "flow" {
 						fc := cfg
 						fc.FlowQuantumNs = *flowQuantum
@@ -76,6 +77,7 @@ func BenchmarkEnginesFatTree(b *testing.B) {
 				b.ReportMetric((cpuTime(b)-cpu).Seconds()/float64(b.N), "cpu-s/op")
 				b.StopTimer()
 				b.ReportMetric(float64(len(flows)), "flows")
+				b.Logf("fingerprint of results and counters: %s", fingerprint(res, e.Counters()))
 				s := slowdownOf(b, topo, cfg, flows, res)
 				for _, bk := range []struct {
 					name string

@@ -32,65 +32,54 @@ type FlowEngine struct {
 	topo *Topology
 	cfg  Config
 	portSet
+	links    []flowLink  // per directed link
+	spill    [][]flowRef // links' flows beyond their inline ones (flowLink.more)
 	lq       []linkQueue // per directed link
-	ls       []linkState // per directed link
 	capacity []float64   // per directed link, bits per ns
-	byCount  []float64   // per directed link: capacity over its flows (offered)
 	fromHost []bool      // per directed link: it leaves a host's NIC
 
-	fin, arr flowHeap
-	seeds    []int   // links whose flows changed since the last recompute
-	busy     int     // links with flows
-	active   []int32 // ranks of the active flows, in no order
-	apos     []int32 // by rank: index in active
+	fin, arr flowHeap // completions by active slot, arrivals by rank
+	seeds    []int    // links whose flows changed since the last recompute
+	busy     int      // links with flows
 	round    uint32
-	// The flows' state a recompute reads, in flat arrays by rank: a
+	// The active flows' state a recompute reads, dense by active slot: a
 	// recompute visits nearly every active flow (the component of a
-	// quantum's changes is most of the fabric at load), and flows active
-	// together have near ranks, so these stay in cache.
-	fh   []flowHot
-	hops []flowHop // every flow's path, flowHot.hop0 on
+	// quantum's changes is most of the fabric at load), and long flows
+	// keep old ranks, so state by rank was spread over the run's flows.
+	// A completion moves the last slot's flow into the slot it frees.
+	act    []actFlow
+	ahops  []flowHop // active flows' paths: slot s's at s*stride
+	stride int       // the longest path of the run
+	paths  []int32   // every flow's path, by flowState.hop0
 	// scratch, reused by every recompute
 	compL   []int
 	compF   []int32
-	left    []float64
-	users   []int
 	feeders []int
 	lh      shareQueue
 }
 
-// linkState is a directed link's share of the engine's state.
-type linkState struct {
-	flows []flowRef // the active flows crossing it
-	rsum  float64   // bits/ns sent: the sum of its flows' rates
-	off   float64   // bits/ns offered to its egress queue (queue.go)
-	last  int64     // counters and queue are settled up to this time
-	// rounds in which it was seeded, visited, or settled by a recompute
-	seeded, visited, settled uint32
-}
-
-// flowRef is a flow (its rank) on a link, and the link's position on the
-// flow's path.
+// flowRef is a flow (its active slot) on a link, and the link's position
+// on the flow's path.
 type flowRef struct {
 	f, hop int32
 }
 
-// flowHot is what a recompute reads and writes of a flow.
-type flowHot struct {
-	rate, next float64 // bits per ns, while active; next: the recomputed one
+// actFlow is what a recompute reads and writes of an active flow.
+type actFlow struct {
+	rate, next float64 // bits per ns; next: the recomputed one
 	wire       float64 // wire bytes still to send at time at
 	at         int64
-	hop0       int32 // its path: hops[hop0 : hop0+n]
-	n          int32
+	rank       int32
+	n          int32  // hops
 	mark       uint32 // round in which the recompute visited it
 	fixed      bool
 	counts     bool // a link of its path changed flows: offered rates may change
 }
 
-// flowHop is a link of a flow's path.
+// flowHop is a link of an active flow's path.
 type flowHop struct {
 	li   int32
-	slot int32   // the flow's index in ls[li].flows
+	slot int32   // the flow's index among its link's flows (FlowEngine.ref)
 	offc float64 // the flow's offered rate at this hop (queue.go)
 }
 
@@ -98,7 +87,7 @@ type flowState struct {
 	ID         int
 	After      []int   // the flow's dependencies
 	idx        int     // rank by ID: ties in time go in this order
-	hop0, n    int32   // its path in FlowEngine.hops (flowHot's, until ranked)
+	hop0, n    int32   // its path in FlowEngine.paths
 	wire0      float64 // wire bytes to send
 	readyAt    int64
 	waiting    int // dependencies not finished yet
@@ -116,8 +105,8 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 		cfg.MTU = def.MTU
 	}
 	n := len(t.links)
-	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), ls: make([]linkState, n),
-		capacity: make([]float64, n), byCount: make([]float64, n), fromHost: make([]bool, n), left: make([]float64, n), users: make([]int, n)}
+	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), links: make([]flowLink, n),
+		capacity: make([]float64, n), fromHost: make([]bool, n)}
 	for li, l := range t.links {
 		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
 	}
@@ -134,21 +123,21 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 	if quantum == 0 {
 		quantum = defaultFlowQuantumNs
 	}
-	for i := range e.ls {
-		e.ls[i] = linkState{flows: e.ls[i].flows[:0]}
+	for i := range e.links {
+		l := &e.links[i]
+		// what a run left in the queue and counts stays (a run cut short)
+		*l = flowLink{txB: l.txB, txP: l.txP, seeded: l.seeded & linkQueued}
 	}
-	e.seeds, e.round, e.busy, e.active = e.seeds[:0], 0, 0, e.active[:0]
-	if cap(e.apos) < len(fs) {
-		e.apos = make([]int32, len(fs))
-	}
-	e.fin.reset(fs)
-	e.arr.reset(fs)
+	e.spill = e.spill[:0]
+	e.seeds, e.round, e.busy, e.act, e.ahops = e.seeds[:0], 0, 0, e.act[:0], e.ahops[:0]
+	e.fin.reset(0)
+	e.arr.reset(len(fs))
 	for _, st := range fs {
 		switch {
 		case st.done: // no path
 			e.release(st)
 		case st.waiting == 0:
-			e.arr.push(st.idx, st.readyAt)
+			e.arr.push(int32(st.idx), int32(st.idx), st.readyAt)
 		}
 	}
 	var now int64
@@ -177,10 +166,11 @@ func (e *FlowEngine) Run(ctx context.Context, flows []Flow, opt RunOptions) ([]R
 		}
 		now = next
 		for e.fin.top() <= now {
-			e.complete(e.fin.pop(), now)
+			s := e.fin.pop()
+			e.complete(fs[e.act[s].rank], s, now)
 		}
 		for e.arr.top() <= now {
-			e.admit(e.arr.pop(), now)
+			e.admit(fs[e.arr.pop()], now)
 		}
 		if len(e.seeds) == 0 {
 			continue
@@ -222,10 +212,10 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	states := make([]flowState, len(flows))
 	fs := make([]*flowState, len(flows))
 	r := newRouter(e.topo, e.cfg.Seed)
-	if cap(e.hops) < 6*len(flows) { // a fat-tree's longest path
-		e.hops = make([]flowHop, 0, 6*len(flows))
+	if cap(e.paths) < 6*len(flows) { // a fat-tree's longest path
+		e.paths = make([]int32, 0, 6*len(flows))
 	}
-	e.hops = e.hops[:0]
+	e.paths, e.stride = e.paths[:0], 1
 	var names []string
 	var links []inventory.PathLink
 	for i, f := range flows {
@@ -237,14 +227,15 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 		if err != nil {
 			st.done, st.result.Err = true, err.Error()
 		} else {
-			st.hop0, st.n = int32(len(e.hops)), int32(len(p))
+			st.hop0, st.n = int32(len(e.paths)), int32(len(p))
+			e.stride = max(e.stride, len(p))
 			if len(names)+len(p)+1 > cap(names) {
 				names = make([]string, 0, max(4096, len(p)+1))
 			}
 			st.result.Path = append(names[len(names):], f.Src)
 			links = links[:0]
 			for _, li := range p {
-				e.hops = append(e.hops, flowHop{li: int32(li)})
+				e.paths = append(e.paths, int32(li))
 				st.result.Path = append(st.result.Path, e.topo.links[li].to)
 				links = append(links, inventory.PathLink{Gbps: e.topo.links[li].rate, DelayNs: e.topo.links[li].delay})
 			}
@@ -261,13 +252,11 @@ func (e *FlowEngine) prepare(flows []Flow) ([]*flowState, error) {
 	if !slices.IsSortedFunc(fs, byID) { // workloads come in ID order
 		slices.SortStableFunc(fs, byID)
 	}
-	e.fh = make([]flowHot, len(fs))
 	for i, st := range fs {
 		if i > 0 && fs[i-1].ID == st.ID {
 			return nil, fmt.Errorf("fabric: duplicate flow id %d", st.ID)
 		}
 		st.idx = i
-		e.fh[i] = flowHot{hop0: st.hop0, n: st.n, wire: st.wire0}
 	}
 	for _, st := range fs {
 		for _, a := range st.After {
@@ -295,7 +284,7 @@ func (e *FlowEngine) release(st *flowState) {
 		}
 		d.readyAt = max(d.readyAt, st.result.End)
 		if d.waiting--; d.waiting == 0 {
-			e.arr.push(d.idx, d.readyAt)
+			e.arr.push(int32(d.idx), int32(d.idx), d.readyAt)
 		}
 	}
 }
@@ -304,91 +293,111 @@ func (e *FlowEngine) release(st *flowState) {
 // next recompute shares it fairly.
 func (e *FlowEngine) admit(st *flowState, now int64) {
 	st.active, st.result.Start = true, now
-	e.apos[st.idx] = int32(len(e.active))
-	e.active = append(e.active, int32(st.idx))
-	fh := &e.fh[st.idx]
-	fh.at = now
-	hops := e.path(fh)
+	slot := int32(len(e.act))
+	e.act = append(e.act, actFlow{wire: st.wire0, at: now, rank: int32(st.idx), n: st.n})
+	n := len(e.ahops) + e.stride
+	e.ahops = slices.Grow(e.ahops, e.stride)[:n]
+	clear(e.ahops[n-e.stride:])
+	f := &e.act[slot]
+	hops := e.path(slot)
+	for k, li := range e.paths[st.hop0 : st.hop0+st.n] {
+		hops[k].li = li
+	}
 	rate := math.Inf(1)
 	for k := range hops {
 		li := int(hops[k].li)
 		e.settle(li, now)
-		l := &e.ls[li]
-		hops[k].slot = int32(len(l.flows))
-		if len(l.flows) == 0 {
+		l := &e.links[li]
+		hops[k].slot = l.n
+		if l.n == 0 {
 			e.busy++
 		}
-		l.flows = append(l.flows, flowRef{int32(st.idx), int32(k)})
-		e.byCount[li] = e.capacity[li] / float64(len(l.flows))
+		e.addRef(l, flowRef{slot, int32(k)})
 		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
 	if rate < 1e-9 { // rounding left on a full link
 		rate = 0
 	}
-	fh.rate = rate
-	e.offered(fh)
+	f.rate = rate
+	e.offered(slot)
 	for _, h := range hops {
-		l := &e.ls[h.li]
-		l.rsum += fh.rate
+		l := &e.links[h.li]
+		l.rsum += f.rate
 		l.off += h.offc
 	}
-	e.fin.push(st.idx, finishTime(now, fh.wire, fh.rate))
+	e.fin.push(slot, f.rank, finishTime(now, f.wire, f.rate))
 }
 
-// path is a flow's hops.
-func (e *FlowEngine) path(fh *flowHot) []flowHop { return e.hops[fh.hop0 : fh.hop0+fh.n] }
+// path is the hops of the flow in active slot s.
+func (e *FlowEngine) path(s int32) []flowHop {
+	i := int(s) * e.stride
+	return e.ahops[i : i+int(e.act[s].n)]
+}
 
-// complete ends a flow whose last byte left its sender at now.
-func (e *FlowEngine) complete(st *flowState, now int64) {
-	st.active, st.done, e.fh[st.idx].wire = false, true, 0
+// complete ends the flow st, in active slot s, whose last byte left its
+// sender at now.
+func (e *FlowEngine) complete(st *flowState, s int32, now int64) {
+	st.active, st.done = false, true
 	st.result.End = now + st.propDelay
-	i, last := e.apos[st.idx], len(e.active)-1
-	e.active[i] = e.active[last]
-	e.apos[e.active[i]] = i
-	e.active = e.active[:last]
-	fh := &e.fh[st.idx]
-	for _, h := range e.path(fh) {
+	f := &e.act[s]
+	for _, h := range e.path(s) {
 		li := int(h.li)
 		e.settle(li, now)
-		l := &e.ls[li]
-		last := len(l.flows) - 1
-		moved := l.flows[last]
-		l.flows[h.slot] = moved
-		e.hops[e.fh[moved.f].hop0+moved.hop].slot = h.slot
-		l.flows = l.flows[:last]
-		e.byCount[li] = e.capacity[li] / float64(last)
+		l := &e.links[li]
+		last := l.n - 1
+		moved := *e.ref(l, last)
+		*e.ref(l, h.slot) = moved
+		e.ahops[int(moved.f)*e.stride+int(moved.hop)].slot = h.slot
+		l.n = last
 		if last == 0 {
 			e.busy--
 			l.rsum, l.off = 0, 0 // no rounding left behind
 		} else {
-			l.rsum -= fh.rate
+			l.rsum -= f.rate
 			l.off -= h.offc
 		}
 		e.seed(li)
 	}
+	e.vacate(s)
 	e.release(st)
 }
 
+// vacate frees active slot s: the last active flow moves into it, and
+// its links' entries and its completion follow.
+func (e *FlowEngine) vacate(s int32) {
+	last := int32(len(e.act) - 1)
+	if s != last {
+		e.act[s] = e.act[last]
+		copy(e.ahops[int(s)*e.stride:int(s+1)*e.stride], e.ahops[int(last)*e.stride:int(last+1)*e.stride])
+		for _, h := range e.path(s) {
+			e.ref(&e.links[h.li], h.slot).f = s
+		}
+		e.fin.move(last, s)
+	}
+	e.act = e.act[:last]
+	e.ahops = e.ahops[:int(last)*e.stride]
+}
+
 func (e *FlowEngine) seed(li int) {
-	if l := &e.ls[li]; l.seeded != e.round+1 {
-		l.seeded = e.round + 1
+	if l := &e.links[li]; !l.isSeeded(e.round + 1) {
+		l.seeded = (e.round + 1) | l.seeded&linkQueued
 		e.seeds = append(e.seeds, li)
 	}
 }
 
-// offered sets the rate st would offer at each hop if that hop were no
-// constraint: its fair share by count on the links before it (queue.go);
-// it says whether any changed.
-func (e *FlowEngine) offered(fh *flowHot) bool {
+// offered sets the rate the flow in slot s would offer at each hop if
+// that hop were no constraint: its fair share by count on the links
+// before it (queue.go); it says whether any changed.
+func (e *FlowEngine) offered(s int32) bool {
 	u, changed := math.Inf(1), false
-	hops := e.path(fh)
+	hops := e.path(s)
 	for k := range hops {
 		h := &hops[k]
 		if k > 0 && h.offc != u {
 			h.offc, changed = u, true
 		}
-		u = math.Min(u, e.byCount[h.li])
+		u = min(u, e.byCount(h.li))
 	}
 	return changed
 }

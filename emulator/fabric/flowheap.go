@@ -3,32 +3,33 @@ package fabric
 import "math"
 
 // flowHeap orders flows by a time (arrival, or completion), ties by rank,
-// so that a run is deterministic. Its items carry their keys and
-// ranks, and positions are kept by rank in a flat array: a recompute
-// re-times hundreds of completions, and each sift would otherwise visit
-// the flows' states.
+// so that a run is deterministic. An item is known by an id: the flow's
+// rank in the heap of arrivals, its active slot in the heap of
+// completions (slots are dense, so its positions stay in a small array
+// however many flows the run has). Items carry their keys and ranks: a
+// recompute re-times hundreds of completions, and each sift would
+// otherwise visit the flows' states.
 type flowHeap struct {
 	items []flowKeyed
-	pos   []int32 // by rank: index in items, while in the heap
-	fs    []*flowState
+	pos   []int32 // by id: index in items, while in the heap
 }
 
 type flowKeyed struct {
-	key int64
-	idx int32
+	key      int64
+	rank, id int32
 }
 
 func (a flowKeyed) before(b flowKeyed) bool {
-	return a.key < b.key || a.key == b.key && a.idx < b.idx
+	return a.key < b.key || a.key == b.key && a.rank < b.rank
 }
 
-// reset empties the heap for a run over fs (by rank).
-func (h *flowHeap) reset(fs []*flowState) {
-	h.items, h.fs = h.items[:0], fs
-	if cap(h.pos) < len(fs) {
-		h.pos = make([]int32, len(fs))
+// reset empties the heap for ids below n.
+func (h *flowHeap) reset(n int) {
+	h.items = h.items[:0]
+	if cap(h.pos) < n {
+		h.pos = make([]int32, n)
 	}
-	h.pos = h.pos[:len(fs)]
+	h.pos = h.pos[:n]
 }
 
 // top is the earliest key, MaxInt64 when empty.
@@ -39,31 +40,43 @@ func (h *flowHeap) top() int64 {
 	return h.items[0].key
 }
 
-// push adds the flow of rank idx at time key.
-func (h *flowHeap) push(idx int, key int64) {
-	h.items = append(h.items, flowKeyed{key, int32(idx)})
+// push adds item id (of a flow of that rank) at time key.
+func (h *flowHeap) push(id, rank int32, key int64) {
+	if int(id) >= len(h.pos) {
+		h.pos = append(h.pos, make([]int32, int(id)+1-len(h.pos))...)
+	}
+	h.items = append(h.items, flowKeyed{key, rank, id})
 	h.up(len(h.items) - 1)
 }
 
-func (h *flowHeap) pop() *flowState {
+// pop takes the earliest item and returns its id.
+func (h *flowHeap) pop() int32 {
 	top := h.items[0]
 	last := len(h.items) - 1
 	h.items[0] = h.items[last]
 	h.items = h.items[:last]
 	if last > 0 {
-		h.pos[h.items[0].idx] = 0
+		h.pos[h.items[0].id] = 0
 		h.down(0)
 	}
-	return h.fs[top.idx]
+	return top.id
 }
 
-// fix moves the flow of rank idx to time key.
-func (h *flowHeap) fix(idx int, key int64) {
-	i := int(h.pos[idx])
+// fix moves item id to time key.
+func (h *flowHeap) fix(id int32, key int64) {
+	i := int(h.pos[id])
 	h.items[i].key = key
 	if !h.up(i) {
 		h.down(i)
 	}
+}
+
+// move renames item from to: the completions' ids are slots, and a
+// completion moves the last active flow into the slot it frees.
+func (h *flowHeap) move(from, to int32) {
+	i := h.pos[from]
+	h.items[i].id = to
+	h.pos[to] = i
 }
 
 func (h *flowHeap) up(i int) bool {
@@ -75,11 +88,11 @@ func (h *flowHeap) up(i int) bool {
 			break
 		}
 		h.items[i] = h.items[p]
-		h.pos[h.items[i].idx] = int32(i)
+		h.pos[h.items[i].id] = int32(i)
 		i = p
 	}
 	h.items[i] = x
-	h.pos[x.idx] = int32(i)
+	h.pos[x.id] = int32(i)
 	return i != start
 }
 
@@ -98,9 +111,9 @@ func (h *flowHeap) down(i int) {
 			break
 		}
 		h.items[i] = h.items[c]
-		h.pos[h.items[i].idx] = int32(i)
+		h.pos[h.items[i].id] = int32(i)
 		i = c
 	}
 	h.items[i] = x
-	h.pos[x.idx] = int32(i)
+	h.pos[x.id] = int32(i)
 }

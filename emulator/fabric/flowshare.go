@@ -21,30 +21,29 @@ func (e *FlowEngine) recompute(now int64) {
 	lh := &e.lh
 	lh.reset(e)
 	visit := func(li int) {
-		l := &e.ls[li]
+		l := &e.links[li]
 		l.visited = r
 		links = append(links, li)
-		n := len(l.flows)
-		e.left[li], e.users[li] = e.capacity[li], n
-		if n > 1 {
-			lh.push(e.share(li), li)
+		l.left, l.users = e.capacity[li], l.n
+		if l.n > 1 {
+			lh.push(l.share(), li)
 		}
 	}
 	take := func(fi int32) {
-		f := &e.fh[fi]
+		f := &e.act[fi]
 		f.mark, f.fixed, f.counts = r, false, false
 		// A shared link of capacity at most the bound fixes the flow no
 		// later than the bound would: its share never exceeds it.
 		bound, shared := math.Inf(1), math.Inf(1)
-		for _, h := range e.path(f) {
-			l2 := &e.ls[h.li]
-			f.counts = f.counts || l2.seeded == r
-			if len(l2.flows) == 1 {
+		for _, h := range e.path(fi) {
+			l2 := &e.links[h.li]
+			f.counts = f.counts || l2.isSeeded(r)
+			if l2.n == 1 {
 				bound = min(bound, e.capacity[h.li])
 			} else {
 				shared = min(shared, e.capacity[h.li])
 			}
-			if l2.visited != r {
+			if !l2.isVisited(r) {
 				visit(int(h.li))
 			}
 		}
@@ -57,17 +56,18 @@ func (e *FlowEngine) recompute(now int64) {
 		// So many links changed that their component is all but certainly
 		// every active flow: take them in a row instead of walking links
 		// to find them (the other components come out as they were).
-		for _, fi := range e.active {
-			take(fi)
+		for fi := range e.act {
+			take(int32(fi))
 		}
 	} else {
 		for _, li := range e.seeds {
 			visit(li)
 		}
 		for i := 0; i < len(links); i++ {
-			for _, ref := range e.ls[links[i]].flows {
-				if e.fh[ref.f].mark != r {
-					take(ref.f)
+			l := &e.links[links[i]]
+			for k := int32(0); k < l.n; k++ {
+				if f := e.ref(l, k).f; e.act[f].mark != r {
+					take(f)
 				}
 			}
 		}
@@ -89,41 +89,45 @@ func (e *FlowEngine) recompute(now int64) {
 // shared link of the flow is narrower, so the queue holds little more than
 // the shared links.
 func (e *FlowEngine) fill(flows []int32) {
-	users, lh := e.users, &e.lh
+	lh := &e.lh
 	for {
 		s, li, ok := lh.pop()
 		if !ok {
 			break
 		}
 		if li < 0 { // a flow's bound
-			if f := &e.fh[flows[-1-li]]; !f.fixed {
-				e.fix(f, s)
+			if fi := flows[-1-li]; !e.act[fi].fixed {
+				e.fix(fi, s)
 			}
 			continue
 		}
-		if users[li] == 0 {
+		l := &e.links[li]
+		if l.users == 0 {
 			continue
 		}
-		if cur := e.share(li); cur > s {
+		if cur := l.share(); cur > s {
 			lh.push(cur, li)
 			continue
 		} else {
 			s = cur
 		}
-		for _, ref := range e.ls[li].flows {
-			if f := &e.fh[ref.f]; !f.fixed {
+		for k := int32(0); k < l.n; k++ {
+			if f := e.ref(l, k).f; !e.act[f].fixed {
 				e.fix(f, s)
 			}
 		}
 	}
 }
 
-// fix sets f's rate at s and takes it from the links f crosses.
-func (e *FlowEngine) fix(f *flowHot, s float64) {
+// fix sets the rate of the flow in slot fi at s and takes it from the
+// links it crosses.
+func (e *FlowEngine) fix(fi int32, s float64) {
+	f := &e.act[fi]
 	f.fixed, f.next = true, s
-	for _, h := range e.path(f) {
-		e.left[h.li] -= s
-		e.users[h.li]--
+	for _, h := range e.path(fi) {
+		l := &e.links[h.li]
+		l.left -= s
+		l.users--
 	}
 }
 
@@ -133,40 +137,40 @@ func (e *FlowEngine) fix(f *flowHot, s float64) {
 func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 	r := e.round
 	for _, fi := range flows {
-		f := &e.fh[fi]
+		f := &e.act[fi]
 		// A rate recomputed to within rounding of the old one is kept:
 		// changing it would settle its links and re-time its completion
 		// for nothing. Offered rates follow counts of seeded links.
 		rate := math.Abs(f.next-f.rate) > 1e-9*f.next
-		if !(f.counts && e.offered(f)) && !rate {
+		if !(f.counts && e.offered(fi)) && !rate {
 			continue
 		}
-		for _, h := range e.path(f) {
-			e.ls[h.li].settled = r
+		for _, h := range e.path(fi) {
+			e.links[h.li].visited = r | linkSettled // every link of the component was visited
 		}
 		if rate {
 			f.wire -= f.rate * float64(now-f.at) / 8
 			f.at, f.rate = now, f.next
-			e.fin.fix(int(fi), finishTime(now, f.wire, f.rate))
+			e.fin.fix(fi, finishTime(now, f.wire, f.rate))
 		}
 	}
 	for _, li := range links {
-		l := &e.ls[li]
-		if l.settled != r {
+		l := &e.links[li]
+		if l.visited != r|linkSettled {
 			continue
 		}
 		e.settle(li, now) // at the sums of the old rates
 		l.rsum, l.off = 0, 0
-		for _, ref := range l.flows {
-			f := &e.fh[ref.f]
-			l.rsum += f.rate
-			l.off += e.hops[f.hop0+ref.hop].offc
+		for k := int32(0); k < l.n; k++ {
+			ref := e.ref(l, k)
+			l.rsum += e.act[ref.f].rate
+			l.off += e.ahops[int(ref.f)*e.stride+int(ref.hop)].offc
 		}
 	}
 }
 
 // share is a link's fair share of what its fixed flows left.
-func (e *FlowEngine) share(li int) float64 { return max(e.left[li], 0) / float64(e.users[li]) }
+func (l *flowLink) share() float64 { return max(l.left, 0) / float64(l.users) }
 
 // shareQueue gives the fill its links (and flows' bounds) by fair share,
 // ties by index. It is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan):
@@ -208,9 +212,9 @@ func (q *shareQueue) reset(e *FlowEngine) {
 // spent says whether the fill would pass over the link (or bound) li.
 func (q *shareQueue) spent(li int) bool {
 	if li < 0 {
-		return q.e.fh[q.flows[-1-li]].fixed
+		return q.e.act[q.flows[-1-li]].fixed
 	}
-	return q.e.users[li] == 0
+	return q.e.links[li].users == 0
 }
 
 func (q *shareQueue) push(share float64, li int) {

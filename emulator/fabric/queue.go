@@ -73,13 +73,15 @@ func (ps *portSet) port(dev, p string) *portAcc {
 
 // linkQueue is a directed link's egress queue and what the link counted
 // since its ports last had it (flushCounts): a recompute settles nearly
-// every link, and the ports' accumulators are cold.
+// every link, and the ports' accumulators are cold. Bytes and packets
+// sent are the link's (flowLink): every settle counts them, while the
+// queue changes only at switch ports that queue or pause.
 type linkQueue struct {
 	depth    float64
 	pausedNs float64 // length of the current pause episode
 	paused   bool
-	// bytes and packets sent, the queue's highest depth, ECN marks, drops
-	txB, txP, wm, ecn, drops float64
+	// the queue's highest depth, ECN marks, drops
+	wm, ecn, drops float64
 	// PAUSE frames the link's receiving port sent back over it, and for how long
 	pfc, pauseNs float64
 }
@@ -87,34 +89,41 @@ type linkQueue struct {
 // settle brings link li's counters and queue from its last settlement up
 // to now, at the rates of the flows crossing it (constant in between: every
 // change of them settles the link first). The counts gather on the link
-// (linkQueue).
+// (flowLink, linkQueue).
 func (e *FlowEngine) settle(li int, now int64) {
-	ls := &e.ls[li]
-	dt := now - ls.last
+	l := &e.links[li]
+	dt := now - l.last
 	if dt <= 0 {
 		return
 	}
-	ls.last = now
-	q := &e.lq[li]
-	if ls.rsum == 0 && q.depth == 0 && !q.paused {
+	l.last = now
+	if l.rsum == 0 && !l.queued() {
 		return
 	}
 	capacity := e.capacity[li]
-	sent, off := ls.rsum*float64(dt)/8, ls.off // bytes sent; bits/ns offered to the egress queue
+	sent, off := l.rsum*float64(dt)/8, l.off // bytes sent; bits/ns offered to the egress queue
 	pkt := float64(e.cfg.MTU + e.cfg.HeaderBytes)
 	p := sent / pkt
-	q.txB += sent
-	q.txP += p
+	l.txB += sent
+	l.txP += p
 	if e.fromHost[li] {
 		return // a NIC paces itself; switch queues only
 	}
-	if q.depth == 0 && !q.paused && off <= capacity {
+	if !l.queued() && off <= capacity {
 		return // an empty queue that stays empty: nothing to mark or pause
 	}
+	q := &e.lq[li]
+	e.fluidQueue(li, q, float64(dt), off, capacity, p, pkt)
+	l.setQueued(q.depth != 0 || q.paused)
+}
+
+// fluidQueue moves link li's queue q over dt ns at offered rate off
+// (bits/ns), p packets sent, each pkt bytes on the wire.
+func (e *FlowEngine) fluidQueue(li int, q *linkQueue, dt, off, capacity, p, pkt float64) {
 	d0 := q.depth
-	d1, over := e.fluid(d0, off, capacity, float64(dt))
+	d1, over := e.fluid(d0, off, capacity, dt)
 	q.depth = d1
-	q.wm = math.Max(q.wm, math.Max(d0, d1))
+	q.wm = max(q.wm, d0, d1)
 	q.ecn += p * e.markProb((d0+d1)/2)
 	if over <= 0 {
 		if q.paused { // RESUME: counted like every PFC frame
@@ -140,7 +149,7 @@ func (e *FlowEngine) settle(li int, now int64) {
 
 // settleAll settles every link up to now (for a sample, or the end).
 func (e *FlowEngine) settleAll(now int64) {
-	for li := range e.ls {
+	for li := range e.links {
 		e.settle(li, now)
 	}
 	e.flushCounts()
@@ -162,21 +171,22 @@ func (e *FlowEngine) flushCounts() {
 			from.pauseRxNs[roceQueue] += q.pauseNs
 			q.pfc, q.pauseNs = 0, 0
 		}
-		if q.txB == 0 && q.txP == 0 && q.wm == 0 && q.ecn == 0 && q.drops == 0 {
+		l := &e.links[li]
+		if l.txB == 0 && l.txP == 0 && q.wm == 0 && q.ecn == 0 && q.drops == 0 {
 			continue
 		}
-		from.txB += q.txB
-		from.txP += q.txP
-		to.rxB += q.txB
-		to.rxP += q.txP
-		fq.txB += q.txB
-		fq.txP += q.txP
-		fq.wm = math.Max(fq.wm, q.wm)
+		from.txB += l.txB
+		from.txP += l.txP
+		to.rxB += l.txB
+		to.rxP += l.txP
+		fq.txB += l.txB
+		fq.txP += l.txP
+		fq.wm = max(fq.wm, q.wm)
 		fq.ecn += q.ecn
 		from.ecn += q.ecn
 		fq.drops += q.drops
 		from.drops += q.drops
-		q.txB, q.txP, q.wm, q.ecn, q.drops = 0, 0, 0, 0, 0
+		l.txB, l.txP, q.wm, q.ecn, q.drops = 0, 0, 0, 0, 0
 	}
 }
 
@@ -184,12 +194,14 @@ func (e *FlowEngine) flushCounts() {
 // congested egress link li (once per ingress link).
 func (e *FlowEngine) pauseFeeders(li int, frames, over float64) {
 	seen := e.feeders[:0] // a switch has few ports: a list will do
+	l := &e.links[li]
 next:
-	for _, ref := range e.ls[li].flows {
+	for k := int32(0); k < l.n; k++ {
+		ref := e.ref(l, k)
 		if ref.hop == 0 {
 			continue
 		}
-		in := int(e.hops[e.fh[ref.f].hop0+ref.hop-1].li)
+		in := int(e.ahops[int(ref.f)*e.stride+int(ref.hop)-1].li)
 		for _, s := range seen {
 			if s == in {
 				continue next
@@ -211,9 +223,9 @@ func (e *FlowEngine) fluid(d0, offered, capacity, dt float64) (d1, over float64)
 	}
 	net := (offered - capacity) / 8 // bytes per ns
 	if net <= 0 {
-		return math.Max(0, d0+net*dt), 0
+		return max(0, d0+net*dt), 0
 	}
-	toCap := math.Max(0, (limit-d0)/net)
+	toCap := max(0, (limit-d0)/net)
 	if dt <= toCap {
 		return d0 + net*dt, 0
 	}
@@ -236,6 +248,8 @@ func (e *FlowEngine) markProb(depth float64) float64 {
 func (e *FlowEngine) drainQueues() {
 	for li, l := range e.topo.links {
 		e.lq[li] = linkQueue{}
+		e.links[li].txB, e.links[li].txP = 0, 0
+		e.links[li].setQueued(false)
 		e.port(l.from, l.fromPort).q[roceQueue].depth = 0
 	}
 }
