@@ -36,6 +36,7 @@ type FlowEngine struct {
 	spill    [][]flowRef // links' flows beyond their inline ones (flowLink.more)
 	lq       []linkQueue // per directed link
 	capacity []float64   // per directed link, bits per ns
+	byCount  []float64   // per directed link: capacity over its flows (offered)
 	fromHost []bool      // per directed link: it leaves a host's NIC
 
 	fin, arr flowHeap // completions by active slot, arrivals by rank
@@ -106,7 +107,7 @@ func NewFlowEngine(t *Topology, cfg Config) *FlowEngine {
 	}
 	n := len(t.links)
 	e := &FlowEngine{topo: t, cfg: cfg, portSet: newPortSet(t), lq: make([]linkQueue, n), links: make([]flowLink, n),
-		capacity: make([]float64, n), fromHost: make([]bool, n)}
+		capacity: make([]float64, n), byCount: make([]float64, n), fromHost: make([]bool, n)}
 	for li, l := range t.links {
 		e.capacity[li], e.fromHost[li] = l.rate, t.isHost[l.from]
 	}
@@ -313,6 +314,7 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 			e.busy++
 		}
 		e.addRef(l, flowRef{slot, int32(k)})
+		e.byCount[li] = e.capacity[li] / float64(l.n)
 		rate = min(rate, e.capacity[li]-l.rsum)
 		e.seed(li)
 	}
@@ -350,6 +352,7 @@ func (e *FlowEngine) complete(st *flowState, s int32, now int64) {
 		*e.ref(l, h.slot) = moved
 		e.ahops[int(moved.f)*e.stride+int(moved.hop)].slot = h.slot
 		l.n = last
+		e.byCount[li] = e.capacity[li] / float64(last)
 		if last == 0 {
 			e.busy--
 			l.rsum, l.off = 0, 0 // no rounding left behind
@@ -397,7 +400,7 @@ func (e *FlowEngine) offered(s int32) bool {
 		if k > 0 && h.offc != u {
 			h.offc, changed = u, true
 		}
-		u = min(u, e.byCount(h.li))
+		u = min(u, e.byCount[h.li])
 	}
 	return changed
 }

@@ -65,9 +65,3 @@ func (e *FlowEngine) addRef(l *flowLink, r flowRef) {
 	}
 	l.n++
 }
-
-// byCount is l's capacity over its flows: what each flow would get if it
-// were their only constraint (offered rates, queue.go).
-func (e *FlowEngine) byCount(li int32) float64 {
-	return e.capacity[li] / float64(e.links[li].n)
-}

@@ -230,6 +230,21 @@ func (q *shareQueue) push(share float64, li int) {
 	q.at = slices.Insert(q.at, q.next+i, li)
 }
 
+// sortInts sorts s ascending: by insertion when short, as a level of
+// equal shares mostly is (four items on average at 1,024 hosts, where a
+// call of slices.Sort per level was a quarter of the fill).
+func sortInts(s []int) {
+	if len(s) > 12 {
+		slices.Sort(s)
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
 // pop takes the item of least share, ties by index; false when none is
 // left.
 func (q *shareQueue) pop() (float64, int, bool) {
@@ -258,7 +273,7 @@ func (q *shareQueue) pop() (float64, int, bool) {
 			}
 		}
 		q.b[k] = q.b[k][:0]
-		slices.Sort(q.at)
+		sortInts(q.at)
 	}
 	li := q.at[q.next]
 	q.next++
