@@ -185,6 +185,7 @@ func (l *flowLink) share() float64 { return max(l.left, 0) / float64(l.users) }
 type shareQueue struct {
 	b    [65][]linkShare // b[0] unused: at is bucket 0
 	at   []int           // the links (or bounds) with the last share, from at[next] on, in order
+	bits []uint64        // sortAt's scratch, all zero between calls
 	next int
 	last uint64
 	n    int
@@ -230,18 +231,44 @@ func (q *shareQueue) push(share float64, li int) {
 	q.at = slices.Insert(q.at, q.next+i, li)
 }
 
-// sortInts sorts s ascending: by insertion when short, as a level of
-// equal shares mostly is (four items on average at 1,024 hosts, where a
-// call of slices.Sort per level was a quarter of the fill).
-func sortInts(s []int) {
-	if len(s) > 12 {
+// sortAt sorts the items of a level of equal shares by index: by
+// insertion when there are few (four on average at 1,024 hosts), else by
+// a bit per index in the level's range (up to some 500 at once: a sort
+// of each was a quarter of the fill). Items are distinct: a link or bound
+// is in the queue once at most.
+func (q *shareQueue) sortAt() {
+	s := q.at
+	if len(s) <= 12 {
+		for i := 1; i < len(s); i++ {
+			for j := i; j > 0 && s[j] < s[j-1]; j-- {
+				s[j], s[j-1] = s[j-1], s[j]
+			}
+		}
+		return
+	}
+	lo, hi := slices.Min(s), slices.Max(s)
+	words := (hi-lo)/64 + 1
+	if words > 8*len(s) { // sparse: a sort is cheaper than the scan
 		slices.Sort(s)
 		return
 	}
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+	if cap(q.bits) < words {
+		q.bits = make([]uint64, words)
+	}
+	set := q.bits[:words]
+	for _, v := range s {
+		set[(v-lo)>>6] |= 1 << ((v - lo) & 63)
+	}
+	i := 0
+	for w, m := range set {
+		for ; m != 0; m &= m - 1 {
+			s[i] = lo + w<<6 + bits.TrailingZeros64(m)
+			i++
 		}
+		set[w] = 0
+	}
+	if i != len(s) {
+		panic("fabric: an item twice in the fill's queue")
 	}
 }
 
@@ -273,7 +300,7 @@ func (q *shareQueue) pop() (float64, int, bool) {
 			}
 		}
 		q.b[k] = q.b[k][:0]
-		sortInts(q.at)
+		q.sortAt()
 	}
 	li := q.at[q.next]
 	q.next++
