@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labctl/labctl/inventory"
+	"github.com/labctl/labctl/perftest"
 )
 
 // star: n hosts on one switch at gbps, 1 us links.
@@ -307,9 +308,24 @@ func TestQuantumStaysCloseToExact(t *testing.T) {
 // Topology.path picks (the packet engine's), flow by flow, and fails where
 // it fails.
 func TestRouterMatchesTopologyPath(t *testing.T) {
-	for _, spec := range []string{"fattree:4", "leafspine:2x4:8@100"} {
-		topo, eps := generatedHosts(t, spec)
-		flows := workload(t, eps, "alistorage2019", 0.5, 100*time.Microsecond)
+	for _, spec := range []string{"fattree:4", "leafspine:2x4:8@100", "dual-homed"} {
+		var topo *Topology
+		var flows []Flow
+		if spec == "dual-homed" {
+			// Routing toward a host by its switch's hop counts holds for
+			// single-homed hosts only: h1 has a second RNIC on the other leaf.
+			topo = dualHomed(t)
+			for i := 0; i < 8*8*4; i++ { // every pair, four flows each
+				a, b := fmt.Sprintf("h%d", 1+i%8), fmt.Sprintf("h%d", 1+i/8%8)
+				if a != b {
+					flows = append(flows, Flow{ID: i, Src: a, Dst: b, Bytes: 1000})
+				}
+			}
+		} else {
+			var eps []perftest.Endpoint
+			topo, eps = generatedHosts(t, spec)
+			flows = workload(t, eps, "alistorage2019", 0.5, 100*time.Microsecond)
+		}
 		flows = append(flows, Flow{ID: -1, Src: "h1", Dst: "h1"}, Flow{ID: -2, Src: "h1", Dst: "nowhere"})
 		for _, seed := range []int64{1, 7} {
 			r := newRouter(topo, seed)
@@ -322,6 +338,45 @@ func TestRouterMatchesTopologyPath(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dualHomed is leafspine:2x2:4 with host h1 on both leaves.
+func dualHomed(t *testing.T) *Topology {
+	t.Helper()
+	lab, err := inventory.Generate("leafspine:2x2:4@100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaf string
+	for _, l := range lab.Links {
+		if l.B.Device == "h1" {
+			leaf = l.A.Device
+		} else if l.A.Device == "h1" {
+			leaf = l.B.Device
+		}
+	}
+	for i := range lab.Switches {
+		sw := &lab.Switches[i]
+		if sw.Role != "leaf" || sw.Name == leaf {
+			continue
+		}
+		sw.Ports = append(sw.Ports, inventory.Port{Name: "99/0", SpeedGbps: 100})
+		lab.Links = append(lab.Links, inventory.Link{A: inventory.LinkEnd{Device: sw.Name, Port: "99/0"}, B: inventory.LinkEnd{Device: "h1", Port: "mlx5_1"}, DelayNs: 1000})
+		break
+	}
+	for i := range lab.Hosts {
+		if lab.Hosts[i].Name == "h1" {
+			lab.Hosts[i].RNICs = append(lab.Hosts[i].RNICs, inventory.RNIC{Device: "mlx5_1", Netdev: "eth1", SpeedGbps: 100, IP: "10.9.9.9"})
+		}
+	}
+	topo, err := NewTopology(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(topo.out["h1"]); n != 2 {
+		t.Fatalf("h1 has %d links, want 2", n)
+	}
+	return topo
 }
 
 // TestFlowKeyIsFNVOfTheTuple: flowKey hashes the 5-tuple's text as it did

@@ -13,6 +13,7 @@ type router struct {
 	host    []bool
 	salts   []uint64
 	dist    [][]int16 // per destination id: hops from each node, -1: none; nil until asked (small: a run reads one per flow)
+	tor     []int     // per node: a single-homed host's switch, else -1
 	p       []int     // the last path, returned by path
 }
 
@@ -33,6 +34,17 @@ func newRouter(t *Topology, seed int64) *router {
 		r.from[li], r.to[li] = node(l.from), node(l.to)
 	}
 	r.dist = make([][]int16, len(r.out))
+	r.tor = make([]int, len(r.out))
+	r.in = make([][]int, len(r.out))
+	for li, to := range r.to {
+		r.in[to] = append(r.in[to], li)
+	}
+	for n, in := range r.in {
+		r.tor[n] = -1
+		if r.host[n] && len(in) == 1 && len(r.out[n]) == 1 && !r.host[r.from[in[0]]] {
+			r.tor[n] = r.from[in[0]]
+		}
+	}
 	return r
 }
 
@@ -45,10 +57,18 @@ func (r *router) path(f Flow) ([]int, error) {
 	if !sok || !dok || src == dst || !r.host[src] || !r.host[dst] {
 		return r.topo.path(f, 0) // an error: the salts do not matter
 	}
-	d := r.dist[dst]
+	// Toward a single-homed host every path crosses its switch: hop counts
+	// to that switch (one array per switch, not per host: a run's flows
+	// reach every host) are one less than to the host, everywhere but at
+	// the host and the switch itself, where the host's own links are next.
+	to := dst
+	if t := r.tor[dst]; t >= 0 {
+		to = t
+	}
+	d := r.dist[to]
 	if d == nil {
-		d = r.distances(dst)
-		r.dist[dst] = d
+		d = r.distances(to)
+		r.dist[to] = d
 	}
 	key := flowKey(f.Src, f.Dst, f.ID)
 	r.p = r.p[:0]
@@ -56,10 +76,18 @@ func (r *router) path(f Flow) ([]int, error) {
 		// ECMP among the links one hop closer, in link order (nextHops).
 		var cands [8]int
 		c := cands[:0]
-		closer := d[n] - 1
-		for _, li := range r.out[n] {
-			if d[r.to[li]] == closer {
-				c = append(c, li)
+		if n == to && to != dst {
+			for _, li := range r.out[n] {
+				if r.to[li] == dst {
+					c = append(c, li)
+				}
+			}
+		} else {
+			closer := d[n] - 1
+			for _, li := range r.out[n] {
+				if d[r.to[li]] == closer {
+					c = append(c, li)
+				}
 			}
 		}
 		if len(c) == 0 { // only at the source: the others are closer
@@ -75,12 +103,6 @@ func (r *router) path(f Flow) ([]int, error) {
 // distances is Topology.distances on node ids: hop counts to dst (-1: no
 // path), never forwarding through another host.
 func (r *router) distances(dst int) []int16 {
-	if r.in == nil {
-		r.in = make([][]int, len(r.out))
-		for li, to := range r.to {
-			r.in[to] = append(r.in[to], li)
-		}
-	}
 	d := make([]int16, len(r.out))
 	for i := range d {
 		d[i] = -1
