@@ -53,10 +53,12 @@ type FlowEngine struct {
 	stride int       // the longest path of the run
 	paths  []int32   // every flow's path, by flowState.hop0
 	// scratch, reused by every recompute
-	compL   []int
-	compF   []int32
-	feeders []int
-	lh      shareQueue
+	compL     []int
+	compF     []int32
+	feeders   []int
+	refixIDs  []int32 // completions a recompute re-times, and their times
+	refixKeys []int64
+	lh        shareQueue
 }
 
 // flowRef is a flow (its active slot) on a link, and the link's position

@@ -71,6 +71,25 @@ func (h *flowHeap) fix(id int32, key int64) {
 	}
 }
 
+// refix moves each item ids[i] to time keys[i]: one by one when they are
+// few, else by setting them all and restoring the heap from the bottom up
+// (a recompute re-times most completions at once). The items come out in
+// the same order either way: (key, rank) orders them totally.
+func (h *flowHeap) refix(ids []int32, keys []int64) {
+	if len(ids) < len(h.items)/4 {
+		for i, id := range ids {
+			h.fix(id, keys[i])
+		}
+		return
+	}
+	for i, id := range ids {
+		h.items[h.pos[id]].key = keys[i]
+	}
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
 // move renames item from to: the completions' ids are slots, and a
 // completion moves the last active flow into the slot it frees.
 func (h *flowHeap) move(from, to int32) {

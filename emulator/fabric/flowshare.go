@@ -151,9 +151,12 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 		if rate {
 			f.wire -= f.rate * float64(now-f.at) / 8
 			f.at, f.rate = now, f.next
-			e.fin.fix(fi, finishTime(now, f.wire, f.rate))
+			e.refixIDs = append(e.refixIDs, fi)
+			e.refixKeys = append(e.refixKeys, finishTime(now, f.wire, f.rate))
 		}
 	}
+	e.fin.refix(e.refixIDs, e.refixKeys)
+	e.refixIDs, e.refixKeys = e.refixIDs[:0], e.refixKeys[:0]
 	for _, li := range links {
 		l := &e.links[li]
 		if l.visited != r|linkSettled {
@@ -185,6 +188,7 @@ func (l *flowLink) share() float64 { return max(l.left, 0) / float64(l.users) }
 type shareQueue struct {
 	b    [65][]linkShare // b[0] unused: at is bucket 0
 	at   []int           // the links (or bounds) with the last share, from at[next] on, in order
+	occ  uint64          // bit k-1: b[k] holds items
 	bits []uint64        // sortAt's scratch, all zero between calls
 	next int
 	last uint64
@@ -206,7 +210,7 @@ func (q *shareQueue) reset(e *FlowEngine) {
 	for i := range q.b {
 		q.b[i] = q.b[i][:0]
 	}
-	q.at, q.next, q.last, q.n = q.at[:0], 0, 0, 0
+	q.at, q.next, q.last, q.n, q.occ = q.at[:0], 0, 0, 0, 0
 	q.e, q.flows = e, nil
 }
 
@@ -223,6 +227,7 @@ func (q *shareQueue) push(share float64, li int) {
 	k := bits.Len64(math.Float64bits(share) ^ q.last)
 	if k > 0 {
 		q.b[k] = append(q.b[k], linkShare{share, li})
+		q.occ |= 1 << (k - 1)
 		return
 	}
 	// The last share again: only before the first take (the fill puts
@@ -279,10 +284,7 @@ func (q *shareQueue) pop() (float64, int, bool) {
 		if q.n == 0 {
 			return 0, 0, false
 		}
-		k := 1
-		for len(q.b[k]) == 0 {
-			k++
-		}
+		k := bits.TrailingZeros64(q.occ) + 1
 		m := math.Float64bits(q.b[k][0].share)
 		for _, x := range q.b[k][1:] {
 			m = min(m, math.Float64bits(x.share))
@@ -295,11 +297,13 @@ func (q *shareQueue) pop() (float64, int, bool) {
 			}
 			if j := bits.Len64(math.Float64bits(x.share) ^ m); j > 0 {
 				q.b[j] = append(q.b[j], x)
+				q.occ |= 1 << (j - 1)
 			} else {
 				q.at = append(q.at, x.li)
 			}
 		}
 		q.b[k] = q.b[k][:0]
+		q.occ &^= 1 << (k - 1)
 		q.sortAt()
 	}
 	li := q.at[q.next]

@@ -53,3 +53,43 @@ func TestShareQueueSortsALevelByIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowHeapRefixKeepsTheOrder: re-timing many completions at once
+// (keys set, then the heap restored bottom-up) or a few (one sift each)
+// leaves the heap giving its items by (time, rank), as fix does.
+func TestFlowHeapRefixKeepsTheOrder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, moved := range []int{1, 10, 200, 1000} {
+		var h flowHeap
+		h.reset(0)
+		type item struct {
+			key  int64
+			rank int32
+		}
+		items := map[int32]item{}
+		for id := int32(0); id < 1000; id++ {
+			it := item{int64(rng.IntN(500)), int32(rng.IntN(1 << 20))}
+			items[id] = it
+			h.push(id, it.rank, it.key)
+		}
+		var ids []int32
+		var keys []int64
+		for _, i := range rng.Perm(1000)[:moved] {
+			k := int64(rng.IntN(500))
+			ids, keys = append(ids, int32(i)), append(keys, k)
+			it := items[int32(i)]
+			it.key = k
+			items[int32(i)] = it
+		}
+		h.refix(ids, keys)
+		var last item
+		for n := 0; n < 1000; n++ {
+			it := items[h.pop()]
+			if n > 0 && (it.key < last.key || it.key == last.key && it.rank < last.rank) {
+				t.Fatalf("%d re-timed: item %d (%d, %d) came after (%d, %d)", moved, n, it.key, it.rank, last.key, last.rank)
+			}
+			last = it
+		}
+	}
+}
