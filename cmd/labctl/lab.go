@@ -387,7 +387,7 @@ func stopLab(st emulator.State) (gone string, err error) {
 // engineFlag picks the fabric twin's engine of an emulated lab.
 var engineFlag = &cli.StringFlag{Name: "engine", Value: "packet",
 	Usage: "fabric twin engine of an emulated lab: packet (every packet, PAUSE, ECN mark, CNP and retransmission simulated) " +
-		"or flow (max-min sharing of bandwidth, no packets or queueing delay: about 9x faster at 128 hosts, 12x at 1,024, " +
+		"or flow (max-min sharing of bandwidth, no packets or queueing delay: about 9x faster at 128 hosts, 10-12x at 1,024, " +
 		"right about bandwidth, tail FCTs several-fold low; see docs/fabric-twin.md; e.g. --engine flow)"}
 
 // endpointStatus dials every endpoint of a lab file.
