@@ -25,7 +25,8 @@ type flowLink struct {
 // inlineRefs is how many of a link's flows its own lines hold.
 const inlineRefs = 7
 
-// Flags in the rounds' top bits (rounds stay below 2^30).
+// Flags in the rounds' top bits: a run has at most a recompute per
+// arrival and per completion, far fewer than 2^31.
 const (
 	linkQueued  = 1 << 31 // seeded: its egress queue holds bytes or pauses (linkQueue has them)
 	linkSettled = 1 << 31 // visited: its sums change in this round's apply

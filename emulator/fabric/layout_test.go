@@ -9,7 +9,8 @@ import (
 // cache lines: a link's first line holds what every packet reads, its
 // RoCE (3) and control (7) queues each sit in one line, links and counter
 // slots are whole lines, and a packet's forwarding fields are in its first
-// line (pswitch.go, pcounters.go, pevent.go).
+// line (pswitch.go, pcounters.go, pevent.go); and the flow engine's link
+// state in two lines, its recompute state first (flowlink.go).
 func TestHotLayout(t *testing.T) {
 	t.Parallel()
 	var l plink
@@ -26,6 +27,9 @@ func TestHotLayout(t *testing.T) {
 		{"counter slot size", unsafe.Sizeof(lctr{}), 64},
 		{"packet size", unsafe.Sizeof(packet{}), 128},
 		{"packet's hot fields end", unsafe.Offsetof(packet{}.hdr), 56},
+		// the flow engine's link: its recompute state, then its first flows
+		{"flowLink size", unsafe.Sizeof(flowLink{}), 128},
+		{"flowLink flows' offset", unsafe.Offsetof(flowLink{}.refs), 64},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
