@@ -13,7 +13,7 @@ type router struct {
 	host    []bool
 	salts   []uint64
 	dist    [][]int16 // per destination id: hops from each node, -1: none; nil until asked (small: a run reads one per flow)
-	tor     []int     // per node: a single-homed host's switch, else -1
+	tor     []int     // per node: a single-homed host's switch (Topology.homeSwitch), else -1
 	p       []int     // the last path, returned by path
 }
 
@@ -39,10 +39,10 @@ func newRouter(t *Topology, seed int64) *router {
 	for li, to := range r.to {
 		r.in[to] = append(r.in[to], li)
 	}
-	for n, in := range r.in {
+	for name, n := range r.id {
 		r.tor[n] = -1
-		if r.host[n] && len(in) == 1 && len(r.out[n]) == 1 && !r.host[r.from[in[0]]] {
-			r.tor[n] = r.from[in[0]]
+		if home, ok := t.homeSwitch(name); ok && r.host[n] {
+			r.tor[n] = r.id[home]
 		}
 	}
 	return r

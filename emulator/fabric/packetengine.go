@@ -161,10 +161,8 @@ func NewPacketEngineLB(t *Topology, cfg Config, m lb.Module) (*PacketEngine, err
 	e.attach = make([]int32, len(e.hostID))
 	for h, id := range e.hostID {
 		e.attach[id] = -1
-		if out := t.out[h]; len(out) == 1 {
-			if s, ok := sw[t.links[out[0]].to]; ok {
-				e.attach[id] = s
-			}
+		if home, ok := t.homeSwitch(h); ok {
+			e.attach[id] = sw[home]
 		}
 	}
 	if err := e.initHosts(cfg); err != nil {

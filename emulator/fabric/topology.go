@@ -81,6 +81,18 @@ func (t *Topology) addLink(l dlink) {
 	t.out[l.from] = append(t.out[l.from], len(t.links)-1)
 }
 
+// homeSwitch is the switch at the far end of a host's only link (every
+// cable is two directed links, so also its only way in): every path to
+// or from a single-homed host crosses it. false for a host with several
+// links, or linked to another host.
+func (t *Topology) homeSwitch(host string) (string, bool) {
+	out := t.out[host]
+	if len(out) != 1 || t.isHost[t.links[out[0]].to] {
+		return "", false
+	}
+	return t.links[out[0]].to, true
+}
+
 // distances: hop counts to dst, never forwarding through another host.
 func (t *Topology) distances(dst string) map[string]int {
 	t.distMu.Lock()
