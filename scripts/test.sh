@@ -99,6 +99,13 @@ sed -e "s|@DIR@|$work|g" -e "s|@HTTP@|$http_port|g" -e "s|@RPC@|$rpc_port|g" \
 "$LABCTL_INFLUXD" run -config "$work/influxdb.conf" >"$work/influxd.log" 2>&1 &
 influx_pid=$!
 cleanup() {
+	local rc=$?
+	# A failed run shows what the shared influxd said (warnings and errors
+	# only), since its data directory goes with the run.
+	if [ "$rc" -ne 0 ] && [ -s "$work/influxd.log" ]; then
+		echo "test.sh: the shared influxd's log (last 40 lines):" >&2
+		tail -n 40 "$work/influxd.log" >&2
+	fi
 	kill "$influx_pid" 2>/dev/null || true
 	wait "$influx_pid" 2>/dev/null || true
 	rm -rf "$work"

@@ -49,18 +49,71 @@ func Start(t testing.TB) *Server {
 	return createDB(t, base)
 }
 
+// createDB creates a database and returns only once influxd lists it.
+// InfluxQL answers 200 even when a statement fails (the error is in the
+// body), so the answer is read, and the database is looked for with SHOW
+// DATABASES, retrying for a few seconds on a loaded machine; a failure names
+// influxd's own words.
 func createDB(t testing.TB, base string) *Server {
 	t.Helper()
 	db := fmt.Sprintf("labctl_test_%d_%d", os.Getpid(), seq.Add(1))
-	resp, err := http.PostForm(base+"/query", url.Values{"q": {"CREATE DATABASE " + db}})
+	var last string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, err := influxQL(base, "CREATE DATABASE "+db); err != nil {
+			last = err.Error()
+			continue
+		}
+		names, err := influxQL(base, "SHOW DATABASES")
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		if slices.Contains(names, db) {
+			return &Server{URL: base, Bucket: db, Org: "", Token: ""}
+		}
+		last = fmt.Sprintf("SHOW DATABASES does not list %s after CREATE DATABASE", db)
+	}
+	t.Fatalf("influxd %s: database %s: %s", base, db, last)
+	return nil
+}
+
+// influxQL runs one statement and returns the first column of its values;
+// an error carries the HTTP status or the statement's error.
+func influxQL(base, q string) ([]string, error) {
+	resp, err := http.PostForm(base+"/query", url.Values{"q": {q}})
 	if err != nil {
-		t.Fatalf("influxd %s: %v", base, err)
+		return nil, err
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("influxd %s: CREATE DATABASE: %s", base, resp.Status)
+	defer resp.Body.Close()
+	var ans struct {
+		Error   string `json:"error"`
+		Results []struct {
+			Error  string `json:"error"`
+			Series []struct {
+				Values [][]any `json:"values"`
+			} `json:"series"`
+		} `json:"results"`
 	}
-	return &Server{URL: base, Bucket: db, Org: "", Token: ""}
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s (%v)", q, resp.Status, err)
+	}
+	if ans.Error != "" {
+		return nil, fmt.Errorf("%s: %s", q, ans.Error)
+	}
+	var col []string
+	for _, r := range ans.Results {
+		if r.Error != "" {
+			return nil, fmt.Errorf("%s: %s", q, r.Error)
+		}
+		for _, s := range r.Series {
+			for _, v := range s.Values {
+				if len(v) > 0 {
+					col = append(col, fmt.Sprint(v[0]))
+				}
+			}
+		}
+	}
+	return col, nil
 }
 
 func findInfluxd() string {
