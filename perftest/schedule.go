@@ -15,8 +15,12 @@ type Schedule struct {
 	// PointFlows is how many flows the whole point has (set in a host's
 	// part): an emulated lab's twin, which gathers a point's flows from
 	// the hosts that send them, knows from it when it has them all.
-	PointFlows int    `json:"point_flows,omitempty"`
-	Flows      []Flow `json:"flows"`
+	PointFlows int `json:"point_flows,omitempty"`
+	// HostFlows is how many flows a host's part holds (set by ForHosts,
+	// before Flows in the JSON): the agent sizes its list once instead of
+	// growing it flow by flow.
+	HostFlows int    `json:"host_flows,omitempty"`
+	Flows     []Flow `json:"flows"`
 }
 
 // ForHosts splits s into one part per host of hosts: the flows the host
@@ -26,15 +30,27 @@ type Schedule struct {
 func (s *Schedule) ForHosts(hosts []string) map[string]*Schedule {
 	parts := make(map[string]*Schedule, len(hosts))
 	for _, h := range hosts {
-		parts[h] = &Schedule{ID: s.ID, Epoch: s.Epoch, Host: h, PointFlows: len(s.Flows), Flows: []Flow{}}
+		parts[h] = &Schedule{ID: s.ID, Epoch: s.Epoch, Host: h, PointFlows: len(s.Flows)}
 	}
-	for _, f := range s.Flows {
+	// Counted first, then filled: a point's flows are some hundred
+	// thousand, and lists grown by append would be allocated several times
+	// over.
+	each := func(f *Flow, do func(*Schedule)) {
 		if p, ok := parts[f.Src]; ok {
-			p.Flows = append(p.Flows, f)
+			do(p)
 		}
 		if p, ok := parts[f.Dst]; ok && f.Dst != f.Src {
-			p.Flows = append(p.Flows, f)
+			do(p)
 		}
+	}
+	for i := range s.Flows {
+		each(&s.Flows[i], func(p *Schedule) { p.HostFlows++ })
+	}
+	for _, p := range parts {
+		p.Flows = make([]Flow, 0, p.HostFlows)
+	}
+	for i := range s.Flows {
+		each(&s.Flows[i], func(p *Schedule) { p.Flows = append(p.Flows, s.Flows[i]) })
 	}
 	return parts
 }

@@ -8,7 +8,7 @@ import (
 
 // TestForHostsHoldsExactlyItsFlows: each host's part of a schedule holds
 // the flows it sends or receives, each once and in the schedule's order,
-// with the point's ID, epoch and flow count; a host without flows gets an
+// with the point's ID, epoch and flow count and its own count; a host without flows gets an
 // empty part and a host outside the list none.
 func TestForHostsHoldsExactlyItsFlows(t *testing.T) {
 	epoch := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -38,6 +38,9 @@ func TestForHostsHoldsExactlyItsFlows(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, ids) {
 			t.Errorf("%s's part holds flows %v, want %v", h, got, ids)
+		}
+		if p.HostFlows != len(ids) || p.Flows == nil {
+			t.Errorf("%s's part announces %d flows (list nil: %v), holds %d", h, p.HostFlows, p.Flows == nil, len(ids))
 		}
 		if p.ID != s.ID || !p.Epoch.Equal(epoch) || p.Host != h || p.PointFlows != len(s.Flows) {
 			t.Errorf("%s's part: id %q epoch %v host %q point flows %d", h, p.ID, p.Epoch, p.Host, p.PointFlows)

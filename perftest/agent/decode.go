@@ -184,7 +184,7 @@ func readResult(r io.Reader, output bool, rec func(head *Result, r perftest.Flow
 	return head, nil
 }
 
-var scheduleFields = []string{"id", "epoch", "host", "point_flows", "flows"}
+var scheduleFields = []string{"id", "epoch", "host", "point_flows", "host_flows", "flows"}
 
 // schedule decodes a schedule into sched.
 func (s *scanner) schedule(sched *perftest.Schedule) error {
@@ -202,7 +202,9 @@ func (s *scanner) schedule(sched *perftest.Schedule) error {
 		case 3:
 			err = s.intValue(&sched.PointFlows)
 		case 4:
-			err = s.flows(&sched.Flows)
+			err = s.intValue(&sched.HostFlows)
+		case 5:
+			err = s.flows(&sched.Flows, sched.HostFlows)
 		default:
 			err = s.skip(0)
 		}
@@ -220,17 +222,23 @@ func (s *scanner) time(t *time.Time) error {
 	return t.UnmarshalJSON(raw)
 }
 
+// maxPresize bounds the list a schedule's host_flows sizes up front (a
+// part of 65,536 flows is some 14 MB): a count from outside input never
+// allocates more than that before the flows themselves arrive.
+const maxPresize = 1 << 16
+
 // flows decodes a list of flows into *fl: null leaves it nil, a list
-// (even an empty one) makes it non-nil, as encoding/json does.
-func (s *scanner) flows(fl *[]perftest.Flow) error {
+// (even an empty one) makes it non-nil, as encoding/json does. want, the
+// count the schedule announces, sizes the list (up to maxPresize).
+func (s *scanner) flows(fl *[]perftest.Flow, want int) error {
 	if null, err := s.null(); null || err != nil {
 		if null {
 			*fl = nil
 		}
 		return err
 	}
-	if *fl == nil {
-		*fl = []perftest.Flow{}
+	if *fl == nil || cap(*fl) < want {
+		*fl = make([]perftest.Flow, 0, min(max(want, 0), maxPresize))
 	}
 	*fl = (*fl)[:0]
 	return s.list(func() error {

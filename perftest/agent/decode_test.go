@@ -226,6 +226,8 @@ func scheduleInputs() [][]byte {
 		`{"flows":[{"after":null}]}`, `{"flows":[{"after":[1,null,3]}]}`, `{"flows":[{"after":[1.5]}]}`, `{"flows":[{"after":"x"}]}`,
 		`{"flows":[{"offset_ns":1e3}]}`, `{"flows":[{"Offset_NS":12,"QPS":3,"unknown":[{}]}]}`, `{"point_flows":"7"}`, `{"id":"a"} {"id":"b"}`,
 		`{"id":"a"} garbage`, `{"flows":[{"id":1},]}`, `[]`, `"x"`,
+		`{"host_flows":2,"flows":[{"id":1},{"id":2}]}`, `{"host_flows":999999999,"flows":[{"id":1}]}`, `{"host_flows":-3,"flows":[]}`,
+		`{"flows":[{"id":1}],"host_flows":5}`, `{"host_flows":1,"flows":null}`,
 	} {
 		ins = append(ins, []byte(s))
 	}

@@ -22,7 +22,7 @@ func TestEncodersKnowEveryField(t *testing.T) {
 		{perftest.FlowRecord{}, "flow_id src dst bytes start_ns end_ns lag_ns,omitempty status tool group,omitempty step,omitempty error,omitempty output,omitempty result,omitempty"},
 		{perftest.BWResult{}, "bytes iterations bw_peak bw_average msg_rate"},
 		{ServerRun{}, "flow_id output stderr,omitempty exit_code start_ns,omitempty end_ns,omitempty"},
-		{perftest.Schedule{}, "id epoch host,omitempty point_flows,omitempty flows"},
+		{perftest.Schedule{}, "id epoch host,omitempty point_flows,omitempty host_flows,omitempty flows"},
 		{perftest.Flow{}, "id src dst src_dev dst_dev dst_addr gid_index tool bytes msg_size qps port tclass,omitempty offset_ns after,omitempty group,omitempty step,omitempty"},
 	} {
 		typ := reflect.TypeOf(tc.v)

@@ -104,6 +104,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil && s.Host != "" && s.Host != *self {
 		err = fmt.Errorf("it is host %s's part, not %s's", s.Host, *self)
 	}
+	if err == nil && s.HostFlows != 0 && s.HostFlows != len(s.Flows) {
+		err = fmt.Errorf("it announces %d flows and holds %d", s.HostFlows, len(s.Flows))
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "labctl-agent: schedule %s: %v\n", *schedPath, err)
 		return 1

@@ -17,13 +17,18 @@ import (
 )
 
 // TestMainCommandLine: usage errors exit 2; a host's part run by another
-// host is refused; a host with nothing to do writes its (empty) result.
+// host, or one whose flows are not as many as it announces, is refused; a host with nothing to do writes its (empty) result.
 func TestMainCommandLine(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	part := filepath.Join(dir, "h1.schedule.json")
 	b, _ := json.Marshal(&perftest.Schedule{ID: "run/pt", Epoch: time.Now(), Host: "h1", PointFlows: 3, Flows: []perftest.Flow{}})
 	if err := os.WriteFile(part, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	miscounted := filepath.Join(dir, "h1.miscounted.json")
+	b, _ = json.Marshal(&perftest.Schedule{ID: "run/pt", Epoch: time.Now(), Host: "h1", PointFlows: 3, HostFlows: 2, Flows: []perftest.Flow{{ID: 1, Src: "h1", Dst: "h2"}}})
+	if err := os.WriteFile(miscounted, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "res", "h1.result.json")
@@ -36,6 +41,7 @@ func TestMainCommandLine(t *testing.T) {
 		{"no subcommand", nil, 2, "usage: labctl-agent run"},
 		{"missing flags", []string{"run", "--schedule", part}, 2, "are required"},
 		{"another host's part", []string{"run", "--schedule", part, "--host", "h2", "--out", out}, 1, "it is host h1's part, not h2's"},
+		{"a part that miscounts its flows", []string{"run", "--schedule", miscounted, "--host", "h1", "--out", out}, 1, "it announces 2 flows and holds 1"},
 		{"no such schedule", []string{"run", "--schedule", part + ".x", "--host", "h1", "--out", out}, 1, "no such file"},
 		{"nothing to do", []string{"run", "--schedule", part, "--host", "h1", "--out", out}, 0, ""},
 	} {
