@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -63,5 +64,40 @@ func BenchmarkDecode(b *testing.B) {
 		if len(Decode(n, "leaf1", "lab", "run")) != 1 {
 			b.Fatal("no point")
 		}
+	}
+}
+
+// BenchmarkDecodePFCTable: a port's 24 PFC counters of COUNTERS_DB, one
+// update per counter (string values) against the key sent whole as one
+// JSON_IETF object (the emulated switches, sonic-gnmi's table keys).
+func BenchmarkDecodePFCTable(b *testing.B) {
+	prefix := &pb.Path{Target: CountersDB, Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "Ethernet0"}}}
+	var each []*pb.Update
+	blob := []byte{'{'}
+	for p := 0; p < 8; p++ {
+		for _, c := range []string{SAIPFCRxPkts, SAIPFCTxPkts, SAIPFCPauseUs} {
+			name, v := PrioName(c, p), fmt.Sprint(1000*p+17)
+			each = append(each, upd(name, &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}))
+			if len(blob) > 1 {
+				blob = append(blob, ',')
+			}
+			blob = fmt.Appendf(blob, "%q:%q", name, v)
+		}
+	}
+	blob = append(blob, '}')
+	whole := []*pb.Update{{Val: &pb.TypedValue{Value: &pb.TypedValue_JsonIetfVal{JsonIetfVal: blob}}}}
+	for _, c := range []struct {
+		name string
+		upd  []*pb.Update
+	}{{"per-counter", each}, {"whole", whole}} {
+		b.Run(c.name, func(b *testing.B) {
+			n := &pb.Notification{Timestamp: 1795590721024543840, Atomic: true, Prefix: prefix, Update: c.upd}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if pts := Decode(n, "leaf1", "lab", "run"); len(pts) != 1 || len(pts[0].Fields) != 24 {
+					b.Fatalf("points %v", pts)
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,41 +271,97 @@ func gapPoint(o GNMIOptions, device, target, reason string, since, until int64) 
 // Decode maps one notification to points of the schema (the paths of
 // GNMIMaps); unknown paths yield nothing. A notification holding the
 // IdleLeaf update gives points tagged idle.
+//
+// The key a value belongs to (a port, a queue) is the prefix and the
+// update's path up to its leaf, so a server may put the key in either:
+// the emulated switches' prefixes hold it, sonic-gnmi's updates do. An
+// update whose value is a JSON_IETF object is a key sent whole, the way
+// sonic-gnmi sends a COUNTERS_DB table key: its path is the key, its
+// members the leaves (tablefields.go).
 func Decode(n *pb.Notification, device, lab, run string) []Point {
-	tags := map[string]string{TagLab: lab, TagRun: run, TagDevice: device}
-	var m *decodeMap
+	prefix := n.GetPrefix()
+	var keys []decodeKey // one per key met; nearly always one
+	idle := false
+	for _, u := range n.GetUpdate() {
+		el := u.GetPath().GetElem()
+		blob := isObject(u.GetVal())
+		if !blob {
+			if len(el) == 0 {
+				continue
+			}
+			if el[len(el)-1].GetName() == IdleLeaf && u.GetVal().GetBoolVal() {
+				idle = true
+				continue
+			}
+		}
+		at := el
+		if !blob {
+			at = el[:len(el)-1]
+		}
+		k := keyOf(&keys, prefix, at, device, lab, run)
+		if k.m == nil {
+			continue
+		}
+		if blob {
+			tableFields(u.GetVal().GetJsonIetfVal(), k.m.leaves, k.fields)
+			continue
+		}
+		if name, ok := k.m.leaves[el[len(el)-1].GetName()]; ok {
+			if v, ok := uintOf(u.GetVal()); ok {
+				k.fields[name] = v
+			}
+		}
+	}
+	var pts []Point
+	for _, k := range keys {
+		if len(k.fields) == 0 {
+			continue
+		}
+		if idle {
+			k.tags[TagIdle] = IdleValue
+		}
+		pts = append(pts, Point{Measurement: k.m.meas, Tags: k.tags, Fields: k.fields, Time: time.Unix(0, n.GetTimestamp())})
+	}
+	return pts
+}
+
+// decodeKey is one key of a notification: the elements after the prefix
+// that name it, the map it matched (nil: none) and its point's tags and
+// fields.
+type decodeKey struct {
+	at     []*pb.PathElem
+	m      *decodeMap
+	tags   map[string]string
+	fields map[string]any
+}
+
+// keyOf returns the key the prefix and elements at name, adding it to
+// *keys when new.
+func keyOf(keys *[]decodeKey, prefix *pb.Path, at []*pb.PathElem, device, lab, run string) *decodeKey {
+	for i := range *keys {
+		if sameElems((*keys)[i].at, at) {
+			return &(*keys)[i]
+		}
+	}
+	k := decodeKey{at: at, tags: map[string]string{TagLab: lab, TagRun: run, TagDevice: device}}
+	p := prefix
+	if len(at) > 0 {
+		p = &pb.Path{Target: prefix.GetTarget(), Elem: append(slices.Clip(prefix.GetElem()), at...)}
+	}
 	for i := range decodeMaps {
-		if decodeMaps[i].match(n.GetPrefix(), tags) {
-			m = &decodeMaps[i]
+		if decodeMaps[i].match(p, k.tags) {
+			k.m, k.fields = &decodeMaps[i], map[string]any{}
 			break
 		}
 	}
-	if m == nil {
-		return nil
-	}
-	fields := map[string]any{}
-	for _, u := range n.GetUpdate() {
-		el := u.GetPath().GetElem()
-		if len(el) == 0 {
-			continue
-		}
-		leaf := el[len(el)-1].GetName()
-		if leaf == IdleLeaf && u.GetVal().GetBoolVal() {
-			tags[TagIdle] = IdleValue
-			continue
-		}
-		name, ok := m.leaves[leaf]
-		if !ok {
-			continue
-		}
-		if v, ok := uintOf(u.GetVal()); ok {
-			fields[name] = v
-		}
-	}
-	if len(fields) == 0 {
-		return nil
-	}
-	return []Point{{Measurement: m.meas, Tags: tags, Fields: fields, Time: time.Unix(0, n.GetTimestamp())}}
+	*keys = append(*keys, k)
+	return &(*keys)[len(*keys)-1]
+}
+
+func sameElems(a, b []*pb.PathElem) bool {
+	return slices.EqualFunc(a, b, func(x, y *pb.PathElem) bool {
+		return x.GetName() == y.GetName() && maps.Equal(x.GetKey(), y.GetKey())
+	})
 }
 
 // decodeMaps are gnmiMaps made ready for matching; read only.

@@ -1,6 +1,7 @@
 package collectors_test
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -67,42 +68,85 @@ func TestGNMIMapsMatchSchema(t *testing.T) {
 	}
 }
 
+// TestDecodeCountersDB: a COUNTERS_DB key's counters decode to one point
+// whichever way the server shapes them: the key in the prefix and one
+// update per counter (string values), the key in the updates' paths (as
+// sonic-gnmi's documentation shows), or the key sent whole as a JSON_IETF
+// object, under the prefix (the emulated switches) or in the update's path
+// (sonic-gnmi's table keys); a notification holding two keys gives two
+// points, the idle mark tags them all, and a malformed object gives none.
 func TestDecodeCountersDB(t *testing.T) {
 	t.Parallel()
-	str := func(name, v string) *pb.Update {
-		return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: name}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}
+	path := func(names ...string) *pb.Path {
+		p := &pb.Path{}
+		for _, n := range names {
+			p.Elem = append(p.Elem, &pb.PathElem{Name: n})
+		}
+		return p
+	}
+	str := func(p *pb.Path, v string) *pb.Update {
+		return &pb.Update{Path: p, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}
+	}
+	blob := func(p *pb.Path, v string) *pb.Update {
+		return &pb.Update{Path: p, Val: &pb.TypedValue{Value: &pb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(v)}}}
+	}
+	idle := &pb.Update{Path: path(collectors.IdleLeaf), Val: &pb.TypedValue{Value: &pb.TypedValue_BoolVal{BoolVal: true}}}
+	db := func(elems ...string) *pb.Path { p := path(elems...); p.Target = collectors.CountersDB; return p }
+	type pt struct {
+		meas   string
+		tags   map[string]string
+		fields map[string]any
+	}
+	pfc := pt{"port", map[string]string{"port": "Ethernet0"}, map[string]any{"pfc3_rx": uint64(5), "pfc3_rx_pause_duration_us": uint64(812)}}
+	pfc9 := pt{"port", map[string]string{"port": "Ethernet9"}, map[string]any{"pfc7_rx": uint64(0)}}
+	wm := pt{"queue", map[string]string{"port": "Ethernet0", "queue": "3"}, map[string]any{"watermark": uint64(4096)}}
+	idled := func(p pt) pt {
+		tags := map[string]string{"idle": collectors.IdleValue}
+		for k, v := range p.tags {
+			tags[k] = v
+		}
+		return pt{p.meas, tags, p.fields}
 	}
 	ts := time.Unix(1700000000, 5)
 	for _, c := range []struct {
-		name, key string
-		upd       []*pb.Update
-		meas      string
-		tags      map[string]string
-		fields    map[string]any
+		name   string
+		prefix *pb.Path
+		upd    []*pb.Update
+		want   []pt
 	}{
-		{"port PFC", "Ethernet0", []*pb.Update{str("SAI_PORT_STAT_PFC_3_RX_PKTS", "5"), str("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US", "812"), str("SAI_PORT_STAT_IF_IN_ERRORS", "1")},
-			"port", map[string]string{"port": "Ethernet0"}, map[string]any{"pfc3_rx": uint64(5), "pfc3_rx_pause_duration_us": uint64(812)}},
-		{"queue", "Ethernet0:3", []*pb.Update{str("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", "4096")},
-			"queue", map[string]string{"port": "Ethernet0", "queue": "3"}, map[string]any{"watermark": uint64(4096)}},
+		{"port PFC, key in the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{str(path("SAI_PORT_STAT_PFC_3_RX_PKTS"), "5"),
+			str(path("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"), "812"), str(path("SAI_PORT_STAT_IF_IN_ERRORS"), "1")}, []pt{pfc}},
+		{"queue, key in the prefix", db("COUNTERS", "Ethernet0:3"), []*pb.Update{str(path("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES"), "4096")}, []pt{wm}},
+		{"key in the update's path", db(), []*pb.Update{str(path("COUNTERS", "Ethernet9", "SAI_PORT_STAT_PFC_7_RX_PKTS"), "0")}, []pt{pfc9}},
+		{"whole key under the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(&pb.Path{},
+			`{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":812,"SAI_PORT_STAT_IF_IN_ERRORS":"1","SAI_PORT_STAT_PFC_4_RX_PKTS":"n/a"}`)}, []pt{pfc}},
+		{"whole key, escaped and spaced", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil,
+			" {\"SAI_PORT_STAT_PFC_3_RX_PKTS\" : \"\\u0035\", \"SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US\":\"812\"}\n")}, []pt{pfc}},
+		{"whole keys in the updates' paths", db(), []*pb.Update{
+			blob(path("COUNTERS", "Ethernet0"), `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":"812"}`),
+			blob(path("COUNTERS", "Ethernet0:3"), `{"SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES":"4096"}`)}, []pt{pfc, wm}},
+		{"idle mark", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":"812"}`), idle},
+			[]pt{idled(pfc)}},
+		{"malformed object", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`)}, nil},
 	} {
-		n := &pb.Notification{Timestamp: ts.UnixNano(), Prefix: &pb.Path{Target: collectors.CountersDB,
-			Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: c.key}}}, Update: c.upd}
+		n := &pb.Notification{Timestamp: ts.UnixNano(), Prefix: c.prefix, Update: c.upd}
 		pts := collectors.Decode(n, "leaf1", "lab", "r")
-		if len(pts) != 1 {
-			t.Fatalf("%s: %d points", c.name, len(pts))
+		if len(pts) != len(c.want) {
+			t.Errorf("%s: %d points %+v, want %d", c.name, len(pts), pts, len(c.want))
+			continue
 		}
-		p := pts[0]
-		if p.Measurement != c.meas || !p.Time.Equal(ts) || p.Tags["device"] != "leaf1" || len(p.Fields) != len(c.fields) {
-			t.Errorf("%s: %+v", c.name, p)
-		}
-		for k, v := range c.tags {
-			if p.Tags[k] != v {
-				t.Errorf("%s: tag %s = %q, want %q", c.name, k, p.Tags[k], v)
+		for i, w := range c.want {
+			p := pts[i]
+			if p.Measurement != w.meas || !p.Time.Equal(ts) || p.Tags["device"] != "leaf1" || !maps.Equal(p.Fields, w.fields) {
+				t.Errorf("%s: point %d %+v, want %+v", c.name, i, p, w)
 			}
-		}
-		for k, v := range c.fields {
-			if p.Fields[k] != v {
-				t.Errorf("%s: field %s = %v, want %v", c.name, k, p.Fields[k], v)
+			if p.Tags["idle"] != w.tags["idle"] {
+				t.Errorf("%s: idle tag %q, want %q", c.name, p.Tags["idle"], w.tags["idle"])
+			}
+			for k, v := range w.tags {
+				if p.Tags[k] != v {
+					t.Errorf("%s: tag %s = %q, want %q", c.name, k, p.Tags[k], v)
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package gnmitarget
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"testing"
@@ -78,17 +79,21 @@ func TestOnceReturnsPublishedCountersThenSync(t *testing.T) {
 		if n.GetTimestamp() != ts.UnixNano() {
 			t.Errorf("sample at %d, published at %d", n.GetTimestamp(), ts.UnixNano())
 		}
-		for _, u := range n.GetUpdate() {
-			switch u.GetPath().GetElem()[0].GetName() {
-			case "SAI_PORT_STAT_PFC_3_RX_PKTS":
-				found = u.GetVal().GetStringVal() == "5"
-			case "SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":
-				duration = u.GetVal().GetStringVal() == "7"
-			}
+		if len(n.GetUpdate()) != 1 || len(n.GetUpdate()[0].GetPath().GetElem()) != 0 {
+			t.Errorf("a table key goes whole, as one update under its prefix: %v", n)
+			continue
+		}
+		var table map[string]string
+		if err := json.Unmarshal(n.GetUpdate()[0].GetVal().GetJsonIetfVal(), &table); err != nil {
+			t.Errorf("table %v: %v", n.GetPrefix(), err)
+		}
+		if _, ok := table["SAI_PORT_STAT_PFC_3_RX_PKTS"]; ok {
+			found = table["SAI_PORT_STAT_PFC_3_RX_PKTS"] == "5" && len(table) == 24
+			duration = table["SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"] == "7"
 		}
 	}
 	if len(all) != 2 || !found || !duration {
-		t.Errorf("want the port and queue-3 tables with PFC priority 3 rx frames and pause time as sonic-gnmi serves them (strings \"5\" and \"7\" us): %v", all)
+		t.Errorf("want the port and queue-3 tables with PFC priority 3 rx frames and pause time as sonic-gnmi serves them (JSON_IETF objects, strings \"5\" and \"7\" us): %v", all)
 	}
 }
 
