@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	xssh "golang.org/x/crypto/ssh"
@@ -115,7 +116,15 @@ func (p *Pool) ExecStdin(ctx context.Context, t Target, cmd string, stdin io.Rea
 		// the channel, which OpenSSH turns into SIGHUP for the same effect.
 		_ = s.Signal(xssh.SIGKILL)
 		_ = s.Close() // not waiting for the peer: a dead link must not hang us
-		p.cfg.Logger.Warn("command cancelled; remote process killed", "device", t.Name, "command", cmd, "err", ctx.Err())
+		// A command that ran out of time is news; one its caller cancelled
+		// (a poller stopped with the traffic, a run interrupted) was ended
+		// on purpose, and a run stopping its pollers printed dozens of
+		// warnings that said nothing wrong.
+		level := slog.LevelWarn
+		if errors.Is(ctx.Err(), context.Canceled) {
+			level = slog.LevelDebug
+		}
+		p.cfg.Logger.Log(context.Background(), level, "command cancelled; remote process killed", "device", t.Name, "command", cmd, "err", ctx.Err())
 		return nil, t.errorf("command %q: %w", cmd, ctx.Err())
 	}
 	res := &Result{Device: t.Name, Command: cmd, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}

@@ -1,13 +1,16 @@
 package ssh_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -179,24 +182,45 @@ func TestConnectionReuseAndRedial(t *testing.T) {
 	}
 }
 
+// lockedBuffer is a log destination several goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// TestCancelKillsRemoteCommand: a command that runs out of time or whose
+// caller cancels it is killed on the device, the error names both, the
+// connection serves on; the kill is a warning when the time ran out and
+// a debug line when the caller cancelled (on purpose).
 func TestCancelKillsRemoteCommand(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		cfg     sshdrv.Config
-		ctx     func() (context.Context, context.CancelFunc)
-		wantErr error
+		name      string
+		cfg       sshdrv.Config
+		ctx       func() (context.Context, context.CancelFunc)
+		wantErr   error
+		wantLevel string
 	}{
 		{"command timeout", sshdrv.Config{CommandTimeout: 200 * time.Millisecond},
 			func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
-			context.DeadlineExceeded},
+			context.DeadlineExceeded, "WARN"},
 		{"caller cancels", sshdrv.Config{},
 			func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(200*time.Millisecond, cancel)
 				return ctx, cancel
-			}, context.Canceled},
+			}, context.Canceled, "DEBUG"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var logs lockedBuffer
+			tc.cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			d := newDevice(t, tc.cfg, nil)
 			ctx, cancel := tc.ctx()
 			defer cancel()
@@ -215,6 +239,9 @@ func TestCancelKillsRemoteCommand(t *testing.T) {
 			}
 			if n := d.srv.Connections(); n != 1 {
 				t.Errorf("%d connections, want the same one reused", n)
+			}
+			if want := "level=" + tc.wantLevel + ` msg="command cancelled; remote process killed" device=h1 command=block`; !strings.Contains(logs.String(), want) {
+				t.Errorf("log:\n%s\nwant a line with %s", logs.String(), want)
 			}
 		})
 	}
