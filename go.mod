@@ -6,6 +6,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/Juniper/go-netconf v0.1.1
 	github.com/influxdata/influxdb-client-go/v2 v2.14.0
+	github.com/klauspost/compress v1.20.4
 	github.com/melbahja/goph v1.5.2
 	github.com/openconfig/gnmi v0.14.1
 	github.com/pkg/sftp v1.13.12
@@ -14,6 +15,7 @@ require (
 	golang.org/x/term v0.47.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -42,5 +44,4 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

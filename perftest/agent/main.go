@@ -39,10 +39,12 @@ type Env struct {
 	Compressors Compressors
 }
 
-// Compressors lends gzip writers, reset onto w, and takes them back.
+// Compressors lends gzip writers, reset onto w, and takes them back
+// (any gzip writer: the emulated lab lends faster ones than the standard
+// library's, which the agent binary keeps to).
 type Compressors interface {
-	Get(w io.Writer) *gzip.Writer
-	Put(zw *gzip.Writer)
+	Get(w io.Writer) io.WriteCloser
+	Put(zw io.WriteCloser)
 }
 
 // LocalEnv runs flows as perftest processes on this host (Run).
@@ -160,7 +162,7 @@ func executeTo(ctx context.Context, env Env, file string, s *perftest.Schedule, 
 type lazyGzip struct {
 	f  io.Writer
 	c  Compressors
-	zw *gzip.Writer
+	zw io.WriteCloser
 }
 
 func (l *lazyGzip) Write(p []byte) (int, error) {

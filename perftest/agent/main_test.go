@@ -108,7 +108,7 @@ type countingCompressors struct {
 	outstanding int
 }
 
-func (c *countingCompressors) Get(w io.Writer) *gzip.Writer {
+func (c *countingCompressors) Get(w io.Writer) io.WriteCloser {
 	c.lent++
 	c.outstanding++
 	if c.kept != nil {
@@ -122,7 +122,7 @@ func (c *countingCompressors) Get(w io.Writer) *gzip.Writer {
 	return zw
 }
 
-func (c *countingCompressors) Put(zw *gzip.Writer) { c.outstanding--; c.kept = zw }
+func (c *countingCompressors) Put(zw io.WriteCloser) { c.outstanding--; c.kept = zw.(*gzip.Writer) }
 
 // TestResultCompressorsAreLentAndReturned: with Env.Compressors a result
 // is gzipped by a lent writer, given back once written, and the next
