@@ -37,7 +37,7 @@ type session struct {
 	sendTook time.Duration
 	provKey  string        // the provisioning in force, "" when none is known
 	interval time.Duration // telemetry sample interval
-	rnicPoll time.Duration // RNIC counter poll interval during traffic
+	rnicPoll time.Duration // RNIC counter poll interval during traffic; 0: none
 	lead     time.Duration // epoch lead
 	rnics    bool          // read RNIC counters around each point
 	lastRNIC time.Time     // newest rnic sample written, to keep them in order
@@ -81,7 +81,7 @@ func (st *runState) session(ctx context.Context, cur *session, s *Scenario, firs
 	}
 	sess.interval = s.Interval(sess.lab.Emulated)
 	sess.rnics = !st.s.Telemetry.Disabled
-	sess.rnicPoll = s.RNICInterval()
+	sess.rnicPoll = s.RNICInterval(sess.lab.Emulated)
 	sess.lead = r.EpochLead
 	if sess.lead == 0 {
 		sess.lead = 2 * time.Second

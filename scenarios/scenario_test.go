@@ -2,10 +2,11 @@ package scenarios
 
 import (
 	"math"
-
-	"github.com/labctl/labctl/inventory"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/labctl/labctl/inventory"
 )
 
 func TestBuiltinScenariosLoad(t *testing.T) {
@@ -138,5 +139,31 @@ func TestWorkloadPattern(t *testing.T) {
 	s.Traffic[0].CDF = "nonesuch"
 	if _, err := MakePlan(s, lab); err == nil || !strings.Contains(err.Error(), "shipped:") {
 		t.Errorf("unknown CDF: %v", err)
+	}
+}
+
+// TestRNICIntervalByLab: RNIC counters are polled during the traffic
+// every second on hardware and not at all on an emulated lab (whose reads
+// would wait for the simulation) unless the scenario sets rnic_interval,
+// which holds on both.
+func TestRNICIntervalByLab(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		telemetry string
+		emulated  bool
+		want      time.Duration
+	}{
+		{"", false, time.Second},
+		{"", true, 0},
+		{"telemetry: {rnic_interval: 250ms}\n", false, 250 * time.Millisecond},
+		{"telemetry: {rnic_interval: 250ms}\n", true, 250 * time.Millisecond},
+	} {
+		s, err := Parse([]byte("name: x\n"+c.telemetry+"traffic:\n  - {pattern: incast, senders: 2, bytes: 1000}\n"), "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.RNICInterval(c.emulated); got != c.want {
+			t.Errorf("%q emulated %v: %v, want %v", c.telemetry, c.emulated, got, c.want)
+		}
 	}
 }

@@ -77,7 +77,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 	r.Progress.Stage(StageTraffic, fmt.Sprintf("%s: %d flows on %d hosts", pt.Name, total, len(pt.Hosts)))
 	r.Progress.Flows(pt.Name, 0, total)
 	var poll *rnicPoller
-	if rnics {
+	if rnics && sess.rnicPoll > 0 {
 		poll = sess.pollRNICs(tctx, pt.Hosts, sess.rnicPoll)
 	}
 
