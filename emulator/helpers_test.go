@@ -13,7 +13,7 @@ type fakeSession struct{ out, err bytes.Buffer }
 
 func (f *fakeSession) session() *sshd.Session { return &sshd.Session{Stdout: &f.out, Stderr: &f.err} }
 
-func mustLab(t *testing.T) *inventory.Lab {
+func mustLab(t testing.TB) *inventory.Lab {
 	lab, err := inventory.Generate("leafspine:1x1:2@100")
 	if err != nil {
 		t.Fatal(err)
