@@ -193,12 +193,16 @@ func Start(ctx context.Context, src *inventory.Lab, opt Options) (_ *Lab, err er
 		known = append(known, sshd.KnownHost{Addr: srv.Addr(), Key: hk.PublicKey()})
 		return srv.Addr(), nil
 	}
+	swRoots := map[string]string{}
+	for _, sw := range inv.Switches {
+		swRoots[sw.Name] = filepath.Join(opt.Dir, "devices", sw.Name)
+	}
+	if err := bootFilesAll(swRoots); err != nil { // each switch's bf_switchd starts below (boot)
+		return nil, err
+	}
 	for i := range inv.Switches {
 		sw := &inv.Switches[i]
-		root := filepath.Join(opt.Dir, "devices", sw.Name)
-		if err := os.MkdirAll(root, 0o755); err != nil {
-			return nil, err
-		}
+		root := swRoots[sw.Name]
 		sh := newShell(sw.Name)
 		sd := l.addSwitchd(runCtx, sh, sw.Name, root) // image commands: coreutils, start-stop-daemon, bf_switchd
 		// Every switch starts with the twin's default QoS, in its NETCONF

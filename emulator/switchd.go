@@ -2,11 +2,14 @@ package emulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/labctl/labctl/drivers/tofino"
 	"github.com/labctl/labctl/emulator/sshd"
@@ -35,41 +38,82 @@ const emulatedSDE = "/opt/bf-sde"
 // bootLog is where the bf_switchd started at boot writes.
 const bootLog = "/var/log/bf_switchd.log"
 
-// boot installs the SDE's build of the default program (fake artifacts
-// the emulated ASIC accepts, under $SDE_INSTALL/share/tofinopd/<program>,
-// and its conf under share/p4/targets/tofino, in the layout of
-// hardware-surfaces 3.1) and starts bf_switchd with it in the background,
-// as `run_switchd.sh -p <program>` at boot would. The start is done when
-// boot returns: the SDE shell answers at once.
-func (sd *switchdev) boot() error {
+// bootConf is the conf of the default program the SDE boots with, under
+// the emulated SDE's install directory.
+var bootConf = path.Join(emulatedSDE, "install", "share/p4/targets/tofino", tofino.DefaultProgram+".conf")
+
+// writeBootFiles installs, under a switch's root, the SDE's build of the
+// default program: fake artifacts the emulated ASIC accepts, under
+// $SDE_INSTALL/share/tofinopd/<program>, its conf under
+// share/p4/targets/tofino (the layout of hardware-surfaces 3.1), and an
+// empty boot log. Lab start writes every switch's at once, a few at a
+// time (bootFilesAll): one switch after another, the directories and files
+// of a 320-switch fat-tree took over a second.
+func writeBootFiles(root string) error {
 	install := path.Join(emulatedSDE, "install")
 	prog := tofino.DefaultProgram
 	dir := path.Join("share/tofinopd", prog)
-	conf := path.Join(install, "share/p4/targets/tofino", prog+".conf")
-	files := map[string]string{
-		conf: fmt.Sprintf(`{"chip_list": [{"chip_family": "Tofino", "instance": 0}], "p4_devices": [{"device-id": 0, `+
+	files := []struct{ name, data string }{
+		{bootConf, fmt.Sprintf(`{"chip_list": [{"chip_family": "Tofino", "instance": 0}], "p4_devices": [{"device-id": 0, `+
 			`"agent0": "lib/libpltfm_mgr.so", "p4_programs": [{"program-name": %q, "bfrt-config": "%s/bf-rt.json", `+
 			`"p4_pipelines": [{"p4_pipeline_name": "pipe", "context": "%s/pipe/context.json", "config": "%s/pipe/tofino.bin", `+
-			`"pipe_scope": [0, 1, 2, 3]}]}]}]}`+"\n", prog, dir, dir, dir),
-		path.Join(install, dir, "bf-rt.json"):        `{"schema_version": "1.0.0", "tables": []}` + "\n",
-		path.Join(install, dir, "pipe/context.json"): fmt.Sprintf(`{"program_name": %q, "tables": []}`+"\n", prog),
-		path.Join(install, dir, "pipe/tofino.bin"):   "FAKE tofino.bin of the emulated switch's boot program\n",
-		bootLog: "",
+			`"pipe_scope": [0, 1, 2, 3]}]}]}]}`+"\n", prog, dir, dir, dir)},
+		{path.Join(install, dir, "bf-rt.json"), `{"schema_version": "1.0.0", "tables": []}` + "\n"},
+		{path.Join(install, dir, "pipe/context.json"), fmt.Sprintf(`{"program_name": %q, "tables": []}`+"\n", prog)},
+		{path.Join(install, dir, "pipe/tofino.bin"), "FAKE tofino.bin of the emulated switch's boot program\n"},
+		{bootLog, ""},
 	}
-	for name, data := range files {
-		p := filepath.Join(sd.root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("device %s: boot: %w", sd.name, err)
+	made := map[string]bool{}
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f.name))
+		if d := filepath.Dir(p); !made[d] {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			made[d] = true
 		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			return fmt.Errorf("device %s: boot: %w", sd.name, err)
+		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// bootFilesAll writes the boot files of the switches (name -> root), a
+// few at a time.
+func bootFilesAll(roots map[string]string) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	for name, root := range roots {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := writeBootFiles(root); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("device %s: boot: %w", name, err))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// boot starts bf_switchd with the default program in the background, as
+// `run_switchd.sh -p <program>` at boot would, once its files are in
+// place (writeBootFiles). The start is done when boot returns: the SDE
+// shell answers at once.
+func (sd *switchdev) boot() error {
+	install := path.Join(emulatedSDE, "install")
 	log, err := os.OpenFile(filepath.Join(sd.root, filepath.FromSlash(bootLog)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("device %s: %w", sd.name, err)
 	}
-	argv := []string{path.Join(install, "bin/bf_switchd"), "--install-dir", install, "--conf-file", conf,
+	argv := []string{path.Join(install, "bin/bf_switchd"), "--install-dir", install, "--conf-file", bootConf,
 		"--init-mode=cold", "--status-port", "7777", "--background"}
 	cmdline := strings.Join(argv, " ")
 	ctx, cancel := context.WithCancel(sd.life)
@@ -274,7 +318,7 @@ func (sd *switchdev) runSwitchd(ctx context.Context, argv []string, s *sshd.Sess
 	}
 	fmt.Fprintf(s.Stdout, "Using PATH %s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n", install)
 	fmt.Fprintf(s.Stdout, "Using LD_LIBRARY_PATH /usr/local/lib:%s/lib:\n", install)
-	child := []string{path.Join(install, "bin/bf_switchd"), "--install-dir", install, "--conf-file", conf,
+	child := []string{path.Join(install, "bin/bf_switchd"), "--install-dir", install, "--conf-file", bootConf,
 		"--init-mode=cold", "--status-port", "7777"}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
