@@ -50,12 +50,6 @@ func WriteJSON(path string, v any) error {
 	return WriteBytes(path, append(b, '\n'))
 }
 
-// WriteCompactJSON writes v to path without indentation, streaming and
-// atomically: for documents of thousands of flows (a schedule).
-func WriteCompactJSON(path string, v any) error {
-	return WriteFile(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
-}
-
 // ReadJSON decodes the JSON document at path into v. A missing file's
 // error satisfies errors.Is(err, fs.ErrNotExist); a malformed one names
 // the file.

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -64,7 +63,7 @@ func (r *Runner) runPoint(ctx context.Context, runID, dir string, sess *session,
 		lead += sess.sendTook
 	}
 	sched := &perftest.Schedule{ID: runID + "/" + pt.Name, Epoch: time.Now().Add(lead).UTC(), Flows: pt.Flows}
-	if err := archive.WriteCompactJSON(ad.Schedule(pt.Name), sched); err != nil {
+	if err := writeSchedule(ad.Schedule(pt.Name), sched); err != nil {
 		return meta, nil, err
 	}
 	total := len(pt.Flows)
@@ -279,7 +278,7 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 	start := time.Now()
 	defer func() { sess.sendTook = time.Since(start) }()
 	err := sess.ssh.ForEach(ctx, targets, func(ctx context.Context, t sshdrv.Target) error {
-		b, err := json.Marshal(parts[t.Name])
+		b, err := agent.AppendSchedule(nil, parts[t.Name])
 		if err != nil {
 			return err
 		}
@@ -292,6 +291,18 @@ func (r *Runner) sendSchedules(ctx context.Context, sess *session, sched *perfte
 	})
 	r.Progress.Stage(StageSchedules, fmt.Sprintf("%d hosts: %d flow entries, %d bytes", len(targets), flows.Load(), bytes.Load()))
 	return err
+}
+
+// writeSchedule writes a point's whole schedule into the archive, as
+// json.Encoder would (agent.WriteSchedule, and a final newline).
+func writeSchedule(file string, sched *perftest.Schedule) error {
+	return archive.WriteFile(file, func(w io.Writer) error {
+		if err := agent.WriteSchedule(w, sched); err != nil {
+			return err
+		}
+		_, err := w.Write([]byte{'\n'})
+		return err
+	})
 }
 
 // allAtOnce runs fn for every target concurrently. The first error (naming
