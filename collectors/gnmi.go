@@ -280,7 +280,8 @@ func gapPoint(o GNMIOptions, device, target, reason string, since, until int64) 
 // members the leaves (tablefields.go).
 func Decode(n *pb.Notification, device, lab, run string) []Point {
 	prefix := n.GetPrefix()
-	var keys []decodeKey // one per key met; nearly always one
+	var one [1]decodeKey // a notification nearly always holds one key
+	keys := one[:0]
 	idle := false
 	for _, u := range n.GetUpdate() {
 		el := u.GetPath().GetElem()
@@ -298,7 +299,11 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 		if !blob {
 			at = el[:len(el)-1]
 		}
-		k := keyOf(&keys, prefix, at, device, lab, run)
+		i := slices.IndexFunc(keys, func(k decodeKey) bool { return sameElems(k.at, at) })
+		if i < 0 {
+			keys, i = append(keys, newDecodeKey(prefix, at, device, lab, run)), len(keys)
+		}
+		k := &keys[i]
 		if k.m == nil {
 			continue
 		}
@@ -335,14 +340,9 @@ type decodeKey struct {
 	fields map[string]any
 }
 
-// keyOf returns the key the prefix and elements at name, adding it to
-// *keys when new.
-func keyOf(keys *[]decodeKey, prefix *pb.Path, at []*pb.PathElem, device, lab, run string) *decodeKey {
-	for i := range *keys {
-		if sameElems((*keys)[i].at, at) {
-			return &(*keys)[i]
-		}
-	}
+// newDecodeKey is the key the prefix and elements at name: the map it
+// matches, if any, with its tags.
+func newDecodeKey(prefix *pb.Path, at []*pb.PathElem, device, lab, run string) decodeKey {
 	k := decodeKey{at: at, tags: map[string]string{TagLab: lab, TagRun: run, TagDevice: device}}
 	p := prefix
 	if len(at) > 0 {
@@ -354,8 +354,7 @@ func keyOf(keys *[]decodeKey, prefix *pb.Path, at []*pb.PathElem, device, lab, r
 			break
 		}
 	}
-	*keys = append(*keys, k)
-	return &(*keys)[len(*keys)-1]
+	return k
 }
 
 func sameElems(a, b []*pb.PathElem) bool {

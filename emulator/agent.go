@@ -92,8 +92,9 @@ func (w *writerSlots) release() { <-w.ch }
 // closed and given back just after its host's slot is freed, so a few
 // more may exist at once than there are slots.) They are klauspost's:
 // the same gzip format as the agent binary's standard library writer at
-// twice its speed on perftest output (830 against 380 MB/s, level 1),
-// and a point's results are hundreds of megabytes of it.
+// over twice its speed on perftest output at level 1
+// (BenchmarkResultGzip), and a point's results are hundreds of megabytes
+// of it.
 type gzipPool struct{ p sync.Pool }
 
 func (g *gzipPool) Get(w io.Writer) io.WriteCloser {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -83,23 +83,16 @@ func writeBootFiles(root string) error {
 // few at a time.
 func bootFilesAll(roots map[string]string) error {
 	var (
-		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
-	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	for name, root := range roots {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := writeBootFiles(root); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("device %s: boot: %w", name, err))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	fewAtATime(maps.All(roots), func(name, root string) {
+		if err := writeBootFiles(root); err != nil {
+			mu.Lock()
+			errs = append(errs, fmt.Errorf("device %s: boot: %w", name, err))
+			mu.Unlock()
+		}
+	})
 	return errors.Join(errs...)
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -298,21 +298,14 @@ func (t *Twin) publishLocked(ts time.Time, c *fabric.Counters, idle bool) {
 // returns when all have it, so the next snapshot comes after it on every
 // switch.
 func (t *Twin) publish(s snapshot) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	for name, p := range t.switches {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if s.idle {
-				p.PublishIdle(s.ts, s.per[name])
-			} else {
-				p.Publish(s.ts, s.per[name])
-			}
-			publishSchemes(p, s, name) // twinschemes.go
-		})
-	}
-	wg.Wait()
+	fewAtATime(maps.All(t.switches), func(name string, p publisher) {
+		if s.idle {
+			p.PublishIdle(s.ts, s.per[name])
+		} else {
+			p.Publish(s.ts, s.per[name])
+		}
+		publishSchemes(p, s, name) // twinschemes.go
+	})
 }
 
 // idleEvery is how often the twin looks whether to take an idle sample.

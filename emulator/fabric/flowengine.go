@@ -333,6 +333,9 @@ func (e *FlowEngine) admit(st *flowState, now int64) {
 	e.fin.push(slot, f.rank, finishTime(now, f.wire, f.rate))
 }
 
+// hop is hop k of the flow in active slot s.
+func (e *FlowEngine) hop(s, k int32) *flowHop { return &e.ahops[int(s)*e.stride+int(k)] }
+
 // path is the hops of the flow in active slot s.
 func (e *FlowEngine) path(s int32) []flowHop {
 	i := int(s) * e.stride
@@ -352,7 +355,7 @@ func (e *FlowEngine) complete(st *flowState, s int32, now int64) {
 		last := l.n - 1
 		moved := *e.ref(l, last)
 		*e.ref(l, h.slot) = moved
-		e.ahops[int(moved.f)*e.stride+int(moved.hop)].slot = h.slot
+		e.hop(moved.f, moved.hop).slot = h.slot
 		l.n = last
 		e.byCount[li] = e.capacity[li] / float64(last)
 		if last == 0 {

@@ -167,7 +167,7 @@ func (e *FlowEngine) apply(now int64, links []int, flows []int32) {
 		for k := int32(0); k < l.n; k++ {
 			ref := e.ref(l, k)
 			l.rsum += e.act[ref.f].rate
-			l.off += e.ahops[int(ref.f)*e.stride+int(ref.hop)].offc
+			l.off += e.hop(ref.f, ref.hop).offc
 		}
 	}
 }

@@ -201,7 +201,7 @@ next:
 		if ref.hop == 0 {
 			continue
 		}
-		in := int(e.ahops[int(ref.f)*e.stride+int(ref.hop)-1].li)
+		in := int(e.hop(ref.f, ref.hop-1).li)
 		for _, s := range seen {
 			if s == in {
 				continue next
