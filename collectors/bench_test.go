@@ -61,7 +61,7 @@ func BenchmarkDecode(b *testing.B) {
 		Update: []*pb.Update{upd("in-octets", uval(1<<40)), upd("out-octets", uval(1<<39)), upd("in-pkts", uval(1<<30)), upd("out-pkts", uval(1<<29)), upd("in-discards", uval(0)), upd("out-discards", uval(0))}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if len(Decode(n, "leaf1", "lab", "run")) != 1 {
+		if pts, _ := Decode(n, "leaf1", "lab", "run"); len(pts) != 1 {
 			b.Fatal("no point")
 		}
 	}
@@ -94,7 +94,7 @@ func BenchmarkDecodePFCTable(b *testing.B) {
 			n := &pb.Notification{Timestamp: 1795590721024543840, Atomic: true, Prefix: prefix, Update: c.upd}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if pts := Decode(n, "leaf1", "lab", "run"); len(pts) != 1 || len(pts[0].Fields) != 24 {
+				if pts, _ := Decode(n, "leaf1", "lab", "run"); len(pts) != 1 || len(pts[0].Fields) != 24 {
 					b.Fatalf("points %v", pts)
 				}
 			}

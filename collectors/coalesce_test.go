@@ -21,33 +21,11 @@ import (
 // second and third sample of a port: the collector must record the loss
 // as a collector_gap from the sample before to the one that came.
 func TestCoalescedSamplesLeaveAGap(t *testing.T) {
-	c := cache.New([]string{"COUNTERS_DB"}, cache.DisableEventDrivenEmulation())
 	entered, gate := make(chan struct{}, 8), make(chan struct{})
-	srv, err := subscribe.NewServer(c, subscribe.WithStats(), subscribe.WithFlowControlTest(func() {
+	c, sink := countersDBTarget(t, subscribe.WithFlowControlTest(func() {
 		entered <- struct{}{}
 		<-gate
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetClient(srv.Update)
-	c.GetTarget("COUNTERS_DB").Sync()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := grpc.NewServer()
-	pb.RegisterGNMIServer(g, srv)
-	go g.Serve(lis)
-	defer g.Stop()
-
-	sink := &memSink{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: lis.Addr().String()},
-		collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
-	waitFor(t, "the subscription", func() bool { return srv.TargetStats()["COUNTERS_DB"].ActiveSubscriptionCount == 1 })
-	time.Sleep(100 * time.Millisecond) // its queries are registered just after it is counted
 
 	t0 := time.Unix(1700000000, 0).UnixNano()
 	publish := func(i int64) {
@@ -77,4 +55,36 @@ func TestCoalescedSamplesLeaveAGap(t *testing.T) {
 	if len(got) != 2 || got[0].Fields["pfc3_tx"] != uint64(1) || got[1].Fields["pfc3_tx"] != uint64(3) {
 		t.Errorf("samples %+v, want 1 and 3", got)
 	}
+}
+
+// countersDBTarget serves a COUNTERS_DB target from openconfig/gnmi's
+// cache and subscribe server on loopback, with a collector subscribed to
+// it whose points go to the sink returned; the collector and the server
+// stop with the test.
+func countersDBTarget(t *testing.T, opts ...subscribe.Option) (*cache.Cache, *memSink) {
+	t.Helper()
+	c := cache.New([]string{"COUNTERS_DB"}, cache.DisableEventDrivenEmulation())
+	srv, err := subscribe.NewServer(c, append([]subscribe.Option{subscribe.WithStats()}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetClient(srv.Update)
+	c.GetTarget("COUNTERS_DB").Sync()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := grpc.NewServer()
+	pb.RegisterGNMIServer(g, srv)
+	go g.Serve(lis)
+	t.Cleanup(g.Stop)
+
+	sink := &memSink{}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // before g.Stop: cleanups run last first
+	go collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: lis.Addr().String()},
+		collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
+	waitFor(t, "the subscription", func() bool { return srv.TargetStats()["COUNTERS_DB"].ActiveSubscriptionCount == 1 })
+	time.Sleep(100 * time.Millisecond) // its queries are registered just after it is counted
+	return c, sink
 }

@@ -14,6 +14,7 @@ const (
 	GapSinceNs     = "since_ns"
 	GapUntilNs     = "until_ns"
 	GapDuplicates  = "duplicates"
+	GapUnreadable  = "unreadable"
 	GapIntervalNs  = "interval_ns"
 	GapBrokeAtNs   = "broke_at_ns"
 	GapResumedAtNs = "resumed_at_ns"
@@ -36,6 +37,9 @@ type Gap struct {
 	// broken stream it is 0 and Missed estimates the samples lost from
 	// the span and the interval.
 	Duplicates uint64
+	// Unreadable counts values a sample carried that were no counters
+	// (Since and Until are that sample's time; nothing else is missing).
+	Unreadable uint64
 	Interval   time.Duration
 	// BrokeAt and ResumedAt are wall-clock times of a stream break and of
 	// the first sample after it (zero for coalescing).
@@ -58,6 +62,9 @@ func (g Gap) Point(lab, run string, at time.Time) Point {
 	}
 	if g.Duplicates > 0 {
 		fields[GapDuplicates] = g.Duplicates
+	}
+	if g.Unreadable > 0 {
+		fields[GapUnreadable] = g.Unreadable
 	}
 	if g.Interval > 0 {
 		fields[GapIntervalNs] = int64(g.Interval)
@@ -90,8 +97,9 @@ func GapOf(p Point) Gap {
 	path, _ := p.Fields[GapPath].(string)
 	reason, _ := p.Fields[GapReason].(string)
 	dups, _ := Uint(p.Fields[GapDuplicates])
+	bad, _ := Uint(p.Fields[GapUnreadable])
 	return Gap{Device: p.Tags[TagDevice], Target: p.Tags[TagTarget], Host: p.Tags[TagHost], Path: path, Reason: reason,
-		Since: ts(GapSinceNs), Until: ts(GapUntilNs), Duplicates: dups, Interval: time.Duration(i(GapIntervalNs)),
+		Since: ts(GapSinceNs), Until: ts(GapUntilNs), Duplicates: dups, Unreadable: bad, Interval: time.Duration(i(GapIntervalNs)),
 		BrokeAt: ts(GapBrokeAtNs), ResumedAt: ts(GapResumedAtNs)}
 }
 
@@ -121,7 +129,10 @@ func (g Gap) Missed() int64 {
 func (g Gap) String() string {
 	const ts = "15:04:05.000000"
 	what := fmt.Sprintf("%d samples coalesced by the target", g.Duplicates)
-	if g.Duplicates == 0 {
+	switch {
+	case g.Unreadable > 0:
+		what = fmt.Sprintf("one sample without %d of its values", g.Unreadable)
+	case g.Duplicates == 0:
 		// An upper bound: a switch samples every interval, the fabric
 		// twin only while traffic runs.
 		what = fmt.Sprintf("up to %d samples missed at %v", g.Missed(), g.Interval)

@@ -216,9 +216,12 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 		if s.reconnecting && ts <= s.last[k] {
 			continue // the target's cache resends what came before the break
 		}
-		pts := Decode(n, t.Device, o.Lab, o.Run)
+		pts, bad := Decode(n, t.Device, o.Lab, o.Run)
 		if gap, ok := coalesced(n, s.last[k], s.lastSeen, k, t.Device, s.target, o); ok {
 			pts = append(pts, gap)
+		}
+		for _, u := range bad {
+			pts = append(pts, unreadableGap(u, ts, t.Device, s.target, o))
 		}
 		s.last[k] = max(s.last[k], ts)
 		if len(pts) == 0 {
@@ -261,6 +264,19 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 	return g.Point(o.Lab, o.Run, time.Unix(0, ts)), true
 }
 
+// unreadableGap is the collector_gap of values a sample at ts carried
+// that are no counters: the sample arrived, those values are missing
+// from it.
+func unreadableGap(u Unreadable, ts int64, device, target string, o GNMIOptions) Point {
+	what := fmt.Sprintf("%s = %q", u.Leaf, u.Value)
+	if u.Leaf == "" {
+		what = fmt.Sprintf("not a JSON object: %q", u.Value)
+	}
+	g := gapPoint(o, device, target, fmt.Sprintf("values no counter can hold: %d, the first %s", u.Count, what), ts, ts)
+	g.Path, g.Unreadable = u.Key, uint64(u.Count)
+	return g.Point(o.Lab, o.Run, time.Unix(0, ts))
+}
+
 // gapPoint is the gap of a device's telemetry from since to until (unix
 // ns), and why.
 func gapPoint(o GNMIOptions, device, target, reason string, since, until int64) Gap {
@@ -278,7 +294,12 @@ func gapPoint(o GNMIOptions, device, target, reason string, since, until int64) 
 // update whose value is a JSON_IETF object is a key sent whole, the way
 // sonic-gnmi sends a COUNTERS_DB table key: its path is the key, its
 // members the leaves (tablefields.go).
-func Decode(n *pb.Notification, device, lab, run string) []Point {
+//
+// A value of a known leaf that is not an unsigned integer (SONiC's "N/A",
+// a negative or fractional number, another type) is no counter: Decode
+// leaves it out of its point and says so in the keys' Unreadable, for the
+// collector to record as a gap rather than drop in silence.
+func Decode(n *pb.Notification, device, lab, run string) ([]Point, []Unreadable) {
 	prefix := n.GetPrefix()
 	var one [1]decodeKey // a notification nearly always holds one key
 	keys := one[:0]
@@ -308,17 +329,27 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 			continue
 		}
 		if blob {
-			tableFields(u.GetVal().GetJsonIetfVal(), k.m.leaves, k.fields)
+			bad, first := tableFields(u.GetVal().GetJsonIetfVal(), k.m.leaves, k.fields)
+			if bad > 0 {
+				k.unreadable(prefix, bad, string(first.key), string(first.val))
+			}
 			continue
 		}
-		if name, ok := k.m.leaves[el[len(el)-1].GetName()]; ok {
+		leaf := el[len(el)-1].GetName()
+		if name, ok := k.m.leaves[leaf]; ok {
 			if v, ok := uintOf(u.GetVal()); ok {
 				k.fields[name] = v
+			} else {
+				k.unreadable(prefix, 1, leaf, valueText(u.GetVal()))
 			}
 		}
 	}
 	var pts []Point
+	var bad []Unreadable
 	for _, k := range keys {
+		if k.bad != nil {
+			bad = append(bad, *k.bad)
+		}
 		if len(k.fields) == 0 {
 			continue
 		}
@@ -327,7 +358,48 @@ func Decode(n *pb.Notification, device, lab, run string) []Point {
 		}
 		pts = append(pts, Point{Measurement: k.m.meas, Tags: k.tags, Fields: k.fields, Time: time.Unix(0, n.GetTimestamp())})
 	}
-	return pts
+	return pts, bad
+}
+
+// Unreadable is what Decode could not read of one key of a notification:
+// Count values of known leaves, the first of them Leaf = Value (a whole
+// key's object that is not JSON: Leaf empty, Value its start).
+type Unreadable struct {
+	Key, Leaf, Value string
+	Count            int
+}
+
+// unreadable counts n values of k that could not be read, keeping the
+// first. Rare, so the key's name is made only here.
+func (k *decodeKey) unreadable(prefix *pb.Path, n int, leaf, value string) {
+	if k.bad == nil {
+		p := &pb.Path{Elem: append(slices.Clip(prefix.GetElem()), k.at...)}
+		key := strings.Join(path.ToStrings(p, false), "/")
+		if t := prefix.GetTarget(); t != "" {
+			key = t + ":" + key
+		}
+		const most = 40 // a value is shown, not archived: enough to see what it was
+		if len(value) > most {
+			value = value[:most] + "..."
+		}
+		k.bad = &Unreadable{Key: key, Leaf: leaf, Value: value}
+	}
+	k.bad.Count += n
+}
+
+// valueText is a gNMI value as text, for an Unreadable: a string or JSON
+// as it came, anything else in protobuf's text form, which names its type
+// (double_val:1.5).
+func valueText(v *pb.TypedValue) string {
+	switch x := v.GetValue().(type) {
+	case *pb.TypedValue_StringVal:
+		return x.StringVal
+	case *pb.TypedValue_JsonIetfVal:
+		return string(x.JsonIetfVal)
+	case *pb.TypedValue_JsonVal:
+		return string(x.JsonVal)
+	}
+	return v.String()
 }
 
 // decodeKey is one key of a notification: the elements after the prefix
@@ -338,6 +410,7 @@ type decodeKey struct {
 	m      *decodeMap
 	tags   map[string]string
 	fields map[string]any
+	bad    *Unreadable
 }
 
 // newDecodeKey is the key the prefix and elements at name: the map it
@@ -448,7 +521,7 @@ func uintOf(v *pb.TypedValue) (uint64, bool) {
 	case *pb.TypedValue_UintVal:
 		return x.UintVal, true
 	case *pb.TypedValue_IntVal:
-		return uint64(max(x.IntVal, 0)), true
+		return uint64(x.IntVal), x.IntVal >= 0
 	case *pb.TypedValue_StringVal:
 		u, err := strconv.ParseUint(x.StringVal, 10, 64)
 		return u, err == nil

@@ -75,6 +75,9 @@ func TestGNMIMapsMatchSchema(t *testing.T) {
 // object, under the prefix (the emulated switches) or in the update's path
 // (sonic-gnmi's table keys); a notification holding two keys gives two
 // points, the idle mark tags them all, and a malformed object gives none.
+// A known counter's value that is no unsigned integer is left out and
+// named in the key's Unreadable (count and first value); an unknown
+// counter's is not.
 func TestDecodeCountersDB(t *testing.T) {
 	t.Parallel()
 	path := func(names ...string) *pb.Path {
@@ -113,24 +116,35 @@ func TestDecodeCountersDB(t *testing.T) {
 		prefix *pb.Path
 		upd    []*pb.Update
 		want   []pt
+		bad    []collectors.Unreadable
 	}{
 		{"port PFC, key in the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{str(path("SAI_PORT_STAT_PFC_3_RX_PKTS"), "5"),
-			str(path("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"), "812"), str(path("SAI_PORT_STAT_IF_IN_ERRORS"), "1")}, []pt{pfc}},
-		{"queue, key in the prefix", db("COUNTERS", "Ethernet0:3"), []*pb.Update{str(path("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES"), "4096")}, []pt{wm}},
-		{"key in the update's path", db(), []*pb.Update{str(path("COUNTERS", "Ethernet9", "SAI_PORT_STAT_PFC_7_RX_PKTS"), "0")}, []pt{pfc9}},
+			str(path("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"), "812"), str(path("SAI_PORT_STAT_IF_IN_ERRORS"), "1")}, []pt{pfc}, nil},
+		{"queue, key in the prefix", db("COUNTERS", "Ethernet0:3"), []*pb.Update{str(path("SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES"), "4096")}, []pt{wm}, nil},
+		{"key in the update's path", db(), []*pb.Update{str(path("COUNTERS", "Ethernet9", "SAI_PORT_STAT_PFC_7_RX_PKTS"), "0")}, []pt{pfc9}, nil},
 		{"whole key under the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(&pb.Path{},
-			`{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":812,"SAI_PORT_STAT_IF_IN_ERRORS":"1","SAI_PORT_STAT_PFC_4_RX_PKTS":"n/a"}`)}, []pt{pfc}},
+			`{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":812,"SAI_PORT_STAT_IF_IN_ERRORS":"x","SAI_PORT_STAT_PFC_4_RX_PKTS":"N/A","SAI_PORT_STAT_PFC_5_RX_PKTS":-1}`)},
+			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "N/A", Count: 2}}},
+		{"unreadable values, key in the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{str(path("SAI_PORT_STAT_PFC_3_RX_PKTS"), "5"),
+			str(path("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"), "812"),
+			{Path: path("SAI_PORT_STAT_PFC_4_RX_PKTS"), Val: &pb.TypedValue{Value: &pb.TypedValue_IntVal{IntVal: -3}}},
+			{Path: path("SAI_PORT_STAT_PFC_5_RX_PKTS"), Val: &pb.TypedValue{Value: &pb.TypedValue_DoubleVal{DoubleVal: 1.5}}}},
+			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "int_val:-3", Count: 2}}},
 		{"whole key, escaped and spaced", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil,
-			" {\"SAI_PORT_STAT_PFC_3_RX_PKTS\" : \"\\u0035\", \"SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US\":\"812\"}\n")}, []pt{pfc}},
+			" {\"SAI_PORT_STAT_PFC_3_RX_PKTS\" : \"\\u0035\", \"SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US\":\"812\"}\n")}, []pt{pfc}, nil},
 		{"whole keys in the updates' paths", db(), []*pb.Update{
 			blob(path("COUNTERS", "Ethernet0"), `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":"812"}`),
-			blob(path("COUNTERS", "Ethernet0:3"), `{"SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES":"4096"}`)}, []pt{pfc, wm}},
+			blob(path("COUNTERS", "Ethernet0:3"), `{"SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES":"4096"}`)}, []pt{pfc, wm}, nil},
 		{"idle mark", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":"812"}`), idle},
-			[]pt{idled(pfc)}},
-		{"malformed object", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`)}, nil},
+			[]pt{idled(pfc)}, nil},
+		{"malformed object", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`)}, nil,
+			[]collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Value: `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`, Count: 1}}},
 	} {
 		n := &pb.Notification{Timestamp: ts.UnixNano(), Prefix: c.prefix, Update: c.upd}
-		pts := collectors.Decode(n, "leaf1", "lab", "r")
+		pts, bad := collectors.Decode(n, "leaf1", "lab", "r")
+		if !slices.Equal(bad, c.bad) {
+			t.Errorf("%s: unreadable %+v, want %+v", c.name, bad, c.bad)
+		}
 		if len(pts) != len(c.want) {
 			t.Errorf("%s: %d points %+v, want %d", c.name, len(pts), pts, len(c.want))
 			continue

@@ -1,8 +1,10 @@
 package collectors
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 
 	pb "github.com/openconfig/gnmi/proto/gnmi"
 )
@@ -29,23 +31,55 @@ func isObject(v *pb.TypedValue) bool {
 // tableFields sets fields[names[member]] for each member of the object
 // blob named in names whose value is an unsigned integer, as a number or
 // a string of digits (as uintOf reads a single value); a named member
-// with any other value unsets its field. An object that is not valid
-// JSON sets nothing.
-func tableFields(blob []byte, names map[string]string, fields map[string]any) {
+// with any other value unsets its field. It returns how many named
+// members it could not read and the first of them. An object that is not
+// valid JSON sets nothing and counts as one, its key empty.
+func tableFields(blob []byte, names map[string]string, fields map[string]any) (bad int, first member) {
 	var buf [40]member
 	ms, ok := flatMembers(blob, buf[:0])
 	if !ok {
-		ms = slowMembers(blob)
+		if ms = slowMembers(blob); ms == nil {
+			return 1, member{val: blob}
+		}
 	}
 	for _, m := range ms {
 		if name, ok := names[string(m.key)]; ok {
 			if v, ok := digits(m.val); ok {
 				fields[name] = v
-			} else {
-				delete(fields, name) // a key given twice: the last wins, as in encoding/json
+				continue
+			}
+			delete(fields, name) // a key given twice: the last wins, as in encoding/json
+			bad++
+		}
+	}
+	if bad > 0 {
+		bad, first = lastUnreadable(ms, names)
+	}
+	return bad, first
+}
+
+// lastUnreadable counts the named members whose last value is no
+// unsigned integer (as encoding/json, the last of a key given twice is
+// what counts) and returns the first of them.
+func lastUnreadable(ms []member, names map[string]string) (bad int, first member) {
+	last := map[string]member{}
+	var order []string
+	for _, m := range ms {
+		if _, ok := names[string(m.key)]; ok {
+			if _, seen := last[string(m.key)]; !seen {
+				order = append(order, string(m.key))
+			}
+			last[string(m.key)] = m
+		}
+	}
+	for _, k := range order {
+		if _, ok := digits(last[k].val); !ok {
+			if bad++; bad == 1 {
+				first = last[k]
 			}
 		}
 	}
+	return bad, first
 }
 
 // digits reads an unsigned decimal integer as strconv.ParseUint(s, 10,
@@ -72,8 +106,8 @@ func digits(b []byte) (uint64, bool) {
 // string's contents, unquoted), pointing into the object's bytes.
 type member struct{ key, val []byte }
 
-// slowMembers reads any object with encoding/json; nil if blob is not
-// one.
+// slowMembers reads any object with encoding/json, its members in the
+// order of their keys (a map has no other); nil if blob is not one.
 func slowMembers(blob []byte) []member {
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(blob, &raw) != nil {
@@ -88,6 +122,7 @@ func slowMembers(blob []byte) []member {
 			ms = append(ms, member{[]byte(k), v})
 		}
 	}
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	return ms
 }
 

@@ -34,7 +34,11 @@ func TestNotificationsCarryEachSamplesValues(t *testing.T) {
 		}
 		got := map[string]uint64{}
 		for _, n := range ns {
-			for _, p := range collectors.Decode(n, "leaf1", "lab", "run") {
+			pts, bad := collectors.Decode(n, "leaf1", "lab", "run")
+			if len(bad) > 0 {
+				t.Errorf("%s: the collector cannot read %+v", tc.name, bad)
+			}
+			for _, p := range pts {
 				if p.Idle() != tc.idle {
 					t.Errorf("%s: %s idle %v, want %v", tc.name, p.Measurement, p.Idle(), tc.idle)
 				}

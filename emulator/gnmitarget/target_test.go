@@ -307,7 +307,11 @@ func TestSchemeCountersUnderTheTwinsOwnPath(t *testing.T) {
 		if n.GetTimestamp() != ts.UnixNano() {
 			t.Errorf("sample at %d, published at %d", n.GetTimestamp(), ts.UnixNano())
 		}
-		for _, p := range collectors.Decode(n, "leaf1", "lab", "run") {
+		pts, bad := collectors.Decode(n, "leaf1", "lab", "run")
+		if len(bad) > 0 {
+			t.Errorf("the collector cannot read %+v", bad)
+		}
+		for _, p := range pts {
 			if p.Measurement != collectors.LBMeasurement || !p.Idle() {
 				t.Errorf("point %+v: want measurement %s, idle", p, collectors.LBMeasurement)
 			}
