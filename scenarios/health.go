@@ -12,7 +12,8 @@ import (
 )
 
 // OutcomeDegraded: every point ran, but telemetry is incomplete: a gap in
-// the archive (a broken gNMI stream, samples a target coalesced) or points
+// the archive (a broken gNMI stream, samples a target coalesced, counter
+// values that are no numbers) or points
 // InfluxDB does not have (still in the spool, or lost), or switch queue
 // watermarks that could not be cleared before a point. The manifest's
 // warnings say which device, path and time span; --strict makes it a

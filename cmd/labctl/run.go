@@ -65,7 +65,8 @@ Exit status: 0 when every point ran; 1 when the run failed or some points
 failed (outcome "partial": the report covers the others; the manifest has
 each failed point's error), and with --strict when the run is "degraded"
 (every point ran but telemetry is incomplete: a gap, coalesced samples,
-points InfluxDB lacks; the warnings say where; docs/telemetry.md); 2 for
+unreadable counter values, points InfluxDB lacks; the warnings say where;
+docs/telemetry.md); 2 for
 usage errors.
 
 Examples:

@@ -20,7 +20,7 @@ import (
 // strictFlag is --strict: a degraded run is a failure.
 func strictFlag(def bool) cli.Flag {
 	return &cli.BoolFlag{Name: "strict", Value: def,
-		Usage: "exit 1 when a run is degraded (telemetry gaps, coalesced samples, points InfluxDB lacks)"}
+		Usage: "exit 1 when a run is degraded (telemetry gaps, coalesced samples, unreadable counter values, points InfluxDB lacks)"}
 }
 
 func telemetryCommand() *cli.Command {
