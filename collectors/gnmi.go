@@ -268,11 +268,11 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 // that are no counters: the sample arrived, those values are missing
 // from it.
 func unreadableGap(u Unreadable, ts int64, device, target string, o GNMIOptions) Point {
-	what := fmt.Sprintf("%s = %q", u.Leaf, u.Value)
+	reason := fmt.Sprintf("counter values that are not unsigned integers (%d), the first %s = %q", u.Count, u.Leaf, u.Value)
 	if u.Leaf == "" {
-		what = fmt.Sprintf("not a JSON object: %q", u.Value)
+		reason = fmt.Sprintf("a key's counters that are not a JSON object: %q", u.Value)
 	}
-	g := gapPoint(o, device, target, fmt.Sprintf("values no counter can hold: %d, the first %s", u.Count, what), ts, ts)
+	g := gapPoint(o, device, target, reason, ts, ts)
 	g.Path, g.Unreadable = u.Key, uint64(u.Count)
 	return g.Point(o.Lab, o.Run, time.Unix(0, ts))
 }
