@@ -5,5 +5,5 @@
 //
 // Everything else builds on it.
 //
-// Imports within labctl: only internal/yamlpos.
+// Imports within labctl: only internal/yamlpos, internal/suggest.
 package inventory

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labctl/labctl/internal/suggest"
 )
 
 var (
@@ -11,9 +15,55 @@ var (
 	fattreeSpec   = regexp.MustCompile(`^fattree:(\d+)(?:@(\d+(?:\.\d+)?))?$`)
 )
 
-// IsGeneratorSpec reports whether s names a generated topology.
+// IsGeneratorSpec reports whether s names a generated topology (its
+// options, after the first comma, are checked by Generate).
 func IsGeneratorSpec(s string) bool {
-	return leafspineSpec.MatchString(s) || fattreeSpec.MatchString(s)
+	topo, _, _ := strings.Cut(s, ",")
+	return leafspineSpec.MatchString(topo) || fattreeSpec.MatchString(topo)
+}
+
+// genOptions are a spec's options: ",delay=5us" after the topology.
+type genOptions struct {
+	delayNs int64 // every link's one-way propagation delay
+}
+
+// genOptionNames are the options a spec may give, for the error that
+// names them.
+var genOptionNames = []string{"delay"}
+
+// maxGenDelay bounds a generated link's delay: a datacenter link's is
+// microseconds; a second is a typo, not a fabric.
+const maxGenDelay = time.Second
+
+// parseGenOptions reads the comma-separated key=value options of spec
+// after its topology.
+func parseGenOptions(spec, opts string) (genOptions, error) {
+	o := genOptions{delayNs: DefaultLinkDelayNs}
+	if opts == "" {
+		return o, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(opts, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || v == "":
+			return o, fmt.Errorf("topology %q: option %q: want key=value (e.g. delay=5us)", spec, kv)
+		case seen[k]:
+			return o, fmt.Errorf("topology %q: option %s given twice", spec, k)
+		}
+		seen[k] = true
+		switch k {
+		case "delay":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Nanosecond || d > maxGenDelay {
+				return o, fmt.Errorf("topology %q: delay %q: want a duration from 1ns to %v (e.g. 5us)", spec, v, maxGenDelay)
+			}
+			o.delayNs = d.Nanoseconds()
+		default:
+			return o, fmt.Errorf("topology %q: unknown option %q%s (known: %s)", spec, k, suggest.DidYouMean(k, genOptionNames, 3), strings.Join(genOptionNames, ", "))
+		}
+	}
+	return o, nil
 }
 
 // Resolve returns the lab a name refers to: a generated topology, or a lab
@@ -28,18 +78,25 @@ func ResolveWith(nameOrPath string, drivers QoSDrivers) (*Lab, error) {
 
 // Generate builds an emulated lab from a spec:
 //
-//	leafspine:<spines>x<leaves>:<hosts-per-leaf>[@<gbps>]
+//	leafspine:<spines>x<leaves>:<hosts-per-leaf>[@<gbps>][,delay=<duration>]
 //
 // Every leaf has one link to every spine at the same speed as the hosts, so
 // the leaves are oversubscribed hosts-per-leaf:spines. Hosts are h1..hN in
 // leaf order with one RNIC (mlx5_0/ens1f0, GID index 3, 10.<leaf>.<i/250>.<i%250+1>).
+// Every link's one-way delay is 1 us unless the spec's delay says
+// otherwise (e.g. leafspine:10x10:30@40,delay=5us, FLB's ns-3 links).
 func Generate(spec string) (*Lab, error) {
-	if fattreeSpec.MatchString(spec) {
-		return generateFatTree(spec)
+	topo, opts, _ := strings.Cut(spec, ",")
+	o, err := parseGenOptions(spec, opts)
+	if err != nil {
+		return nil, err
 	}
-	m := leafspineSpec.FindStringSubmatch(spec)
+	if fattreeSpec.MatchString(topo) {
+		return generateFatTree(spec, topo, o)
+	}
+	m := leafspineSpec.FindStringSubmatch(topo)
 	if m == nil {
-		return nil, fmt.Errorf("topology %q: want leafspine:<spines>x<leaves>:<hosts-per-leaf>[@<gbps>] (e.g. leafspine:2x4:8@100) or fattree:<k>[@<gbps>] (e.g. fattree:4)", spec)
+		return nil, fmt.Errorf("topology %q: want leafspine:<spines>x<leaves>:<hosts-per-leaf>[@<gbps>] (e.g. leafspine:2x4:8@100) or fattree:<k>[@<gbps>] (e.g. fattree:4), either with ,delay=<duration> for links other than 1 us", spec)
 	}
 	spines, _ := strconv.Atoi(m[1])
 	leaves, _ := strconv.Atoi(m[2])
@@ -78,10 +135,10 @@ func Generate(spec string) (*Lab, error) {
 				IP: fmt.Sprintf("10.%d.%d.%d", l, i/250, i%250+1),
 			}}}
 			lab.Hosts = append(lab.Hosts, h)
-			lab.Links = append(lab.Links, Link{A: LinkEnd{leaf.Name, port(i + 1)}, B: LinkEnd{h.Name, "mlx5_0"}, DelayNs: 1000})
+			lab.Links = append(lab.Links, Link{A: LinkEnd{leaf.Name, port(i + 1)}, B: LinkEnd{h.Name, "mlx5_0"}, DelayNs: o.delayNs})
 		}
 		for s := 1; s <= spines; s++ {
-			lab.Links = append(lab.Links, Link{A: LinkEnd{leaf.Name, port(perLeaf + s)}, B: LinkEnd{fmt.Sprintf("spine%d", s), port(l)}, DelayNs: 1000})
+			lab.Links = append(lab.Links, Link{A: LinkEnd{leaf.Name, port(perLeaf + s)}, B: LinkEnd{fmt.Sprintf("spine%d", s), port(l)}, DelayNs: o.delayNs})
 		}
 		lab.Switches = append(lab.Switches, leaf)
 	}
@@ -90,11 +147,11 @@ func Generate(spec string) (*Lab, error) {
 
 // generateFatTree builds a k-ary fat-tree: k pods of k/2 edge switches
 // (role leaf, k/2 hosts each) and k/2 aggregation switches (role agg), and
-// (k/2)^2 core switches (role spine); k^3/4 hosts, all links at one speed,
-// non-blocking. Core switch j (0-based) connects to aggregation switch j/(k/2)
-// of every pod.
-func generateFatTree(spec string) (*Lab, error) {
-	m := fattreeSpec.FindStringSubmatch(spec)
+// (k/2)^2 core switches (role spine); k^3/4 hosts, all links at one speed
+// and delay, non-blocking. Core switch j (0-based) connects to aggregation
+// switch j/(k/2) of every pod. topo is spec without its options.
+func generateFatTree(spec, topo string, o genOptions) (*Lab, error) {
+	m := fattreeSpec.FindStringSubmatch(topo)
 	k, _ := strconv.Atoi(m[1])
 	gbps := 100.0
 	if m[2] != "" {
@@ -119,7 +176,7 @@ func generateFatTree(spec string) (*Lab, error) {
 		return s
 	}
 	link := func(a, ap, b, bp string) {
-		lab.Links = append(lab.Links, Link{A: LinkEnd{a, ap}, B: LinkEnd{b, bp}, DelayNs: 1000})
+		lab.Links = append(lab.Links, Link{A: LinkEnd{a, ap}, B: LinkEnd{b, bp}, DelayNs: o.delayNs})
 	}
 	for c := 0; c < h*h; c++ {
 		lab.Switches = append(lab.Switches, sw(fmt.Sprintf("core%d", c+1), "spine", k))

@@ -109,6 +109,58 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// TestGenerateLinkDelay: a spec's delay option sets every link's one-way
+// delay (1 us without it) on both topologies, and a bad option is refused
+// naming what is wrong.
+func TestGenerateLinkDelay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spec string
+		want int64
+	}{
+		{"leafspine:2x4:8@100", DefaultLinkDelayNs},
+		{"leafspine:2x4:8@100,delay=5us", 5000},
+		{"leafspine:1x2:2,delay=1.5µs", 1500},
+		{"fattree:4,delay=500ns", 500},
+		{"fattree:4@40,delay=5us", 5000},
+	} {
+		if !IsGeneratorSpec(tc.spec) {
+			t.Errorf("%s: not taken for a generated topology", tc.spec)
+		}
+		lab, err := Generate(tc.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		if err := lab.Validate(); err != nil {
+			t.Errorf("%s: generated lab invalid: %v", tc.spec, err)
+		}
+		for _, l := range lab.Links {
+			if l.DelayNs != tc.want {
+				t.Fatalf("%s: link %v-%v delay %d ns, want %d", tc.spec, l.A, l.B, l.DelayNs, tc.want)
+			}
+		}
+		if lab.Name != tc.spec {
+			t.Errorf("%s: named %q", tc.spec, lab.Name)
+		}
+	}
+	for spec, want := range map[string]string{
+		"fattree:4,delay=0":             "from 1ns",
+		"fattree:4,delay=-1us":          "from 1ns",
+		"fattree:4,delay=5":             "from 1ns", // a duration needs its unit
+		"fattree:4,delay=2s":            "from 1ns to 1s",
+		"fattree:4,delay=":              "want key=value",
+		"fattree:4,delay":               "want key=value",
+		"fattree:4,buffer=9MB":          `unknown option "buffer" (known: delay)`,
+		"fattree:4,dealy=5us":           `unknown option "dealy" (did you mean "delay"?)`,
+		"fattree:4,delay=1us,delay=2us": "delay given twice",
+		"fattree:3,delay=1us":           "k must be even",
+	} {
+		if _, err := Generate(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Generate(%q): %v, want an error saying %q", spec, err, want)
+		}
+	}
+}
+
 func TestWriteFileRoundTrip(t *testing.T) {
 	lab, _ := Generate("leafspine:1x2:2@100")
 	lab.Credentials = map[string]Credential{"emulator": {User: "u", KeyFile: "/k"}}

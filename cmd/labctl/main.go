@@ -81,7 +81,8 @@ Quick start, no hardware needed (runs on the built-in emulated leaf-spine):
 
 A lab is a YAML inventory file (see inventory/testdata/example-lab.yaml) or a
 generated topology such as leafspine:2x4:8@100 (spines x leaves : hosts per leaf
-@ Gb/s). Generated labs are emulated: every device is a real SSH/gNMI endpoint
+@ Gb/s) or fattree:8@40,delay=5us (a k=8 fat-tree at 40 Gb/s with 5 us links;
+1 us without delay=). Generated labs are emulated: every device is a real SSH/gNMI endpoint
 on 127.0.0.1 backed by a fabric simulator.`,
 		// every command first clears what a killed labctl left behind
 		Before: func(*cli.Context) error {

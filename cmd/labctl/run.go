@@ -24,8 +24,8 @@ func runCommand() *cli.Command {
 
 The lab is, in order: --lab, the scenario's lab:, or the built-in emulated
 leaf-spine (` + scenarios.DefaultLab + `). LAB is a lab file, a generated
-topology (leafspine:SxL:H[@gbps]) or the name of a lab started with
-'labctl lab up'. An emulated lab that is not already up is started for the
+topology (leafspine:SxL:H[@gbps] or fattree:K[@gbps], with ,delay=5us for
+links other than 1 us) or the name of a lab started with 'labctl lab up'. An emulated lab that is not already up is started for the
 run (with the scenario's emulation: section) and stopped after it.
 
 A scenario with a matrix: runs once per combination of the swept values

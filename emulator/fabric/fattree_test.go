@@ -42,3 +42,31 @@ func TestFatTreePathsAndSingleFlow(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedLinkDelay: a generated lab's delay option reaches the twin.
+// One flow over the 6 hops of fattree:4 with 5 us links takes 48 us longer
+// than with the default 1 us (4 us more per hop, data out and ACK back:
+// the ideal FCT includes the base round trip), in both engines within one
+// packet time of the analytic figure.
+func TestGeneratedLinkDelay(t *testing.T) {
+	t.Parallel()
+	f := Flow{ID: 1, Src: "h1", Dst: "h16", Bytes: 1 << 20}
+	ideal := map[string]int64{}
+	for _, spec := range []string{"fattree:4@100", "fattree:4@100,delay=5us"} {
+		topo, _ := generatedHosts(t, spec)
+		var err error
+		if ideal[spec], err = topo.IdealFCT(f, DefaultConfig()); err != nil {
+			t.Fatal(err)
+		}
+		pkt := float64(4096+82) * 8 / 100
+		for name, e := range map[string]Engine{"flow": NewFlowEngine(topo, DefaultConfig()), "packet": NewPacketEngine(topo, DefaultConfig())} {
+			r := run(t, e, []Flow{f})[0]
+			if got := float64(r.End - r.Start); math.Abs(got-float64(ideal[spec])) > pkt {
+				t.Errorf("%s, %s engine: FCT %.0f ns, want %d within one packet time", spec, name, got, ideal[spec])
+			}
+		}
+	}
+	if d := ideal["fattree:4@100,delay=5us"] - ideal["fattree:4@100"]; d != 2*6*4000 {
+		t.Errorf("5 us links add %d ns to the ideal FCT, want %d", d, 2*6*4000)
+	}
+}
