@@ -141,8 +141,11 @@ func (g Gap) String() string {
 				g.BrokeAt.UTC().Format(ts), g.ResumedAt.UTC().Format(ts))
 		}
 	}
-	return fmt.Sprintf("telemetry gap: device %s target %s path %s: %s to %s UTC (%v): %s (%s)",
-		g.Device, g.Target, g.Path, g.Since.UTC().Format(ts), g.Until.UTC().Format(ts), g.Until.Sub(g.Since), what, g.Reason)
+	span := fmt.Sprintf("%s to %s UTC (%v)", g.Since.UTC().Format(ts), g.Until.UTC().Format(ts), g.Until.Sub(g.Since))
+	if g.Until.Equal(g.Since) {
+		span = "at " + g.Since.UTC().Format(ts) + " UTC"
+	}
+	return fmt.Sprintf("telemetry gap: device %s target %s path %s: %s: %s (%s)", g.Device, g.Target, g.Path, span, what, g.Reason)
 }
 
 // GapRecorder passes points through to a sink and keeps the gaps among

@@ -75,6 +75,7 @@ func FaultKinds() []FaultKind {
 		FaultKind{"fail-ssh-command", "any", "", "the next command over SSH exits 1"},
 		FaultKind{"clear", "any", "", "end the device's drops and delays now"},
 		FaultKind{"gnmi-restart", "switch", "", "restart the switch's gNMI server: every stream ends and it serves again on the same address (down for --for, 0 if not given)"},
+		FaultKind{"garble-gnmi", "switch", "for", `for --for, every port's priority-3 PFC rx count in COUNTERS_DB reads "N/A", as on a platform without it (collectors record each such sample as a gap)`},
 	)
 }
 
@@ -124,6 +125,9 @@ func (l *Lab) Inject(ctx context.Context, req FaultRequest) (string, error) {
 	case action == "delay":
 		err := l.DelayEndpoint(req.Device, Endpoint(ep), req.Delay, req.For)
 		return fmt.Sprintf("%s: new %s connections held %s until %s", req.Device, ep, req.Delay, until), err
+	}
+	if k.Name == "garble-gnmi" {
+		return fmt.Sprintf("%s: a PFC counter reads N/A until %s", req.Device, until), l.GarbleGNMI(req.Device, req.For)
 	}
 	if k.Name == "gnmi-restart" {
 		err := l.RestartGNMIFor(ctx, req.Device, max(req.For, 0))

@@ -208,6 +208,8 @@ func TestControlSocket(t *testing.T) {
 		{emulator.FaultRequest{Device: "h1", Kind: "drop-gnmi", For: time.Second}, []string{"h1 is a host", "for switches"}},
 		{emulator.FaultRequest{Device: "h1", Kind: "drop-ssh"}, []string{"drop-ssh needs a positive duration"}},
 		{emulator.FaultRequest{Device: "h1", Kind: "delay-ssh", For: time.Second}, []string{"needs a positive --delay"}},
+		{emulator.FaultRequest{Device: "h1", Kind: "garble-gnmi", For: time.Second}, []string{"h1 is a host", "for switches"}},
+		{emulator.FaultRequest{Device: "leaf1", Kind: "garble-gnmi"}, []string{"garble-gnmi needs a positive duration"}},
 	} {
 		if _, err := emulator.SendFault(ctx, path, tc.req); err == nil || !containsAll(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.req, err, tc.want)
@@ -220,6 +222,11 @@ func TestControlSocket(t *testing.T) {
 	res, err := pool.Exec(ctx, testlab.Target(t, inv, "h1", sshdrv.EndpointSSH), "hostname")
 	if err != nil || res.ExitStatus != 1 || !strings.Contains(string(res.Stderr), "injected failure") {
 		t.Errorf("the armed failure did not happen: %v %+v", err, res)
+	}
+	// what garbling does to the samples: TestGarbledPFCCounter, TestGarbledCountersDuringARun
+	if msg, err := emulator.SendFault(ctx, path, emulator.FaultRequest{Device: "leaf1", Kind: "garble-gnmi", For: time.Second}); err != nil ||
+		!strings.Contains(msg, "leaf1: a PFC counter reads N/A until") {
+		t.Errorf("garble-gnmi: %q %v", msg, err)
 	}
 	cancel()
 	for i := 0; i < 50; i++ {

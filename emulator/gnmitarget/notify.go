@@ -123,8 +123,9 @@ func (v *values) uints(paths []*pb.Path, xs ...uint64) []*pb.Update {
 
 // table sets the one update of a COUNTERS_DB key sent whole: no path
 // (the key is the prefix), a JSON_IETF object of names[i] to xs[i] as
-// strings, as sonic-gnmi writes them.
-func (v *values) table(names []string, xs ...uint64) []*pb.Update {
+// strings, as sonic-gnmi writes them; the value at index na (if any) is
+// "N/A" instead (GarbleFor).
+func (v *values) table(names []string, na int, xs ...uint64) []*pb.Update {
 	n := 2
 	for _, name := range names {
 		n += len(name) + 6 + 20
@@ -137,7 +138,11 @@ func (v *values) table(names []string, xs ...uint64) []*pb.Update {
 		b = append(b, '"')
 		b = append(b, names[i]...)
 		b = append(b, '"', ':', '"')
-		b = strconv.AppendUint(b, x, 10)
+		if i == na {
+			b = append(b, "N/A"...)
+		} else {
+			b = strconv.AppendUint(b, x, 10)
+		}
 		b = append(b, '"')
 	}
 	b = append(b, '}')
@@ -168,7 +173,11 @@ func (t *Target) notifications(ts int64, port string, c *fabric.PortCounters, id
 	for p := 0; p < 8; p++ {
 		pfc[3*p], pfc[3*p+1], pfc[3*p+2] = c.PFCRx[p], c.PFCTx[p], c.PauseRxNs[p]/1000
 	}
-	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true, Prefix: pp.pfc, Update: newValues(1, mark).table(l.pfc[:], pfc[:]...)})
+	na := -1
+	if t.garbling {
+		na = 3 * garbledPrio // its rx count
+	}
+	out = append(out, &pb.Notification{Timestamp: ts, Atomic: true, Prefix: pp.pfc, Update: newValues(1, mark).table(l.pfc[:], na, pfc[:]...)})
 	for q, qc := range c.Queues {
 		// the lossless queue always; others when they carried traffic
 		// since the watermarks were last cleared (the point's start)
@@ -182,7 +191,7 @@ func (t *Target) notifications(ts int64, port string, c *fabric.PortCounters, id
 		out = append(out, &pb.Notification{Timestamp: ts, Atomic: true, Prefix: oc,
 			Update: newValues(5, mark).uints(l.queue[:], qc.TxPkts, qc.TxBytes, qc.Drops, qc.WatermarkBytes, qc.ECNMarked),
 		}, &pb.Notification{Timestamp: ts, Atomic: true, Prefix: db,
-			Update: newValues(1, mark).table(l.queueDB[:], qc.DepthBytes, qc.WatermarkBytes),
+			Update: newValues(1, mark).table(l.queueDB[:], -1, qc.DepthBytes, qc.WatermarkBytes),
 		})
 	}
 	return out

@@ -57,3 +57,40 @@ func TestNotificationsCarryEachSamplesValues(t *testing.T) {
 		}
 	}
 }
+
+// While garbled (GarbleFor), every port's PFC key carries "N/A" for the
+// priority-3 rx count and its other counters as ever: the collector finds
+// exactly that one value unreadable, and nothing once the fault is over.
+func TestGarbledPFCCounter(t *testing.T) {
+	t.Parallel()
+	tgt, err := New("leaf1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fabric.PortCounters{}
+	c.PFCRx[3], c.PFCTx[3] = 7, 9
+	for _, garbling := range []bool{true, false} {
+		tgt.garbling = garbling
+		var bad []collectors.Unreadable
+		fields := map[string]any{}
+		for _, n := range tgt.notifications(1, "1/0", c, false) {
+			pts, b := collectors.Decode(n, "leaf1", "lab", "run")
+			bad = append(bad, b...)
+			for _, p := range pts {
+				if p.Measurement == "port" && p.Tags["port"] == "1/0" {
+					for k, v := range p.Fields {
+						fields[k] = v
+					}
+				}
+			}
+		}
+		switch {
+		case garbling && (len(bad) != 1 || bad[0].Leaf != collectors.PrioName(collectors.SAIPFCRxPkts, 3) || bad[0].Value != "N/A" || bad[0].Count != 1):
+			t.Errorf("garbled: unreadable %+v, want the priority-3 PFC rx count alone", bad)
+		case !garbling && len(bad) > 0:
+			t.Errorf("not garbled: unreadable %+v", bad)
+		case fields["pfc3_tx"] != uint64(9) || (fields["pfc3_rx"] != nil) != !garbling:
+			t.Errorf("garbled %v: fields %v", garbling, fields)
+		}
+	}
+}

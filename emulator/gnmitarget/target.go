@@ -66,6 +66,23 @@ type Target struct {
 	// coalesced counts samples lost to coalescing or refused by the cache
 	// (Coalesced).
 	coalesced atomic.Uint64
+	// garbleUntil: until this wall time (unix ns), one PFC counter of
+	// every port reads "N/A" (GarbleFor); garbling says so for the
+	// publish under way (guarded by pubMu).
+	garbleUntil atomic.Int64
+	garbling    bool
+}
+
+// garbledPrio is the priority whose PFC rx count GarbleFor garbles: the
+// lossless one, whose counters a run's report reads.
+const garbledPrio = 3
+
+// GarbleFor makes the switch's COUNTERS_DB samples, for d from now, read
+// "N/A" for every port's priority-3 PFC rx count, as a platform that
+// lacks a counter writes: a fault for drilling how collectors and
+// dashboards take values that are no counters (lab fault garble-gnmi).
+func (t *Target) GarbleFor(d time.Duration) {
+	t.garbleUntil.Store(time.Now().Add(d).UnixNano())
 }
 
 // New makes the target of switch name.
@@ -314,6 +331,7 @@ func (t *Target) publish(ts time.Time, ports map[string]*fabric.PortCounters, id
 	var rj rejects
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
+	t.garbling = time.Now().UnixNano() < t.garbleUntil.Load()
 	for _, p := range names {
 		for _, n := range t.notifications(ts.UnixNano(), p, ports[p], idle) {
 			t.update(n, &rj)
