@@ -268,7 +268,7 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 // that are no counters: the sample arrived, those values are missing
 // from it.
 func unreadableGap(u Unreadable, ts int64, device, target string, o GNMIOptions) Point {
-	reason := fmt.Sprintf("counter values that are not unsigned integers (%d), the first %s = %q", u.Count, u.Leaf, u.Value)
+	reason := fmt.Sprintf("counter values that are not unsigned integers, the first %s = %q", u.Leaf, u.Value)
 	if u.Leaf == "" {
 		reason = fmt.Sprintf("a key's counters that are not a JSON object: %q", u.Value)
 	}

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,9 +54,18 @@ traffic:
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d gaps, e.g. %q", gaps, out.Summary.Warnings[0])
-	if gaps != m.Telemetry.GapCount {
-		t.Errorf("%d gaps in the archive, %d in the manifest", gaps, m.Telemetry.GapCount)
+	if gaps != m.Telemetry.GapCount || m.Telemetry.UnreadableValues != int64(gaps) || m.Telemetry.MissedSamples != 0 {
+		t.Errorf("%d gaps in the archive; the manifest's: %d gaps, %d values unreadable, %d samples missed",
+			gaps, m.Telemetry.GapCount, m.Telemetry.UnreadableValues, m.Telemetry.MissedSamples)
+	}
+	// One warning for them all, not one per sample and port.
+	t.Logf("warnings: %q", out.Summary.Warnings)
+	if g := m.Telemetry.Gaps; len(g) != 1 || g[0].Gaps != gaps || g[0].Unreadable != int64(gaps) || g[0].Device != dev {
+		t.Errorf("the manifest's gaps %+v, want one entry standing for all %d", g, gaps)
+	}
+	if w := out.Summary.Warnings; len(w) != 2 || !strings.Contains(w[0], fmt.Sprintf("device %s target %s: %d samples of ", dev, collectors.CountersDB, gaps)) ||
+		!strings.Contains(w[1], fmt.Sprintf("%d counter values unreadable", gaps)) {
+		t.Errorf("warnings %q, want the gaps' summary and the count", w)
 	}
 	whole := 0
 	if err := collectors.ReadLPFile(filepath.Join(out.Dir, "telemetry", "port.lp"), func(p collectors.Point) error {
@@ -77,7 +87,7 @@ traffic:
 		t.Error("no whole PFC sample from the other switches")
 	}
 	html, err := os.ReadFile(out.Report)
-	if err != nil || !strings.Contains(string(html), "outcome <b>degraded</b>") || !strings.Contains(string(html), "one sample without 1 of its values") {
+	if err != nil || !strings.Contains(string(html), "outcome <b>degraded</b>") || !strings.Contains(string(html), "samples of ") {
 		t.Errorf("report.html does not show the outcome and the unreadable value (%v)", err)
 	}
 }

@@ -141,13 +141,15 @@ type TelemetryMeta struct {
 	Points  int      `json:"points"`
 	Errors  []string `json:"errors,omitempty"`
 	// Gaps are the spans of a device's telemetry that are missing (a
-	// broken stream, samples a target coalesced), at most MaxGapsKept of
-	// them; GapCount counts them all and MissedSamples sums their lost
-	// samples (coalesced exactly, broken streams estimated from the span
-	// and interval).
-	Gaps          []GapMeta `json:"gaps,omitempty"`
-	GapCount      int       `json:"gap_count,omitempty"`
-	MissedSamples int64     `json:"missed_samples,omitempty"`
+	// broken stream, samples a target coalesced, counter values that were
+	// no numbers), at most MaxGapsKept of them; GapCount counts them all,
+	// MissedSamples sums their lost samples (coalesced exactly, broken
+	// streams estimated from the span and interval) and UnreadableValues
+	// the values samples carried that were no counters.
+	Gaps             []GapMeta `json:"gaps,omitempty"`
+	GapCount         int       `json:"gap_count,omitempty"`
+	MissedSamples    int64     `json:"missed_samples,omitempty"`
+	UnreadableValues int64     `json:"unreadable_values,omitempty"`
 	// Influx is what became of the points sent to InfluxDB.
 	Influx *InfluxMeta `json:"influx,omitempty"`
 }
@@ -156,16 +158,20 @@ type TelemetryMeta struct {
 // the manifest); the archive's collector_gap.lp has every one.
 const MaxGapsKept = 100
 
-// GapMeta is one telemetry gap (collectors.Gap) as the manifest keeps it.
+// GapMeta is one telemetry gap (collectors.Gap) as the manifest keeps it,
+// or the gaps of unreadable values of one device, target and reason
+// (Gaps of them, one per sample and key: Path then names the keys).
 type GapMeta struct {
-	Device  string    `json:"device"`
-	Target  string    `json:"target"`
-	Path    string    `json:"path"`
-	Since   time.Time `json:"since"`
-	Until   time.Time `json:"until"`
-	Missed  int64     `json:"missed_samples"`
-	Reason  string    `json:"reason"`
-	Warning string    `json:"warning"`
+	Device     string    `json:"device"`
+	Target     string    `json:"target"`
+	Path       string    `json:"path"`
+	Since      time.Time `json:"since"`
+	Until      time.Time `json:"until"`
+	Missed     int64     `json:"missed_samples"`
+	Unreadable int64     `json:"unreadable_values,omitempty"`
+	Gaps       int       `json:"gaps,omitempty"` // the archive's gaps it stands for, when more than one
+	Reason     string    `json:"reason"`
+	Warning    string    `json:"warning"`
 }
 
 // InfluxMeta says where telemetry went besides the archive (no token) and

@@ -33,11 +33,10 @@ func telemetryHealth(meta *reports.TelemetryMeta, gaps []collectors.Gap, inf *co
 	for _, g := range gaps {
 		meta.GapCount++
 		meta.MissedSamples += g.Missed()
-		if len(meta.Gaps) < reports.MaxGapsKept {
-			meta.Gaps = append(meta.Gaps, reports.GapMeta{Device: g.Device, Target: g.Target, Path: g.Path,
-				Since: g.Since.UTC(), Until: g.Until.UTC(), Missed: g.Missed(), Reason: g.Reason, Warning: g.String()})
-		}
+		meta.UnreadableValues += int64(g.Unreadable)
 	}
+	metas := gapMetas(gaps) // gapsummary.go
+	meta.Gaps = append(meta.Gaps, metas[:min(len(metas), max(reports.MaxGapsKept-len(meta.Gaps), 0))]...)
 	if inf != nil {
 		spool, err := filepath.Rel(runDir, inf.SpoolDir())
 		if err != nil {
@@ -68,6 +67,7 @@ func (st *runState) noteInflux() {
 func mergeHealth(a, b *reports.TelemetryMeta) {
 	a.GapCount += b.GapCount
 	a.MissedSamples += b.MissedSamples
+	a.UnreadableValues += b.UnreadableValues
 	a.Gaps = append(a.Gaps, b.Gaps...)
 	a.Gaps = a.Gaps[:min(len(a.Gaps), reports.MaxGapsKept)]
 	if a.Influx == nil {
@@ -97,11 +97,15 @@ func telemetryWarnings(meta *reports.TelemetryMeta) []string {
 	for _, g := range meta.Gaps {
 		out = append(out, g.Warning)
 	}
-	if more := meta.GapCount - len(meta.Gaps); more > 0 {
+	if more := meta.GapCount - keptGaps(meta.Gaps); more > 0 {
 		out = append(out, fmt.Sprintf("telemetry: %d more gaps (telemetry/collector_gap.lp has every one)", more))
 	}
 	if meta.GapCount > 0 {
-		out = append(out, fmt.Sprintf("telemetry: %d gaps in all, up to %d samples missed", meta.GapCount, meta.MissedSamples))
+		all := fmt.Sprintf("telemetry: %d gaps in all, up to %d samples missed", meta.GapCount, meta.MissedSamples)
+		if meta.UnreadableValues > 0 {
+			all += fmt.Sprintf(", %d counter values unreadable", meta.UnreadableValues)
+		}
+		out = append(out, all)
 	}
 	inf := meta.Influx
 	if inf == nil {
