@@ -161,6 +161,33 @@ func TestGenerateLinkDelay(t *testing.T) {
 	}
 }
 
+// FuzzGenerate: a topology spec (a --lab flag, a scenario's lab:) never
+// panics Generate, and one it accepts is a valid lab whose every link has
+// a delay in the bounds the option allows.
+func FuzzGenerate(f *testing.F) {
+	for _, s := range []string{"leafspine:2x4:8@100", "fattree:4", "fattree:4@40,delay=5us", "leafspine:1x2:2,delay=1.5µs",
+		"fattree:4,delay=", "fattree:4,,", "fattree:4,delay=1us,delay=2us", "leafspine:1x1:1@0.5,dealy=1s", "fattree:8,delay=9223372036854775807ns"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		lab, err := Generate(spec)
+		if err != nil {
+			return
+		}
+		if !IsGeneratorSpec(spec) {
+			t.Errorf("%q: generated, yet not a generator spec", spec)
+		}
+		if err := lab.Validate(); err != nil {
+			t.Errorf("%q: invalid lab: %v", spec, err)
+		}
+		for _, l := range lab.Links {
+			if l.DelayNs < 1 || l.DelayNs > int64(maxGenDelay) {
+				t.Fatalf("%q: link delay %d ns", spec, l.DelayNs)
+			}
+		}
+	})
+}
+
 func TestWriteFileRoundTrip(t *testing.T) {
 	lab, _ := Generate("leafspine:1x2:2@100")
 	lab.Credentials = map[string]Credential{"emulator": {User: "u", KeyFile: "/k"}}
