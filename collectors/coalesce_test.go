@@ -62,6 +62,13 @@ func TestCoalescedSamplesLeaveAGap(t *testing.T) {
 // it whose points go to the sink returned; the collector and the server
 // stop with the test.
 func countersDBTarget(t *testing.T, opts ...subscribe.Option) (*cache.Cache, *memSink) {
+	c, sink, _ := countersDBTargetStop(t, opts...)
+	return c, sink
+}
+
+// countersDBTargetStop is countersDBTarget with a stop that ends the
+// collection and returns once the collector has.
+func countersDBTargetStop(t *testing.T, opts ...subscribe.Option) (*cache.Cache, *memSink, func()) {
 	t.Helper()
 	c := cache.New([]string{"COUNTERS_DB"}, cache.DisableEventDrivenEmulation())
 	srv, err := subscribe.NewServer(c, append([]subscribe.Option{subscribe.WithStats()}, opts...)...)
@@ -81,10 +88,15 @@ func countersDBTarget(t *testing.T, opts ...subscribe.Option) (*cache.Cache, *me
 
 	sink := &memSink{}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel) // before g.Stop: cleanups run last first
-	go collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: lis.Addr().String()},
-		collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
+	done := make(chan struct{})
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop) // before g.Stop: cleanups run last first
+	go func() {
+		defer close(done)
+		collectors.Collect(ctx, collectors.GNMITarget{Device: "leaf1", Addr: lis.Addr().String()},
+			collectors.GNMIOptions{Interval: 100 * time.Microsecond, Paths: []string{"COUNTERS_DB:/COUNTERS/*"}, Security: collectors.GNMISecurity{Plaintext: true}}, sink)
+	}()
 	waitFor(t, "the subscription", func() bool { return srv.TargetStats()["COUNTERS_DB"].ActiveSubscriptionCount == 1 })
 	time.Sleep(100 * time.Millisecond) // its queries are registered just after it is counted
-	return c, sink
+	return c, sink, stop
 }

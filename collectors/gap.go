@@ -15,6 +15,7 @@ const (
 	GapUntilNs     = "until_ns"
 	GapDuplicates  = "duplicates"
 	GapUnreadable  = "unreadable"
+	GapUnreadableS = "unreadable_samples"
 	GapIntervalNs  = "interval_ns"
 	GapBrokeAtNs   = "broke_at_ns"
 	GapResumedAtNs = "resumed_at_ns"
@@ -37,10 +38,12 @@ type Gap struct {
 	// broken stream it is 0 and Missed estimates the samples lost from
 	// the span and the interval.
 	Duplicates uint64
-	// Unreadable counts values a sample carried that were no counters
-	// (Since and Until are that sample's time; nothing else is missing).
-	Unreadable uint64
-	Interval   time.Duration
+	// Unreadable counts values that were no counters in UnreadableSamples
+	// samples of one key in a row, from Since to Until (the samples came;
+	// those values are what is missing: unreadable.go).
+	Unreadable        uint64
+	UnreadableSamples uint64
+	Interval          time.Duration
 	// BrokeAt and ResumedAt are wall-clock times of a stream break and of
 	// the first sample after it (zero for coalescing).
 	BrokeAt, ResumedAt time.Time
@@ -64,7 +67,7 @@ func (g Gap) Point(lab, run string, at time.Time) Point {
 		fields[GapDuplicates] = g.Duplicates
 	}
 	if g.Unreadable > 0 {
-		fields[GapUnreadable] = g.Unreadable
+		fields[GapUnreadable], fields[GapUnreadableS] = g.Unreadable, g.UnreadableSamples
 	}
 	if g.Interval > 0 {
 		fields[GapIntervalNs] = int64(g.Interval)
@@ -98,8 +101,9 @@ func GapOf(p Point) Gap {
 	reason, _ := p.Fields[GapReason].(string)
 	dups, _ := Uint(p.Fields[GapDuplicates])
 	bad, _ := Uint(p.Fields[GapUnreadable])
+	badSamples, _ := Uint(p.Fields[GapUnreadableS])
 	return Gap{Device: p.Tags[TagDevice], Target: p.Tags[TagTarget], Host: p.Tags[TagHost], Path: path, Reason: reason,
-		Since: ts(GapSinceNs), Until: ts(GapUntilNs), Duplicates: dups, Unreadable: bad, Interval: time.Duration(i(GapIntervalNs)),
+		Since: ts(GapSinceNs), Until: ts(GapUntilNs), Duplicates: dups, Unreadable: bad, UnreadableSamples: badSamples, Interval: time.Duration(i(GapIntervalNs)),
 		BrokeAt: ts(GapBrokeAtNs), ResumedAt: ts(GapResumedAtNs)}
 }
 
@@ -111,13 +115,16 @@ func Span(p Point) (since, until int64, ok bool) {
 	return int64(s), int64(u), ok1 && ok2
 }
 
-// Missed is how many samples the gap lost: the coalesced count, or, for a
-// broken stream, at most the sample instants strictly between Since and
+// Missed is how many samples the gap lost: the coalesced count, none for
+// unreadable values (the samples came), or, for a broken stream, at most the sample instants strictly between Since and
 // Until (a target that samples only while something changes, as the
 // emulated lab's twin, sent fewer).
 func (g Gap) Missed() int64 {
 	if g.Duplicates > 0 {
 		return int64(g.Duplicates)
+	}
+	if g.Unreadable > 0 {
+		return 0 // the samples came, short of some values
 	}
 	if g.Interval <= 0 || !g.Until.After(g.Since) {
 		return 0
@@ -131,7 +138,10 @@ func (g Gap) String() string {
 	what := fmt.Sprintf("%d samples coalesced by the target", g.Duplicates)
 	switch {
 	case g.Unreadable > 0:
-		what = fmt.Sprintf("one sample without %d of its values", g.Unreadable)
+		what = fmt.Sprintf("%d samples without %d of their values", g.UnreadableSamples, g.Unreadable)
+		if g.UnreadableSamples == 1 {
+			what = fmt.Sprintf("one sample without %d of its values", g.Unreadable)
+		}
 	case g.Duplicates == 0:
 		// An upper bound: a switch samples every interval, the fabric
 		// twin only while traffic runs.

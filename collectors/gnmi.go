@@ -102,6 +102,7 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 			defer wg.Done()
 			s := &subStream{client: client, t: t, target: target, paths: paths, names: strings.Join(names[target], " "),
 				o: o, sink: sink, last: map[string]int64{}}
+			s.unreadable.o, s.unreadable.device, s.unreadable.target = o, t.Device, target
 			errs <- s.run(ctx)
 		}()
 	}
@@ -129,6 +130,7 @@ type subStream struct {
 	lastSeen     time.Time        // newest sample of the stream
 	broke        *brokenStream    // set from a break until samples flow again
 	reconnecting bool
+	unreadable   unreadableRuns // keys whose samples carry values that are no counters
 }
 
 // brokenStream is a break not yet recorded: when it happened and why.
@@ -147,6 +149,11 @@ func (s *subStream) run(ctx context.Context) error {
 			if s.broke != nil { // never came back: the gap runs to the end
 				now := time.Now()
 				s.writeGap(context.WithoutCancel(ctx), fmt.Sprintf("stream broken (%v) and not back when collection ended", s.broke.err), now.UnixNano(), now)
+			}
+			if pts := s.unreadable.end(nil); len(pts) > 0 { // runs of unreadable values still going
+				if err := s.sink.Write(context.WithoutCancel(ctx), pts); err != nil {
+					o.Logger.Error("could not record a telemetry gap", "device", s.t.Device, "err", err)
+				}
 			}
 			return ctx.Err()
 		}
@@ -220,9 +227,7 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 		if gap, ok := coalesced(n, s.last[k], s.lastSeen, k, t.Device, s.target, o); ok {
 			pts = append(pts, gap)
 		}
-		for _, u := range bad {
-			pts = append(pts, unreadableGap(u, ts, t.Device, s.target, o))
-		}
+		pts = s.unreadable.note(pts, k, bad, ts) // unreadable.go
 		s.last[k] = max(s.last[k], ts)
 		if len(pts) == 0 {
 			continue
@@ -262,19 +267,6 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 	g := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key), since, ts)
 	g.Duplicates, g.Path = dups, key
 	return g.Point(o.Lab, o.Run, time.Unix(0, ts)), true
-}
-
-// unreadableGap is the collector_gap of values a sample at ts carried
-// that are no counters: the sample arrived, those values are missing
-// from it.
-func unreadableGap(u Unreadable, ts int64, device, target string, o GNMIOptions) Point {
-	reason := fmt.Sprintf("counter values that are not unsigned integers, the first %s = %q", u.Leaf, u.Value)
-	if u.Leaf == "" {
-		reason = fmt.Sprintf("a key's counters that are not a JSON object: %q", u.Value)
-	}
-	g := gapPoint(o, device, target, reason, ts, ts)
-	g.Path, g.Unreadable = u.Key, uint64(u.Count)
-	return g.Point(o.Lab, o.Run, time.Unix(0, ts))
 }
 
 // gapPoint is the gap of a device's telemetry from since to until (unix

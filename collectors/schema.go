@@ -194,7 +194,7 @@ func Schema() []Measurement {
 				{Name: LBFieldValue, Doc: "a counter of the twin's load-balancing or host module; grows over the lab's life"},
 			}},
 		{Name: MeasGap, Tags: []string{TagLab, TagRun, TagDevice, TagTarget, TagHost, TagPoint}, Writer: "gNMI collector, RNIC readers (gap.go)", Fields: []Field{
-			{Name: GapReason}, {Name: GapPath}, {Name: GapSinceNs}, {Name: GapUntilNs}, {Name: GapDuplicates}, {Name: GapUnreadable},
+			{Name: GapReason}, {Name: GapPath}, {Name: GapSinceNs}, {Name: GapUntilNs}, {Name: GapDuplicates}, {Name: GapUnreadable}, {Name: GapUnreadableS},
 			{Name: GapIntervalNs}, {Name: GapBrokeAtNs}, {Name: GapResumedAtNs},
 		}},
 	}

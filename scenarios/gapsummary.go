@@ -11,14 +11,14 @@ import (
 
 // gapMetas are the manifest's entries for a run's gaps: one per gap,
 // except that the gaps of unreadable values (collectors.Gap.Unreadable;
-// one per sample and key, so a switch that writes "N/A" for a counter
-// makes one per port at every sample) are one entry per device, target
-// and reason, standing for all of them (GapMeta.Gaps). A warning per
-// sample would bury every other one.
+// one per key and run of samples, so a switch that writes "N/A" for a
+// counter makes one per port, more if it comes and goes) are one entry
+// per device, target and reason, standing for all of them
+// (GapMeta.Gaps). A warning per port would bury every other one.
 func gapMetas(gaps []collectors.Gap) []reports.GapMeta {
 	var out []reports.GapMeta
 	type key struct{ device, target, reason string }
-	runs := map[key]*unreadableRun{}
+	groups := map[key]*unreadableGroup{}
 	var order []key
 	for _, g := range gaps {
 		if g.Unreadable == 0 {
@@ -27,39 +27,40 @@ func gapMetas(gaps []collectors.Gap) []reports.GapMeta {
 			continue
 		}
 		k := key{g.Device, g.Target, g.Reason}
-		r := runs[k]
+		r := groups[k]
 		if r == nil {
-			r = &unreadableRun{first: g, keys: map[string]bool{}}
-			runs[k] = r
+			r = &unreadableGroup{first: g, keys: map[string]bool{}}
+			groups[k] = r
 			order = append(order, k)
 		}
 		r.add(g)
 	}
 	for _, k := range order {
-		out = append(out, runs[k].meta())
+		out = append(out, groups[k].meta())
 	}
 	return out
 }
 
-// unreadableRun is the gaps of unreadable values of one device, target
+// unreadableGroup is the gaps of unreadable values of one device, target
 // and reason.
-type unreadableRun struct {
-	first        collectors.Gap
-	since, until time.Time
-	samples      int
-	values       uint64
-	keys         map[string]bool
-	names        []string // keys in the order first seen
+type unreadableGroup struct {
+	first           collectors.Gap
+	since, until    time.Time
+	gaps            int
+	samples, values uint64
+	keys            map[string]bool
+	names           []string // keys in the order first seen
 }
 
-func (r *unreadableRun) add(g collectors.Gap) {
-	if r.samples == 0 || g.Since.Before(r.since) {
+func (r *unreadableGroup) add(g collectors.Gap) {
+	if r.gaps == 0 || g.Since.Before(r.since) {
 		r.since = g.Since
 	}
 	if g.Until.After(r.until) {
 		r.until = g.Until
 	}
-	r.samples++
+	r.gaps++
+	r.samples += max(g.UnreadableSamples, 1)
 	r.values += g.Unreadable
 	if !r.keys[g.Path] {
 		r.keys[g.Path] = true
@@ -67,8 +68,8 @@ func (r *unreadableRun) add(g collectors.Gap) {
 	}
 }
 
-func (r *unreadableRun) meta() reports.GapMeta {
-	if r.samples == 1 {
+func (r *unreadableGroup) meta() reports.GapMeta {
+	if r.gaps == 1 {
 		g := r.first
 		return reports.GapMeta{Device: g.Device, Target: g.Target, Path: g.Path, Since: g.Since.UTC(), Until: g.Until.UTC(),
 			Reason: g.Reason, Unreadable: int64(g.Unreadable), Warning: g.String()}
@@ -82,7 +83,7 @@ func (r *unreadableRun) meta() reports.GapMeta {
 	w := fmt.Sprintf("telemetry gap: device %s target %s: %d samples of %d keys (%s) from %s to %s UTC without %d of their values (%s)",
 		r.first.Device, r.first.Target, r.samples, len(r.names), keys, r.since.UTC().Format(ts), r.until.UTC().Format(ts), r.values, r.first.Reason)
 	return reports.GapMeta{Device: r.first.Device, Target: r.first.Target, Path: keys, Since: r.since.UTC(), Until: r.until.UTC(),
-		Reason: r.first.Reason, Gaps: r.samples, Unreadable: int64(r.values), Warning: w}
+		Reason: r.first.Reason, Gaps: r.gaps, Unreadable: int64(r.values), Warning: w}
 }
 
 // keptGaps is how many of the archive's gaps metas stand for.
