@@ -10,11 +10,11 @@ import (
 // A counter a device cannot give is often one it never gives (a platform
 // without it writes "N/A" at every sample): a gap per sample would grow
 // with the run's length, in the archive and in the collector's memory.
-// So a key's samples that carry unreadable values in a row, for the same
-// reason, make one gap: from the first such sample to the last, counting
-// the samples and the values. The run ends, and its gap is written, at
-// the key's next sample whose values are all readable, at another reason,
-// or when collection ends.
+// So a key's samples that carry unreadable values in a row, the first of
+// them of the same leaf, make one gap: from the first such sample to the
+// last, counting the samples and the values. The run ends, and its gap is
+// written, at the key's next sample whose values are all readable, at
+// another first leaf, or when collection ends.
 
 // unreadableRuns are one stream's runs, by key (Unreadable.Key).
 type unreadableRuns struct {
@@ -42,7 +42,7 @@ func (r *unreadableRuns) note(pts []Point, prefix string, bad []Unreadable, ts i
 	}
 	for _, u := range bad {
 		run := r.runs[u.Key]
-		if run != nil && (run.first.Leaf != u.Leaf || run.first.Value != u.Value) {
+		if run != nil && run.first.Leaf != u.Leaf { // the value may change (-1, -2...): the leaf is the problem
 			pts = append(pts, r.gap(run))
 			run = nil
 		}

@@ -68,3 +68,36 @@ func TestUnreadableValuesLeaveAGap(t *testing.T) {
 		t.Errorf("gap of the broken object, written when collection ended: %+v", broken)
 	}
 }
+
+// A run of unreadable samples holds while the same leaf is unreadable,
+// whatever its value (a signed counter gone negative changes every
+// sample); another leaf starts a new one.
+func TestUnreadableRunsFollowTheLeaf(t *testing.T) {
+	c, sink, stop := countersDBTargetStop(t)
+	t0 := time.Unix(1700000000, 0).UnixNano()
+	publish := func(i int64, leaf, v string) {
+		t.Helper()
+		if err := c.GnmiUpdate(&pb.Notification{Timestamp: t0 + i*100_000, Atomic: true,
+			Prefix: &pb.Path{Target: "COUNTERS_DB", Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "Ethernet0"}}},
+			Update: []*pb.Update{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: leaf}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // one sample at a time: the target coalesces what the collector has not read
+	}
+	rx, tx := collectors.PrioName(collectors.SAIPFCRxPkts, 3), collectors.PrioName(collectors.SAIPFCTxPkts, 3)
+	publish(1, rx, "-1")
+	publish(2, rx, "-2")
+	publish(3, rx, "-3")
+	publish(4, tx, "N/A")
+	stop()
+	gaps := sink.find("collector_gap", func(collectors.Point) bool { return true })
+	if len(gaps) != 2 {
+		t.Fatalf("%d gaps %+v, want the rx run and the tx one", len(gaps), gaps)
+	}
+	if g := collectors.GapOf(gaps[0]); g.UnreadableSamples != 3 || !strings.Contains(g.Reason, rx+` = "-1"`) || g.Until.UnixNano() != t0+300_000 {
+		t.Errorf("the rx run's gap %+v", g)
+	}
+	if g := collectors.GapOf(gaps[1]); g.UnreadableSamples != 1 || !strings.Contains(g.Reason, tx) {
+		t.Errorf("the tx run's gap %+v", g)
+	}
+}
