@@ -75,20 +75,24 @@ func TestUnreadableValuesLeaveAGap(t *testing.T) {
 func TestUnreadableRunsFollowTheLeaf(t *testing.T) {
 	c, sink, stop := countersDBTargetStop(t)
 	t0 := time.Unix(1700000000, 0).UnixNano()
-	publish := func(i int64, leaf, v string) {
+	rx, tx := collectors.PrioName(collectors.SAIPFCRxPkts, 3), collectors.PrioName(collectors.SAIPFCTxPkts, 3)
+	str := func(leaf, v string) *pb.Update {
+		return &pb.Update{Path: &pb.Path{Elem: []*pb.PathElem{{Name: leaf}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}
+	}
+	publish := func(i int64, rxv, txv string) {
 		t.Helper()
 		if err := c.GnmiUpdate(&pb.Notification{Timestamp: t0 + i*100_000, Atomic: true,
 			Prefix: &pb.Path{Target: "COUNTERS_DB", Elem: []*pb.PathElem{{Name: "COUNTERS"}, {Name: "Ethernet0"}}},
-			Update: []*pb.Update{{Path: &pb.Path{Elem: []*pb.PathElem{{Name: leaf}}}, Val: &pb.TypedValue{Value: &pb.TypedValue_StringVal{StringVal: v}}}}}); err != nil {
+			Update: []*pb.Update{str(rx, rxv), str(tx, txv)}}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond) // one sample at a time: the target coalesces what the collector has not read
+		// one sample at a time: the target coalesces what the collector has not read
+		waitFor(t, "the sample", func() bool { return len(sink.find("port", func(collectors.Point) bool { return true })) == int(i) })
 	}
-	rx, tx := collectors.PrioName(collectors.SAIPFCRxPkts, 3), collectors.PrioName(collectors.SAIPFCTxPkts, 3)
-	publish(1, rx, "-1")
-	publish(2, rx, "-2")
-	publish(3, rx, "-3")
-	publish(4, tx, "N/A")
+	publish(1, "-1", "5")
+	publish(2, "-2", "5")
+	publish(3, "-3", "5")
+	publish(4, "7", "N/A")
 	stop()
 	gaps := sink.find("collector_gap", func(collectors.Point) bool { return true })
 	if len(gaps) != 2 {
