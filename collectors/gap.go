@@ -116,9 +116,10 @@ func Span(p Point) (since, until int64, ok bool) {
 }
 
 // Missed is how many samples the gap lost: the coalesced count, none for
-// unreadable values (the samples came), or, for a broken stream, at most the sample instants strictly between Since and
-// Until (a target that samples only while something changes, as the
-// emulated lab's twin, sent fewer).
+// unreadable values (the samples came), or, for a broken stream, at most
+// the sample instants strictly between Since and Until (a target that
+// samples only while something changes, as the emulated lab's twin, sent
+// fewer).
 func (g Gap) Missed() int64 {
 	if g.Duplicates > 0 {
 		return int64(g.Duplicates)
@@ -132,9 +133,11 @@ func (g Gap) Missed() int64 {
 	return max(int64((g.Until.Sub(g.Since)-1)/g.Interval), 0)
 }
 
+// GapClock is how warnings print a gap's times (in UTC).
+const GapClock = "15:04:05.000000"
+
 // String is the gap as a run warning: device, path, time range, counts.
 func (g Gap) String() string {
-	const ts = "15:04:05.000000"
 	what := fmt.Sprintf("%d samples coalesced by the target", g.Duplicates)
 	switch {
 	case g.Unreadable > 0:
@@ -148,12 +151,12 @@ func (g Gap) String() string {
 		what = fmt.Sprintf("up to %d samples missed at %v", g.Missed(), g.Interval)
 		if !g.BrokeAt.IsZero() && !g.ResumedAt.IsZero() {
 			what += fmt.Sprintf("; stream down %v (broke %s, samples again %s)", g.ResumedAt.Sub(g.BrokeAt).Round(time.Millisecond),
-				g.BrokeAt.UTC().Format(ts), g.ResumedAt.UTC().Format(ts))
+				g.BrokeAt.UTC().Format(GapClock), g.ResumedAt.UTC().Format(GapClock))
 		}
 	}
-	span := fmt.Sprintf("%s to %s UTC (%v)", g.Since.UTC().Format(ts), g.Until.UTC().Format(ts), g.Until.Sub(g.Since))
+	span := fmt.Sprintf("%s to %s UTC (%v)", g.Since.UTC().Format(GapClock), g.Until.UTC().Format(GapClock), g.Until.Sub(g.Since))
 	if g.Until.Equal(g.Since) {
-		span = "at " + g.Since.UTC().Format(ts) + " UTC"
+		span = "at " + g.Since.UTC().Format(GapClock) + " UTC"
 	}
 	return fmt.Sprintf("telemetry gap: device %s target %s path %s: %s: %s (%s)", g.Device, g.Target, g.Path, span, what, g.Reason)
 }

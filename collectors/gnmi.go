@@ -101,8 +101,7 @@ func Collect(ctx context.Context, t GNMITarget, o GNMIOptions, sink Sink) error 
 		go func() {
 			defer wg.Done()
 			s := &subStream{client: client, t: t, target: target, paths: paths, names: strings.Join(names[target], " "),
-				o: o, sink: sink, last: map[string]int64{}}
-			s.unreadable.o, s.unreadable.device, s.unreadable.target = o, t.Device, target
+				o: o, sink: sink, last: map[string]int64{}, unreadable: map[string][]*unreadableRun{}}
 			errs <- s.run(ctx)
 		}()
 	}
@@ -130,7 +129,7 @@ type subStream struct {
 	lastSeen     time.Time        // newest sample of the stream
 	broke        *brokenStream    // set from a break until samples flow again
 	reconnecting bool
-	unreadable   unreadableRuns // keys whose samples carry values that are no counters
+	unreadable   map[string][]*unreadableRun // by notification prefix: its keys' runs of unreadable values (unreadable.go)
 }
 
 // brokenStream is a break not yet recorded: when it happened and why.
@@ -150,7 +149,7 @@ func (s *subStream) run(ctx context.Context) error {
 				now := time.Now()
 				s.writeGap(context.WithoutCancel(ctx), fmt.Sprintf("stream broken (%v) and not back when collection ended", s.broke.err), now.UnixNano(), now)
 			}
-			if pts := s.unreadable.end(nil); len(pts) > 0 { // runs of unreadable values still going
+			if pts := s.endUnreadable(nil); len(pts) > 0 { // runs of unreadable values still going
 				if err := s.sink.Write(context.WithoutCancel(ctx), pts); err != nil {
 					o.Logger.Error("could not record a telemetry gap", "device", s.t.Device, "err", err)
 				}
@@ -227,7 +226,7 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 		if gap, ok := coalesced(n, s.last[k], s.lastSeen, k, t.Device, s.target, o); ok {
 			pts = append(pts, gap)
 		}
-		pts = s.unreadable.note(pts, k, bad, ts) // unreadable.go
+		pts = s.noteUnreadable(pts, k, bad, ts) // unreadable.go
 		s.last[k] = max(s.last[k], ts)
 		if len(pts) == 0 {
 			continue

@@ -42,6 +42,7 @@ func tableFields(blob []byte, names map[string]string, fields map[string]any) (b
 			return 1, member{val: blob}
 		}
 	}
+	anyBad := false
 	for _, m := range ms {
 		if name, ok := names[string(m.key)]; ok {
 			if v, ok := digits(m.val); ok {
@@ -49,13 +50,13 @@ func tableFields(blob []byte, names map[string]string, fields map[string]any) (b
 				continue
 			}
 			delete(fields, name) // a key given twice: the last wins, as in encoding/json
-			bad++
+			anyBad = true
 		}
 	}
-	if bad > 0 {
-		bad, first = lastUnreadable(ms, names)
+	if !anyBad {
+		return 0, member{}
 	}
-	return bad, first
+	return lastUnreadable(ms, names)
 }
 
 // lastUnreadable counts the named members whose last value is no

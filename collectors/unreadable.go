@@ -16,79 +16,73 @@ import (
 // written, at the key's next sample whose values are all readable, at
 // another first leaf, or when collection ends.
 
-// unreadableRuns are one stream's runs, by key (Unreadable.Key).
-type unreadableRuns struct {
-	o              GNMIOptions
-	device, target string
-	runs           map[string]*unreadableRun
-}
-
 // unreadableRun is a key's samples in a row with unreadable values.
 type unreadableRun struct {
-	prefix          string // the notifications' prefix (subStream.last's key)
 	first           Unreadable
 	since, until    int64 // sample time, unix ns
 	samples, values uint64
 }
 
-// note takes a notification's unreadable values (bad; prefix is its
-// prefix, ts its time) and appends to pts the gaps of the runs it ends.
-func (r *unreadableRuns) note(pts []Point, prefix string, bad []Unreadable, ts int64) []Point {
-	if len(bad) == 0 && len(r.runs) == 0 {
-		return pts // the usual case
+func (r *unreadableRun) add(u Unreadable, ts int64) {
+	r.since, r.until = min(r.since, ts), max(r.until, ts)
+	r.samples++
+	r.values += uint64(u.Count)
+}
+
+// noteUnreadable takes a notification's unreadable values (bad; prefix is
+// its prefix, ts its time) and appends to pts the gaps of the runs it
+// ends. The runs of a prefix's keys are kept under that prefix, so a
+// notification looks only at its own; the usual one, with no unreadable
+// value while no run goes on, costs a length check.
+func (s *subStream) noteUnreadable(pts []Point, prefix string, bad []Unreadable, ts int64) []Point {
+	if len(bad) == 0 && len(s.unreadable) == 0 {
+		return pts
 	}
-	if r.runs == nil {
-		r.runs = map[string]*unreadableRun{}
+	runs := s.unreadable[prefix]
+	kept := runs[:0] // in place: a run goes on, or its gap is written
+	for _, r := range runs {
+		if i := slices.IndexFunc(bad, func(u Unreadable) bool { return u.Key == r.first.Key }); i >= 0 && bad[i].Leaf == r.first.Leaf {
+			r.add(bad[i], ts) // the value may change (-1, -2...): the leaf is the problem
+			kept = append(kept, r)
+		} else {
+			pts = append(pts, s.unreadableGap(r))
+		}
 	}
 	for _, u := range bad {
-		run := r.runs[u.Key]
-		if run != nil && run.first.Leaf != u.Leaf { // the value may change (-1, -2...): the leaf is the problem
-			pts = append(pts, r.gap(run))
-			run = nil
+		if !slices.ContainsFunc(kept, func(r *unreadableRun) bool { return r.first.Key == u.Key }) {
+			r := &unreadableRun{first: u, since: ts, until: ts}
+			r.add(u, ts)
+			kept = append(kept, r)
 		}
-		if run == nil {
-			run = &unreadableRun{prefix: prefix, first: u, since: ts, until: ts}
-			r.runs[u.Key] = run
-		}
-		run.since, run.until = min(run.since, ts), max(run.until, ts)
-		run.samples++
-		run.values += uint64(u.Count)
 	}
-	// This notification's keys that were readable end their runs.
-	for _, key := range slices.Sorted(maps.Keys(r.runs)) { // sorted: the archive's order is the same every run
-		if run := r.runs[key]; run.prefix == prefix && !hasKey(bad, key) {
-			pts = append(pts, r.gap(run))
-			delete(r.runs, key)
-		}
+	if len(kept) == 0 {
+		delete(s.unreadable, prefix)
+	} else {
+		s.unreadable[prefix] = kept
 	}
 	return pts
 }
 
-// end ends every run, appending their gaps to pts (collection is over).
-func (r *unreadableRuns) end(pts []Point) []Point {
-	for _, key := range slices.Sorted(maps.Keys(r.runs)) {
-		pts = append(pts, r.gap(r.runs[key]))
-		delete(r.runs, key)
+// endUnreadable ends every run (collection is over), appending their gaps
+// to pts in the order of their prefixes.
+func (s *subStream) endUnreadable(pts []Point) []Point {
+	for _, prefix := range slices.Sorted(maps.Keys(s.unreadable)) {
+		for _, r := range s.unreadable[prefix] {
+			pts = append(pts, s.unreadableGap(r))
+		}
+		delete(s.unreadable, prefix)
 	}
 	return pts
 }
 
-func (r *unreadableRuns) gap(run *unreadableRun) Point {
-	u := run.first
+// unreadableGap is the collector_gap of a run of unreadable samples.
+func (s *subStream) unreadableGap(r *unreadableRun) Point {
+	u := r.first
 	reason := fmt.Sprintf("counter values that are not unsigned integers, the first %s = %q", u.Leaf, u.Value)
 	if u.Leaf == "" {
 		reason = fmt.Sprintf("a key's counters that are not a JSON object: %q", u.Value)
 	}
-	g := gapPoint(r.o, r.device, r.target, reason, run.since, run.until)
-	g.Path, g.Unreadable, g.UnreadableSamples = u.Key, run.values, run.samples
-	return g.Point(r.o.Lab, r.o.Run, time.Unix(0, run.until))
-}
-
-func hasKey(bad []Unreadable, key string) bool {
-	for _, u := range bad {
-		if u.Key == key {
-			return true
-		}
-	}
-	return false
+	g := gapPoint(s.o, s.t.Device, s.target, reason, r.since, r.until)
+	g.Path, g.Unreadable, g.UnreadableSamples = u.Key, r.values, r.samples
+	return g.Point(s.o.Lab, s.o.Run, time.Unix(0, r.until))
 }

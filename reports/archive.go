@@ -160,7 +160,8 @@ const MaxGapsKept = 100
 
 // GapMeta is one telemetry gap (collectors.Gap) as the manifest keeps it,
 // or the gaps of unreadable values of one device, target and reason
-// (Gaps of them, one per sample and key: Path then names the keys).
+// (Gaps of them, one per key and run of samples: Path then names the
+// keys).
 type GapMeta struct {
 	Device     string    `json:"device"`
 	Target     string    `json:"target"`

@@ -79,9 +79,9 @@ func (r *unreadableGroup) meta() reports.GapMeta {
 	if more := len(r.names) - shown; more > 0 {
 		keys += fmt.Sprintf(" and %d more", more)
 	}
-	const ts = "15:04:05.000000"
 	w := fmt.Sprintf("telemetry gap: device %s target %s: %d samples of %d keys (%s) from %s to %s UTC without %d of their values (%s)",
-		r.first.Device, r.first.Target, r.samples, len(r.names), keys, r.since.UTC().Format(ts), r.until.UTC().Format(ts), r.values, r.first.Reason)
+		r.first.Device, r.first.Target, r.samples, len(r.names), keys,
+		r.since.UTC().Format(collectors.GapClock), r.until.UTC().Format(collectors.GapClock), r.values, r.first.Reason)
 	return reports.GapMeta{Device: r.first.Device, Target: r.first.Target, Path: keys, Since: r.since.UTC(), Until: r.until.UTC(),
 		Reason: r.first.Reason, Gaps: r.gaps, Unreadable: int64(r.values), Warning: w}
 }
