@@ -11,6 +11,7 @@ import (
 	"time"
 
 	gnc "github.com/Juniper/go-netconf/netconf"
+	"golang.org/x/crypto/ssh"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 )
@@ -50,14 +51,7 @@ func Dial(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target) (*Session, er
 	if err != nil {
 		return nil, fail(err)
 	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks the handshake and the hello
-	gs, err := gnc.NewSSHSession(conn, cfg)
-	if !stop() {
-		if gs != nil {
-			gs.Close()
-		}
-		return nil, fail(ctx.Err())
-	}
+	gs, err := newSSHSession(ctx, conn, cfg)
 	if err != nil {
 		conn.Close()
 		return nil, fail(err)
@@ -67,6 +61,35 @@ func Dial(ctx context.Context, pool *sshdrv.Pool, t sshdrv.Target) (*Session, er
 		return nil, fail(errors.New("no hello from the device"))
 	}
 	return &Session{device: t.Name, s: gs}, nil
+}
+
+// newSSHSession runs go-netconf's SSH handshake, session open and hello
+// exchange on conn, giving up when ctx ends: closing conn unblocks the
+// handshake and the hello, but not a session open sent just as the
+// connection died, which x/crypto/ssh waits on for ever
+// (golang/go#26643). That open is left to finish on its own.
+func newSSHSession(ctx context.Context, conn net.Conn, cfg *ssh.ClientConfig) (*gnc.Session, error) {
+	type result struct {
+		s   *gnc.Session
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := gnc.NewSSHSession(conn, cfg)
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		return r.s, r.err
+	case <-ctx.Done():
+		conn.Close()
+		go func() {
+			if r := <-done; r.s != nil {
+				r.s.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // Close ends the session (once; later calls return the first result).

@@ -53,33 +53,6 @@ func (r *Result) Err() error {
 	return &CommandError{Device: r.Device, Command: r.Command, ExitStatus: r.ExitStatus, Message: msg}
 }
 
-// session opens a session on t's connection, redialling once if the pooled
-// connection turned out to be broken. release must be called when done.
-func (p *Pool) session(ctx context.Context, t Target) (s *xssh.Session, release func(), err error) {
-	for attempt := 0; ; attempt++ {
-		sl, c, err := p.client(ctx, t)
-		if err != nil {
-			return nil, nil, err
-		}
-		select {
-		case sl.sessions <- struct{}{}:
-		case <-ctx.Done():
-			return nil, nil, t.errorf("waiting for a free session: %w", ctx.Err())
-		}
-		release := func() { <-sl.sessions }
-		s, err := c.NewSession()
-		if err == nil {
-			return s, release, nil
-		}
-		release()
-		_ = sl.forget(c)
-		if attempt == 1 {
-			return nil, nil, t.errorf("new session: %w", err)
-		}
-		p.cfg.Logger.Info("ssh connection broken; redialling", "device", t.Name, "addr", t.Addr, "err", err)
-	}
-}
-
 // Exec runs cmd on t. A non-zero exit is not an error here (see
 // Result.Err): errors are dial, authentication, host key and transport
 // failures, and cancellation. When ctx ends or CommandTimeout (which

@@ -61,7 +61,13 @@ type slot struct {
 	dialing  chan struct{} // held while dialling: concurrent first uses share one dial
 	sessions chan struct{} // bounds concurrent sessions on the connection
 	mu       sync.Mutex
-	c        *goph.Client // nil when not connected
+	c        *conn // nil when not connected
+}
+
+// conn is a pooled connection, with a channel closed when it dies.
+type conn struct {
+	*goph.Client
+	dead chan struct{}
 }
 
 // NewPool makes a pool; it dials lazily.
@@ -101,14 +107,14 @@ func (p *Pool) slotFor(t Target) (*slot, error) {
 	return s, nil
 }
 
-func (s *slot) get() *goph.Client {
+func (s *slot) get() *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.c
 }
 
 // forget drops c if it is still the slot's connection, and closes it.
-func (s *slot) forget(c *goph.Client) error {
+func (s *slot) forget(c *conn) error {
 	s.mu.Lock()
 	if s.c == c {
 		s.c = nil
@@ -118,7 +124,7 @@ func (s *slot) forget(c *goph.Client) error {
 }
 
 // client returns t's connection, dialling if there is none.
-func (p *Pool) client(ctx context.Context, t Target) (*slot, *goph.Client, error) {
+func (p *Pool) client(ctx context.Context, t Target) (*slot, *conn, error) {
 	s, err := p.slotFor(t)
 	if err != nil {
 		return nil, nil, err
@@ -135,10 +141,11 @@ func (p *Pool) client(ctx context.Context, t Target) (*slot, *goph.Client, error
 	if c := s.get(); c != nil { // dialled by whoever held the slot before us
 		return s, c, nil
 	}
-	c, err := p.dialRetry(ctx, t)
+	gc, err := p.dialRetry(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
+	c := &conn{Client: gc, dead: make(chan struct{})}
 	p.mu.Lock()
 	closed := p.closed
 	if !closed {
@@ -153,6 +160,7 @@ func (p *Pool) client(ctx context.Context, t Target) (*slot, *goph.Client, error
 	}
 	go func() { // a connection that dies is forgotten, so the next use redials
 		err := c.Wait()
+		close(c.dead)
 		_ = s.forget(c)
 		p.cfg.Logger.Debug("ssh connection closed", "device", t.Name, "addr", t.Addr, "err", err)
 	}()

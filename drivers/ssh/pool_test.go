@@ -50,15 +50,8 @@ func newDevice(t *testing.T, poolCfg sshdrv.Config, mod func(*sshd.Config)) *dev
 	if err := os.Mkdir(d.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	keyPath, pub, err := sshd.GenerateClientKey(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyPath, pub, hk := testKeys(t, dir)
 	d.keyPath = keyPath
-	hk, err := sshd.GenerateHostKey()
-	if err != nil {
-		t.Fatal(err)
-	}
 	d.cfg = sshd.Config{Name: "h1", HostKey: hk, AuthorizedKeys: []xssh.PublicKey{pub}, Root: d.root, Exec: d.exec}
 	if mod != nil {
 		mod(&d.cfg)
@@ -72,6 +65,20 @@ func newDevice(t *testing.T, poolCfg sshdrv.Config, mod func(*sshd.Config)) *dev
 	t.Cleanup(func() { d.pool.Close() })
 	d.target = sshdrv.Target{Name: "h1", Addr: d.srv.Addr(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
 	return d
+}
+
+// testKeys writes a client key pair into dir and makes a host key.
+func testKeys(t *testing.T, dir string) (keyPath string, pub xssh.PublicKey, hostKey xssh.Signer) {
+	t.Helper()
+	keyPath, pub, err := sshd.GenerateClientKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk, err := sshd.GenerateHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyPath, pub, hk
 }
 
 // start (re)starts the server on cfg.Addr.

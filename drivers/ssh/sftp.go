@@ -11,41 +11,59 @@ import (
 	"path"
 
 	"github.com/pkg/sftp"
+	xssh "golang.org/x/crypto/ssh"
 )
 
 // withSFTP runs fn with an SFTP client on t's pooled connection (one
 // session, counted like an exec). The client is closed when ctx ends,
 // which aborts a transfer in progress.
 func (p *Pool) withSFTP(ctx context.Context, t Target, fn func(*sftp.Client) error) error {
-	for attempt := 0; ; attempt++ {
-		sl, c, err := p.client(ctx, t)
-		if err != nil {
-			return err
-		}
-		select {
-		case sl.sessions <- struct{}{}:
-		case <-ctx.Done():
-			return t.errorf("waiting for a free session: %w", ctx.Err())
-		}
-		sc, err := sftp.NewClient(c.Client)
-		if err != nil {
-			<-sl.sessions
-			_ = sl.forget(c)
-			if attempt == 1 {
-				return t.errorf("sftp: %w", err)
-			}
-			continue
-		}
-		stop := context.AfterFunc(ctx, func() { sc.Close() })
-		err = fn(sc)
-		stop()
-		sc.Close()
-		<-sl.sessions
-		if ctx.Err() != nil {
-			return t.errorf("sftp: %w", ctx.Err())
-		}
+	s, release, err := p.session(ctx, t)
+	if err != nil {
 		return err
 	}
+	defer release()
+	defer s.Close()
+	stop := context.AfterFunc(ctx, func() { s.Close() }) // unblocks the subsystem request and the version exchange
+	sc, err := newSFTP(s)
+	if !stop() || err != nil {
+		if err == nil {
+			sc.Close()
+			err = ctx.Err()
+		}
+		return t.errorf("sftp: %w", err)
+	}
+	stop = context.AfterFunc(ctx, func() { sc.Close() })
+	err = fn(sc)
+	stop()
+	sc.Close()
+	if ctx.Err() != nil {
+		return t.errorf("sftp: %w", ctx.Err())
+	}
+	return err
+}
+
+// newSFTP starts the sftp subsystem on s, as sftp.NewClient does on a
+// session of its own opening; the pool opens it (Pool.session), which
+// gives up on a connection that dies meanwhile.
+func newSFTP(s *xssh.Session) (*sftp.Client, error) {
+	w, err := s.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := s.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }() // unread, it would hold the channel's window
+	if err := s.RequestSubsystem("sftp"); err != nil {
+		return nil, err
+	}
+	return sftp.NewClientPipe(r, w)
 }
 
 // Upload copies a local file to remotePath on t with the given mode,

@@ -1,0 +1,89 @@
+package ssh_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+
+	sshdrv "github.com/labctl/labctl/drivers/ssh"
+	"github.com/labctl/labctl/emulator/sshd"
+	"github.com/labctl/labctl/inventory"
+)
+
+// silentServer is an SSH server on loopback that authenticates the client
+// and then never answers its channel opens: a device whose SSH daemon
+// hangs, or, for the client, a connection that died as it asked for a
+// channel (x/crypto/ssh waits for that answer for ever, golang/go#26643).
+func silentServer(t *testing.T) (*sshdrv.Pool, sshdrv.Target) {
+	t.Helper()
+	dir := t.TempDir()
+	keyPath, pub, hk := testKeys(t, dir)
+	cfg := &xssh.ServerConfig{PublicKeyCallback: func(_ xssh.ConnMetadata, k xssh.PublicKey) (*xssh.Permissions, error) {
+		if string(k.Marshal()) != string(pub.Marshal()) {
+			return nil, errors.New("unknown key")
+		}
+		return nil, nil
+	}}
+	cfg.AddHostKey(hk)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go func() {
+				_, chans, reqs, err := xssh.NewServerConn(c, cfg)
+				if err != nil {
+					return
+				}
+				go xssh.DiscardRequests(reqs)
+				for range chans { // held, never accepted nor rejected
+				}
+			}()
+		}
+	}()
+	kh := filepath.Join(dir, "known_hosts")
+	if err := sshd.WriteKnownHosts(kh, []sshd.KnownHost{{Addr: ln.Addr().String(), Key: hk.PublicKey()}}); err != nil {
+		t.Fatal(err)
+	}
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: kh})
+	t.Cleanup(func() { pool.Close() })
+	return pool, sshdrv.Target{Name: "h1", Addr: ln.Addr().String(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
+}
+
+// TestUnansweredSessionOpenEndsWithContext: neither a command nor a file
+// transfer waits past its context for a session the server never opens.
+func TestUnansweredSessionOpenEndsWithContext(t *testing.T) {
+	t.Parallel()
+	pool, target := silentServer(t)
+	for name, call := range map[string]func(ctx context.Context) error{
+		"exec": func(ctx context.Context) error { _, err := pool.Exec(ctx, target, "true"); return err },
+		"sftp": func(ctx context.Context) error { return pool.WriteFile(ctx, target, "/tmp/x", []byte("x"), 0o644) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- call(ctx) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("err = %v, want the context's deadline", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("still waiting for the session 10 s after its context ended")
+			}
+		})
+	}
+}
