@@ -21,6 +21,7 @@ import (
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
 	"github.com/labctl/labctl/emulator"
+	"github.com/labctl/labctl/internal/testwatch"
 	"github.com/labctl/labctl/inventory"
 	"github.com/labctl/labctl/provision"
 )
@@ -218,6 +219,9 @@ func dropSweep(t *testing.T, isAtomic bool) {
 	last := span + span/4 + 5*time.Millisecond
 	step := max(time.Millisecond, last/maxTimings())
 	t.Logf("a clean apply takes %v: dropping sessions every %v from 0 to %v, on %d labs at once", span, step, last, workers)
+	// On loopback a timing takes well under a second, even with redials; one
+	// still running after this waits on a call that will not return.
+	watch := testwatch.Stuck(90*time.Second, "provision_test.dropOnce", "labctl/provision.")
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w, sl := range labs {
@@ -225,7 +229,11 @@ func dropSweep(t *testing.T, isAtomic bool) {
 		go func() {
 			defer wg.Done()
 			for k := next.Add(1) - 1; time.Duration(k)*step <= last; k = next.Add(1) - 1 {
-				if !dropOnce(t, sl, states[w], time.Duration(k)*step, int(k)%(len(sl.cuts)+1), isAtomic, oldP, newP) {
+				d, i := time.Duration(k)*step, int(k)%(len(sl.cuts)+1)
+				stop := watch.Start(fmt.Sprintf("TestApplyDropSweep/atomic=%t: the drop at %v (switch %d)", isAtomic, d, i))
+				ok := dropOnce(t, sl, states[w], d, i, isAtomic, oldP, newP)
+				stop()
+				if !ok {
 					return
 				}
 			}

@@ -122,12 +122,14 @@ func PlanSwitches(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, p 
 }
 
 // ReadSwitch reads one switch's QoS through its driver, per port ("" for
-// drivers that configure the switch as a whole).
+// drivers that configure the switch as a whole), within StepTimeout.
 func ReadSwitch(ctx context.Context, pool *sshdrv.Pool, lab *inventory.Lab, name string) (map[string]switchqos.Config, error) {
 	sw, ok := lab.Switch(name)
 	if !ok {
 		return nil, fmt.Errorf("no switch %s in lab %s", name, lab.Name)
 	}
+	ctx, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
 	s, err := openSwitch(ctx, pool, lab, sw, 0, "")
 	if err != nil {
 		return nil, err
