@@ -48,7 +48,7 @@ func TestCoalescedSamplesLeaveAGap(t *testing.T) {
 	waitFor(t, "the gap", func() bool { return len(sink.find("collector_gap", func(collectors.Point) bool { return true })) == 1 })
 	gap := sink.find("collector_gap", func(collectors.Point) bool { return true })[0]
 	if gap.Fields["since_ns"] != t0+100_000 || gap.Fields["until_ns"] != t0+300_000 || gap.Fields["duplicates"] != uint64(1) ||
-		gap.Tags["device"] != "leaf1" || gap.Tags["target"] != "COUNTERS_DB" {
+		gap.Tags["device"] != "leaf1" || gap.Tags["target"] != "COUNTERS_DB" || gap.Fields[collectors.GapPath] != "COUNTERS_DB:/COUNTERS/1/0" {
 		t.Errorf("gap %+v", gap)
 	}
 	got := sink.find("port", func(p collectors.Point) bool { return p.Fields["pfc3_tx"] != nil })

@@ -28,7 +28,9 @@ type Gap struct {
 	// Device is the switch, or for an RNIC the RDMA device of Host.
 	Device, Target, Host string
 	// Path is what was missing: the subscription's paths after a broken
-	// stream, or the one notification prefix a target coalesced.
+	// stream, the one notification prefix a target coalesced, or the key
+	// whose values were unreadable; spelled as the subscription paths are
+	// (FormatPath).
 	Path   string
 	Reason string
 	// Since and Until bound the missing samples (sample time): the last

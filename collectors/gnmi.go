@@ -223,7 +223,7 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 			continue // the target's cache resends what came before the break
 		}
 		pts, bad := Decode(n, t.Device, o.Lab, o.Run)
-		if gap, ok := coalesced(n, s.last[k], s.lastSeen, k, t.Device, s.target, o); ok {
+		if gap, ok := coalesced(n, s.last[k], s.lastSeen, t.Device, s.target, o); ok {
 			pts = append(pts, gap)
 		}
 		pts = s.noteUnreadable(pts, k, bad, ts) // unreadable.go
@@ -247,7 +247,7 @@ func (s *subStream) subscribeOnce(ctx context.Context, connected func()) error {
 // read yet and send the newest with Update.Duplicates counting the others.
 // The gap runs from the previous sample of the same path (prev; the
 // stream's last sample when there was none) to this one.
-func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device, target string, o GNMIOptions) (Point, bool) {
+func coalesced(n *pb.Notification, prev int64, streamLast time.Time, device, target string, o GNMIOptions) (Point, bool) {
 	var dups uint64
 	for _, u := range n.GetUpdate() {
 		dups += uint64(u.GetDuplicates())
@@ -263,8 +263,9 @@ func coalesced(n *pb.Notification, prev int64, streamLast time.Time, key, device
 			since = min(streamLast.UnixNano(), ts)
 		}
 	}
-	g := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, key), since, ts)
-	g.Duplicates, g.Path = dups, key
+	p := FormatPath(device, n.GetPrefix())
+	g := gapPoint(o, device, target, fmt.Sprintf("target coalesced %d samples of %s", dups, p), since, ts)
+	g.Duplicates, g.Path = dups, p
 	return g.Point(o.Lab, o.Run, time.Unix(0, ts)), true
 }
 
@@ -364,11 +365,8 @@ type Unreadable struct {
 // first. Rare, so the key's name is made only here.
 func (k *decodeKey) unreadable(prefix *pb.Path, n int, leaf, value string) {
 	if k.bad == nil {
-		p := &pb.Path{Elem: append(slices.Clip(prefix.GetElem()), k.at...)}
-		key := strings.Join(path.ToStrings(p, false), "/")
-		if t := prefix.GetTarget(); t != "" {
-			key = t + ":" + key
-		}
+		p := &pb.Path{Target: prefix.GetTarget(), Elem: append(slices.Clip(prefix.GetElem()), k.at...)}
+		key := FormatPath(k.tags[TagDevice], p)
 		const most = 40 // a value is shown, not archived: enough to see what it was
 		if len(value) > most {
 			value = value[:most] + "..."
@@ -549,6 +547,30 @@ func ParsePath(s string) (*pb.Path, error) {
 		p.Elem = append(p.Elem, e)
 	}
 	return p, nil
+}
+
+// FormatPath spells a notification's path as GNMIOptions.Paths spell
+// theirs (ParsePath's syntax): "/elem[key=value]/...", with "TARGET:" in
+// front when the target is not the device's own (COUNTERS_DB:/COUNTERS/
+// Ethernet0). Gaps name their paths so, whether a stream broke, a target
+// coalesced or a value was unreadable.
+func FormatPath(device string, p *pb.Path) string {
+	var b strings.Builder
+	if t := p.GetTarget(); t != "" && t != device {
+		b.WriteString(t)
+		b.WriteByte(':')
+	}
+	for _, e := range p.GetElem() {
+		b.WriteByte('/')
+		b.WriteString(e.GetName())
+		for _, k := range slices.Sorted(maps.Keys(e.GetKey())) {
+			fmt.Fprintf(&b, "[%s=%s]", k, e.GetKey()[k])
+		}
+	}
+	if b.Len() == 0 || strings.HasSuffix(b.String(), ":") {
+		b.WriteByte('/')
+	}
+	return b.String()
 }
 
 // splitPath splits at '/' outside [...] (key values such as 1/0 hold slashes).

@@ -124,12 +124,12 @@ func TestDecodeCountersDB(t *testing.T) {
 		{"key in the update's path", db(), []*pb.Update{str(path("COUNTERS", "Ethernet9", "SAI_PORT_STAT_PFC_7_RX_PKTS"), "0")}, []pt{pfc9}, nil},
 		{"whole key under the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(&pb.Path{},
 			`{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":812,"SAI_PORT_STAT_IF_IN_ERRORS":"x","SAI_PORT_STAT_PFC_4_RX_PKTS":"N/A","SAI_PORT_STAT_PFC_5_RX_PKTS":-1}`)},
-			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "N/A", Count: 2}}},
+			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:/COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "N/A", Count: 2}}},
 		{"unreadable values, key in the prefix", db("COUNTERS", "Ethernet0"), []*pb.Update{str(path("SAI_PORT_STAT_PFC_3_RX_PKTS"), "5"),
 			str(path("SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US"), "812"),
 			{Path: path("SAI_PORT_STAT_PFC_4_RX_PKTS"), Val: &pb.TypedValue{Value: &pb.TypedValue_IntVal{IntVal: -3}}},
 			{Path: path("SAI_PORT_STAT_PFC_5_RX_PKTS"), Val: &pb.TypedValue{Value: &pb.TypedValue_DoubleVal{DoubleVal: 1.5}}}},
-			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "int_val:-3", Count: 2}}},
+			[]pt{pfc}, []collectors.Unreadable{{Key: "COUNTERS_DB:/COUNTERS/Ethernet0", Leaf: "SAI_PORT_STAT_PFC_4_RX_PKTS", Value: "int_val:-3", Count: 2}}},
 		{"whole key, escaped and spaced", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil,
 			" {\"SAI_PORT_STAT_PFC_3_RX_PKTS\" : \"\\u0035\", \"SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US\":\"812\"}\n")}, []pt{pfc}, nil},
 		{"whole keys in the updates' paths", db(), []*pb.Update{
@@ -138,7 +138,7 @@ func TestDecodeCountersDB(t *testing.T) {
 		{"idle mark", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5","SAI_PORT_STAT_PFC_3_RX_PAUSE_DURATION_US":"812"}`), idle},
 			[]pt{idled(pfc)}, nil},
 		{"malformed object", db("COUNTERS", "Ethernet0"), []*pb.Update{blob(nil, `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`)}, nil,
-			[]collectors.Unreadable{{Key: "COUNTERS_DB:COUNTERS/Ethernet0", Value: `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`, Count: 1}}},
+			[]collectors.Unreadable{{Key: "COUNTERS_DB:/COUNTERS/Ethernet0", Value: `{"SAI_PORT_STAT_PFC_3_RX_PKTS":"5",}`, Count: 1}}},
 	} {
 		n := &pb.Notification{Timestamp: ts.UnixNano(), Prefix: c.prefix, Update: c.upd}
 		pts, bad := collectors.Decode(n, "leaf1", "lab", "r")
@@ -173,7 +173,7 @@ func TestGapPointRoundTrip(t *testing.T) {
 	for _, g := range []collectors.Gap{
 		{Device: "leaf1", Target: "leaf1", Path: "/interfaces", Reason: "stream broken", Since: t0, Until: t0.Add(time.Second),
 			Interval: time.Millisecond, BrokeAt: t0.Add(time.Millisecond), ResumedAt: t0.Add(2 * time.Second)},
-		{Device: "leaf1", Target: collectors.CountersDB, Path: "COUNTERS/1/0", Reason: "coalesced", Since: t0, Until: t0.Add(time.Millisecond),
+		{Device: "leaf1", Target: collectors.CountersDB, Path: "COUNTERS_DB:/COUNTERS/1/0", Reason: "coalesced", Since: t0, Until: t0.Add(time.Millisecond),
 			Duplicates: 3, Interval: 100 * time.Microsecond},
 		{Host: "h1", Device: "mlx5_0", Reason: "host h1: ssh: refused", Since: t0, Until: t0.Add(time.Second)},
 	} {

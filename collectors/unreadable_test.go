@@ -44,12 +44,12 @@ func TestUnreadableValuesLeaveAGap(t *testing.T) {
 		t.Fatalf("gaps %+v while the runs go on", g)
 	}
 	publish("Ethernet8", 4, str("SAI_PORT_STAT_PFC_3_TX_PKTS", "18"), str("SAI_PORT_STAT_PFC_3_RX_PKTS", "3"))
-	waitFor(t, "the gap", func() bool { return len(gapOf("COUNTERS_DB:COUNTERS/Ethernet8")) == 1 })
+	waitFor(t, "the gap", func() bool { return len(gapOf("COUNTERS_DB:/COUNTERS/Ethernet8")) == 1 })
 	got := sink.find("port", all)
 	if len(got) != 4 || got[0].Fields["pfc3_tx"] != uint64(17) || got[0].Fields["pfc3_rx"] != nil || got[3].Fields["pfc3_rx"] != uint64(3) {
 		t.Errorf("samples %+v, want three with pfc3_tx 17 and no pfc3_rx, then one with both", got)
 	}
-	g := collectors.GapOf(gapOf("COUNTERS_DB:COUNTERS/Ethernet8")[0])
+	g := collectors.GapOf(gapOf("COUNTERS_DB:/COUNTERS/Ethernet8")[0])
 	if g.Unreadable != 3 || g.UnreadableSamples != 3 || g.Device != "leaf1" || g.Target != "COUNTERS_DB" ||
 		g.Since.UnixNano() != t0+100_000 || g.Until.UnixNano() != t0+300_000 || g.Missed() != 0 {
 		t.Errorf("gap %+v", g)
@@ -63,7 +63,7 @@ func TestUnreadableValuesLeaveAGap(t *testing.T) {
 		t.Errorf("warning %q", s)
 	}
 	stop()
-	broken := gapOf("COUNTERS_DB:COUNTERS/Ethernet12")
+	broken := gapOf("COUNTERS_DB:/COUNTERS/Ethernet12")
 	if len(broken) != 1 || !strings.Contains(collectors.GapOf(broken[0]).Reason, "not a JSON object") || collectors.GapOf(broken[0]).UnreadableSamples != 1 {
 		t.Errorf("gap of the broken object, written when collection ended: %+v", broken)
 	}

@@ -18,7 +18,7 @@ func TestGapMetasSummariseUnreadableValues(t *testing.T) {
 	t0 := time.Unix(1700000000, 0)
 	at := func(us int) time.Time { return t0.Add(time.Duration(us) * time.Microsecond) }
 	bad := func(dev, port string, us int, reason string) collectors.Gap {
-		return collectors.Gap{Device: dev, Target: collectors.CountersDB, Path: "COUNTERS_DB:COUNTERS/" + port, Since: at(us), Until: at(us + 100),
+		return collectors.Gap{Device: dev, Target: collectors.CountersDB, Path: "COUNTERS_DB:/COUNTERS/" + port, Since: at(us), Until: at(us + 100),
 			Unreadable: 2, UnreadableSamples: 2, Reason: reason}
 	}
 	na, neg := `... the first SAI_PORT_STAT_PFC_3_RX_PKTS = "N/A"`, `... the first SAI_PORT_STAT_PFC_4_RX_PKTS = "-1"`
@@ -40,7 +40,7 @@ func TestGapMetasSummariseUnreadableValues(t *testing.T) {
 		t.Errorf("the N/A entry %+v", m)
 	}
 	for _, want := range []string{"device leaf1 target COUNTERS_DB: 10 samples of 4 keys",
-		"(COUNTERS_DB:COUNTERS/Ethernet0, COUNTERS_DB:COUNTERS/Ethernet4, COUNTERS_DB:COUNTERS/Ethernet8 and 1 more)", "without 10 of their values", na} {
+		"(COUNTERS_DB:/COUNTERS/Ethernet0, COUNTERS_DB:/COUNTERS/Ethernet4, COUNTERS_DB:/COUNTERS/Ethernet8 and 1 more)", "without 10 of their values", na} {
 		if !strings.Contains(m.Warning, want) {
 			t.Errorf("warning %q lacks %q", m.Warning, want)
 		}

@@ -19,7 +19,7 @@ func TestTelemetryHealthDecidesDegraded(t *testing.T) {
 	t0 := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
 	broken := collectors.Gap{Device: "leaf1", Target: "leaf1", Path: "/interfaces/interface[name=*]/state/counters", Reason: "stream broken: EOF",
 		Since: t0, Until: t0.Add(time.Second), Interval: 100 * time.Millisecond, BrokeAt: t0.Add(100 * time.Millisecond), ResumedAt: t0.Add(900 * time.Millisecond)}
-	coalesced := collectors.Gap{Device: "spine1", Target: "COUNTERS_DB", Path: "COUNTERS_DB/COUNTERS/1/0", Reason: "target coalesced 3 samples",
+	coalesced := collectors.Gap{Device: "spine1", Target: "COUNTERS_DB", Path: "COUNTERS_DB:/COUNTERS/1/0", Reason: "target coalesced 3 samples",
 		Since: t0, Until: t0.Add(400 * time.Millisecond), Duplicates: 3, Interval: 100 * time.Millisecond}
 	outage := []collectors.Outage{{From: t0, To: t0.Add(10 * time.Second), Err: "connection refused"}}
 	for _, tc := range []struct {
@@ -33,7 +33,7 @@ func TestTelemetryHealthDecidesDegraded(t *testing.T) {
 		{"broken stream", []collectors.Gap{broken}, nil, true, []string{
 			"telemetry gap: device leaf1 target leaf1 path /interfaces/interface[name=*]/state/counters: 04:00:00.000000 to 04:00:01.000000 UTC (1s): up to 9 samples missed at 100ms; stream down 800ms",
 			"telemetry: 1 gaps in all, up to 9 samples missed"}},
-		{"coalesced", []collectors.Gap{coalesced}, nil, true, []string{"device spine1 target COUNTERS_DB path COUNTERS_DB/COUNTERS/1/0", "3 samples coalesced by the target"}},
+		{"coalesced", []collectors.Gap{coalesced}, nil, true, []string{"device spine1 target COUNTERS_DB path COUNTERS_DB:/COUNTERS/1/0", "3 samples coalesced by the target"}},
 		{"outage replayed", nil, &collectors.InfluxStats{Written: 10, Spooled: 4, Replayed: 4, Outages: outage}, false,
 			[]string{"took no writes from 04:00:00.000 UTC, back at 04:00:10.000 UTC after 10s (connection refused); 4 points went to the spool, 4 of them replayed"}},
 		{"spool left", nil, &collectors.InfluxStats{Written: 6, Spooled: 4, Pending: 4, Outages: outage[:1:1]}, true,
