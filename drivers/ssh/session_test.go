@@ -3,6 +3,7 @@ package ssh_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"path/filepath"
 	"testing"
@@ -83,6 +84,46 @@ func TestUnansweredSessionOpenEndsWithContext(t *testing.T) {
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("still waiting for the session 10 s after its context ended")
+			}
+		})
+	}
+}
+
+// TestHungSFTPServerEndsWithContext: an SFTP server that takes requests
+// and answers none holds a transfer no longer than its context, whether it
+// hangs before the version exchange or in the middle of a transfer.
+func TestHungSFTPServerEndsWithContext(t *testing.T) {
+	t.Parallel()
+	for name, answer := range map[string]int{"before the version": 0, "during the transfer": 1} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := newDevice(t, sshdrv.Config{}, func(c *sshd.Config) {
+				c.Subsystems = map[string]sshd.SubsystemHandler{"sftp": func(ctx context.Context, rw io.ReadWriter) error {
+					if answer > 0 { // the version, then silence
+						var hdr [9]byte
+						if _, err := io.ReadFull(rw, hdr[:]); err != nil {
+							return err
+						}
+						if _, err := rw.Write([]byte{0, 0, 0, 5, 2, 0, 0, 0, 3}); err != nil {
+							return err
+						}
+					}
+					_, _ = io.Copy(io.Discard, rw)
+					<-ctx.Done() // not even the client's end of input ends it
+					return ctx.Err()
+				}}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- d.pool.WriteFile(ctx, d.target, "/x", []byte("x"), 0o644) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("err = %v, want the context's deadline", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the transfer still waits 10 s after its context ended")
 			}
 		})
 	}

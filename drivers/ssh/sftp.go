@@ -26,14 +26,18 @@ func (p *Pool) withSFTP(ctx context.Context, t Target, fn func(*sftp.Client) err
 	defer s.Close()
 	stop := context.AfterFunc(ctx, func() { s.Close() }) // unblocks the subsystem request and the version exchange
 	sc, err := newSFTP(s)
-	if !stop() || err != nil {
+	if !stop() {
 		if err == nil {
 			sc.Close()
-			err = ctx.Err()
 		}
+		return t.errorf("sftp: %w", ctx.Err())
+	}
+	if err != nil {
 		return t.errorf("sftp: %w", err)
 	}
-	stop = context.AfterFunc(ctx, func() { sc.Close() })
+	// Closing the session first: the client's Close waits for the server
+	// to end the subsystem, which a hung one never does by itself.
+	stop = context.AfterFunc(ctx, func() { s.Close(); sc.Close() })
 	err = fn(sc)
 	stop()
 	sc.Close()
