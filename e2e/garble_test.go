@@ -48,7 +48,7 @@ traffic:
 		gaps++
 		samples += g.UnreadableSamples
 		if g.Device != dev || g.Target != collectors.CountersDB || g.Unreadable != g.UnreadableSamples || g.UnreadableSamples < 2 || g.Until.Before(g.Since) ||
-			!strings.Contains(g.Reason, leaf) || !strings.Contains(g.Reason, `"N/A"`) || !strings.HasPrefix(g.Path, collectors.CountersDB+":COUNTERS/") {
+			!strings.Contains(g.Reason, leaf) || !strings.Contains(g.Reason, `"N/A"`) || !strings.HasPrefix(g.Path, collectors.CountersDB+":/COUNTERS/") {
 			t.Errorf("gap %+v", g)
 		}
 		return nil

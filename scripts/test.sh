@@ -7,7 +7,8 @@
 #   3. installs staticcheck (cached the same way) and fails on unformatted
 #      files (`gofmt -l`), then runs `go vet ./...` and `staticcheck ./...`
 #      (staticcheck.conf says which checks are off, and why);
-#   4. runs `go test ./...` (extra arguments are passed to go test);
+#   4. runs `go test ./...` (extra arguments are passed to go test); when it
+#      fails, its failures are repeated at the end, briefly;
 #   5. runs every fuzz target briefly (see fuzz_all below);
 #   6. stops influxd.
 set -euo pipefail
@@ -131,7 +132,23 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 "$bin/staticcheck" ./...
-go test -count=1 -timeout 20m "$@" ./...
+# A failed go test prints a lot (a package that timed out, every goroutine's
+# stack), and a CI log may keep only its end: the failures are repeated
+# last, briefly.
+failure_digest() {
+	echo "test.sh: go test failed; where, once more:"
+	# each failed test and its log (indented below it)
+	awk '/^[[:space:]]*--- FAIL/{on=1; print; next} on && /^[[:space:]][[:space:]][[:space:]][[:space:]]/{print; next} {on=0}' "$1" | head -n 80
+	# a timed-out package: the panic and the tests still running
+	awk '/^panic: /{on=1} /^goroutine [0-9]+ /{on=0} on' "$1" | head -n 30
+	# a stuck step that internal/testwatch ended: its report
+	awk '/^testwatch: /{on=1} /^(FAIL|exit status|ok)([[:space:]]|$)/{on=0} on' "$1" | tail -n 60
+	grep -E '^FAIL' "$1"
+}
+if ! go test -count=1 -timeout 20m "$@" ./... 2>&1 | tee "$work/gotest.log"; then
+	failure_digest "$work/gotest.log" >&2
+	exit 1
+fi
 
 # ---- fuzz: every fuzz target, briefly -------------------------------------
 # Each Fuzz* target (YAML loaders, parsers of tool output and of anything a
