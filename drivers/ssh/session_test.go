@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/pkg/sftp"
 	xssh "golang.org/x/crypto/ssh"
 
 	sshdrv "github.com/labctl/labctl/drivers/ssh"
@@ -126,5 +128,40 @@ func TestHungSFTPServerEndsWithContext(t *testing.T) {
 				t.Fatal("the transfer still waits 10 s after its context ended")
 			}
 		})
+	}
+}
+
+// TestSFTPServerThatLingersAfterEOF: a server that serves every request
+// but does not end the subsystem at the client's end of input (the
+// client's Close waits for that) does not hold a finished transfer.
+func TestSFTPServerThatLingersAfterEOF(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, sshdrv.Config{}, func(c *sshd.Config) {
+		root := c.Root
+		c.Subsystems = map[string]sshd.SubsystemHandler{"sftp": func(ctx context.Context, rw io.ReadWriter) error {
+			srv, err := sftp.NewServer(struct {
+				io.ReadWriter
+				io.Closer
+			}{rw, io.NopCloser(nil)}, sftp.WithServerWorkingDirectory(root))
+			if err != nil {
+				return err
+			}
+			_ = srv.Serve()
+			<-ctx.Done() // lingers until the session ends
+			return ctx.Err()
+		}}
+	})
+	done := make(chan error, 1)
+	go func() { done <- d.pool.WriteFile(context.Background(), d.target, d.root+"/x", []byte("x"), 0o644) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(d.root, "x")); err != nil || string(b) != "x" {
+			t.Errorf("the file holds %q (%v), want x", b, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the transfer is still not done after 10 s")
 	}
 }

@@ -35,12 +35,14 @@ func (p *Pool) withSFTP(ctx context.Context, t Target, fn func(*sftp.Client) err
 	if err != nil {
 		return t.errorf("sftp: %w", err)
 	}
-	// Closing the session first: the client's Close waits for the server
-	// to end the subsystem, which a hung one never does by itself.
-	stop = context.AfterFunc(ctx, func() { s.Close(); sc.Close() })
+	// The session is closed before the client, whose Close waits for the
+	// server to end the subsystem: a hung server never does by itself.
+	// Every request fn made has its answer by then.
+	closeBoth := func() { s.Close(); sc.Close() }
+	stop = context.AfterFunc(ctx, closeBoth)
 	err = fn(sc)
 	stop()
-	sc.Close()
+	closeBoth()
 	if ctx.Err() != nil {
 		return t.errorf("sftp: %w", ctx.Err())
 	}
