@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,6 +25,9 @@ type Watch struct {
 	Out     io.Writer      // where the report goes
 	Exit    func(code int) // called after the report
 	DumpDir string         // where the whole dump is written; "" for os.TempDir()
+	// fired lets one step of those watched with this Watch (and its
+	// copies) report: several stuck at once would interleave their reports.
+	fired *sync.Once
 }
 
 // Stuck is the watchdog tests use: it reports on stderr and ends the test
@@ -31,13 +35,13 @@ type Watch struct {
 // stuck in a call cannot be failed from another goroutine, and letting it
 // run on only delays the same end.
 func Stuck(after time.Duration, focus ...string) Watch {
-	return Watch{After: after, Focus: focus, Out: os.Stderr, Exit: os.Exit}
+	return Watch{After: after, Focus: focus, Out: os.Stderr, Exit: os.Exit, fired: new(sync.Once)}
 }
 
 // Start arms the watchdog for one step, which what describes (e.g. "drop
 // at 12ms"); stop disarms it.
 func (w Watch) Start(what string) (stop func()) {
-	t := time.AfterFunc(w.After, func() {
+	report := func() {
 		dump := allStacks()
 		dir := w.DumpDir
 		if dir == "" {
@@ -49,6 +53,13 @@ func (w Watch) Start(what string) (stop func()) {
 		}
 		fmt.Fprint(w.Out, Report(what, w.After, dump, w.Focus, path))
 		w.Exit(2)
+	}
+	t := time.AfterFunc(w.After, func() {
+		if w.fired == nil {
+			report()
+			return
+		}
+		w.fired.Do(report)
 	})
 	return func() { t.Stop() }
 }
