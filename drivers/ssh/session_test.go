@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,14 +38,25 @@ func silentServer(t *testing.T) (*sshdrv.Pool, sshdrv.Target) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { c.Close() })
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
 			go func() {
 				_, chans, reqs, err := xssh.NewServerConn(c, cfg)
 				if err != nil {
