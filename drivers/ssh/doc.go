@@ -5,7 +5,9 @@
 // dial time and never logged), retries dials with backoff, and redials a
 // connection that broke. Commands run with per-command timeouts that kill
 // the remote process; ForEach bounds parallelism across devices; files
-// move over SFTP.
+// move over SFTP. Every call ends with its context, and opening a session
+// also with its connection's end, which x/crypto/ssh alone does not
+// notice (session.go).
 //
 // Errors name the device and address; a command's non-zero exit is a
 // Result, not an error, until Result.Err is asked for.
