@@ -551,9 +551,9 @@ func ParsePath(s string) (*pb.Path, error) {
 
 // FormatPath spells a notification's path as GNMIOptions.Paths spell
 // theirs (ParsePath's syntax): "/elem[key=value]/...", with "TARGET:" in
-// front when the target is not the device's own (COUNTERS_DB:/COUNTERS/
-// Ethernet0). Gaps name their paths so, whether a stream broke, a target
-// coalesced or a value was unreadable.
+// front when the target is not the device's own, as in
+// "COUNTERS_DB:/COUNTERS/Ethernet0". Gaps name their paths so, whether a
+// stream broke, a target coalesced or a value was unreadable.
 func FormatPath(device string, p *pb.Path) string {
 	var b strings.Builder
 	if t := p.GetTarget(); t != "" && t != device {
