@@ -198,8 +198,12 @@ type permanent struct{ err error }
 
 func (e *permanent) Error() string { return e.err.Error() }
 
-// dial makes one connection attempt through goph, bounded by ctx and
-// DialTimeout (goph's own timeout covers only the TCP connect).
+// dial makes one connection attempt, bounded by ctx and DialTimeout, the
+// SSH handshake included: the TCP connection is closed when they end. A
+// peer that accepts and then says nothing (a hung sshd, another service
+// on the port) would otherwise hold the handshake, its goroutine and its
+// connection for as long as it stays up: the timeout of goph and
+// x/crypto/ssh covers only the TCP connect.
 func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 	host, portS, err := net.SplitHostPort(t.Addr)
 	if err != nil {
@@ -217,41 +221,41 @@ func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 	if err != nil {
 		return nil, &permanent{t.errorf("%w", err)}
 	}
+	defer closer.Close() // the agent is needed only during authentication
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
 	defer cancel()
-	type result struct {
-		c   *goph.Client
-		err error
+	addr := net.JoinHostPort(host, portS)
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, t.errorf("ssh dial: %w", ctx.Err())
+		}
+		return nil, t.errorf("ssh: %w", err)
 	}
-	done := make(chan result, 1)
-	go func() {
-		c, err := goph.NewConn(&goph.Config{User: t.Cred.User, Addr: host, Port: uint(port),
-			Auth: goph.Auth(auth), Timeout: p.cfg.DialTimeout, Callback: cb})
-		closer.Close() // the agent is needed only during authentication
-		done <- result{c, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err == nil {
-			p.cfg.Logger.Debug("ssh connected", "device", t.Name, "addr", t.Addr, "user", t.Cred.User)
-			return r.c, nil
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // ends the handshake
+	cfg := &xssh.ClientConfig{User: t.Cred.User, Auth: auth, HostKeyCallback: cb, Timeout: p.cfg.DialTimeout}
+	sc, chans, reqs, err := xssh.NewClientConn(conn, addr, cfg)
+	if !stop() {
+		if err == nil {
+			sc.Close()
 		}
-		var he *HostKeyError
-		if errors.As(r.err, &he) {
-			return nil, &permanent{he}
-		}
-		if strings.Contains(r.err.Error(), "unable to authenticate") {
-			return nil, &permanent{t.errorf("authentication as %q failed: %w", t.Cred.User, r.err)}
-		}
-		return nil, t.errorf("ssh: %w", r.err)
-	case <-ctx.Done():
-		go func() { // the handshake finishes or times out on its own
-			if r := <-done; r.c != nil {
-				r.c.Close()
-			}
-		}()
 		return nil, t.errorf("ssh dial: %w", ctx.Err())
 	}
+	if err != nil {
+		conn.Close()
+		var he *HostKeyError
+		if errors.As(err, &he) {
+			return nil, &permanent{he}
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") {
+			return nil, &permanent{t.errorf("authentication as %q failed: %w", t.Cred.User, err)}
+		}
+		return nil, t.errorf("ssh: %w", err)
+	}
+	p.cfg.Logger.Debug("ssh connected", "device", t.Name, "addr", t.Addr, "user", t.Cred.User)
+	return &goph.Client{Client: xssh.NewClient(sc, chans, reqs),
+		Config: &goph.Config{User: t.Cred.User, Addr: host, Port: uint(port), Auth: auth, Timeout: p.cfg.DialTimeout, Callback: cb}}, nil
 }
 
 // Close closes every connection; the pool cannot be used afterwards.

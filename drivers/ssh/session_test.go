@@ -177,3 +177,44 @@ func TestSFTPServerThatLingersAfterEOF(t *testing.T) {
 		t.Fatal("the transfer is still not done after 10 s")
 	}
 }
+
+// TestDialLeavesNothingWithASilentPeer: a peer that accepts the TCP
+// connection and never speaks SSH (a hung sshd, another service on the
+// port) fails the dial after DialTimeout, and labctl's end of the
+// connection is closed then, not held for as long as the peer stays up.
+func TestDialLeavesNothingWithASilentPeer(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	closed := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // reads the client's version line, answers nothing
+		close(closed)
+	}()
+	dir := t.TempDir()
+	keyPath, _, hk := testKeys(t, dir)
+	kh := filepath.Join(dir, "known_hosts")
+	if err := sshd.WriteKnownHosts(kh, []sshd.KnownHost{{Addr: ln.Addr().String(), Key: hk.PublicKey()}}); err != nil {
+		t.Fatal(err)
+	}
+	pool := sshdrv.NewPool(sshdrv.Config{KnownHosts: kh, DialTimeout: 300 * time.Millisecond, Retries: -1})
+	defer pool.Close()
+	target := sshdrv.Target{Name: "h1", Addr: ln.Addr().String(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
+	start := time.Now()
+	if _, err := pool.Exec(context.Background(), target, "true"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the dial's deadline", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the connection to the silent peer is still open %v after the dial began", time.Since(start).Round(time.Millisecond))
+	}
+}
