@@ -3,6 +3,7 @@ package ssh
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -96,7 +97,10 @@ func (p *Pool) put(ctx context.Context, t Target, remote string, r io.Reader, mo
 				return t.errorf("mkdir %s: %w", dir, err)
 			}
 		}
-		tmp := remote + ".labctl-part"
+		// A name of its own: a writer that gave up on a dropped connection
+		// may still have requests on their way to the server (an open that
+		// truncates), which must not land in this writer's file.
+		tmp := remote + ".labctl-part-" + rand.Text()[:8]
 		w, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
 			return t.errorf("create %s: %w", tmp, err)

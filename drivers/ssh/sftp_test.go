@@ -82,3 +82,35 @@ func TestFileErrorsNameDeviceAndPath(t *testing.T) {
 		t.Error("a cancelled context still wrote")
 	}
 }
+
+// TestWritersOfOnePathNeverMix: two transfers to the same path at once (a
+// writer that gave up on a dropped connection still has requests on their
+// way, or two runs share a home directory) leave one of the two files
+// whole, never a mix, and no temporary file.
+func TestWritersOfOnePathNeverMix(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, sshdrv.Config{}, nil)
+	ctx := context.Background()
+	a, b := bytes.Repeat([]byte("a"), 1<<20), bytes.Repeat([]byte("b"), 1<<20)
+	for i := range 10 {
+		errs := make(chan error, 2)
+		for _, content := range [][]byte{a, b} {
+			go func() { errs <- d.pool.WriteFile(ctx, d.target, "/opt/labctl/qos/x.py", content, 0o644) }()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(filepath.Join(d.root, "opt/labctl/qos/x.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
+			t.Fatalf("round %d: the file is neither writer's whole: %d bytes, %d of them a", i, len(got), bytes.Count(got, []byte("a")))
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(d.root, "opt/labctl/qos")); len(ents) != 1 {
+		t.Errorf("files left beside the one written: %v", ents)
+	}
+}
