@@ -33,12 +33,16 @@ func (r *unreadableRun) add(u Unreadable, ts int64) {
 // its prefix, ts its time) and appends to pts the gaps of the runs it
 // ends. The runs of a prefix's keys are kept under that prefix, so a
 // notification looks only at its own; the usual one, with no unreadable
-// value while no run goes on, costs a length check.
+// value while no run of its prefix goes on, costs a length check (and a
+// lookup while another prefix has a run).
 func (s *subStream) noteUnreadable(pts []Point, prefix string, bad []Unreadable, ts int64) []Point {
 	if len(bad) == 0 && len(s.unreadable) == 0 {
 		return pts
 	}
 	runs := s.unreadable[prefix]
+	if len(bad) == 0 && len(runs) == 0 {
+		return pts // another prefix has a run, this one none to end
+	}
 	kept := runs[:0] // in place: a run goes on, or its gap is written
 	for _, r := range runs {
 		if i := slices.IndexFunc(bad, func(u Unreadable) bool { return u.Key == r.first.Key }); i >= 0 && bad[i].Leaf == r.first.Leaf {

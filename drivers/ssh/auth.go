@@ -148,9 +148,11 @@ type nopCloser struct{}
 func (nopCloser) Close() error { return nil }
 
 // ClientConfig is the x/crypto/ssh configuration for t with the pool's
-// host key verification and t's credential, for protocols that open their
-// own SSH connection (NETCONF). Close the returned Closer after the
-// handshake (it holds the ssh-agent connection, if any).
+// host key verification and t's credential: the pool's own dials and
+// protocols that open their own SSH connection (NETCONF) use it. Close
+// the returned Closer after the handshake (it holds the ssh-agent
+// connection, if any). Its errors name the device and are not worth a
+// retry: a known_hosts file or a credential to fix.
 func (p *Pool) ClientConfig(t Target) (*xssh.ClientConfig, io.Closer, error) {
 	cb, err := p.hostKeyCallback(t)
 	if err != nil {
@@ -158,7 +160,7 @@ func (p *Pool) ClientConfig(t Target) (*xssh.ClientConfig, io.Closer, error) {
 	}
 	auth, closer, err := authMethods(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, t.errorf("%w", err)
 	}
 	return &xssh.ClientConfig{User: t.Cred.User, Auth: auth, HostKeyCallback: cb, Timeout: p.cfg.DialTimeout}, closer, nil
 }

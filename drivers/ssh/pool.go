@@ -213,13 +213,9 @@ func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 	if err != nil {
 		return nil, &permanent{t.errorf("bad port %q", portS)}
 	}
-	cb, err := p.hostKeyCallback(t)
+	cfg, closer, err := p.ClientConfig(t)
 	if err != nil {
-		return nil, &permanent{t.errorf("%w", err)}
-	}
-	auth, closer, err := authMethods(t)
-	if err != nil {
-		return nil, &permanent{t.errorf("%w", err)}
+		return nil, &permanent{err}
 	}
 	defer closer.Close() // the agent is needed only during authentication
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
@@ -234,7 +230,6 @@ func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 		return nil, t.errorf("ssh: %w", err)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() }) // ends the handshake
-	cfg := &xssh.ClientConfig{User: t.Cred.User, Auth: auth, HostKeyCallback: cb, Timeout: p.cfg.DialTimeout}
 	sc, chans, reqs, err := xssh.NewClientConn(conn, addr, cfg)
 	if !stop() {
 		if err == nil {
@@ -255,7 +250,7 @@ func (p *Pool) dial(ctx context.Context, t Target) (*goph.Client, error) {
 	}
 	p.cfg.Logger.Debug("ssh connected", "device", t.Name, "addr", t.Addr, "user", t.Cred.User)
 	return &goph.Client{Client: xssh.NewClient(sc, chans, reqs),
-		Config: &goph.Config{User: t.Cred.User, Addr: host, Port: uint(port), Auth: auth, Timeout: p.cfg.DialTimeout, Callback: cb}}, nil
+		Config: &goph.Config{User: t.Cred.User, Addr: host, Port: uint(port), Timeout: p.cfg.DialTimeout}}, nil
 }
 
 // Close closes every connection; the pool cannot be used afterwards.

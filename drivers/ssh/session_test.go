@@ -77,6 +77,21 @@ func silentServer(t *testing.T) (*sshdrv.Pool, sshdrv.Target) {
 	return pool, sshdrv.Target{Name: "h1", Addr: ln.Addr().String(), Cred: inventory.Credential{User: "lab", KeyFile: keyPath}}
 }
 
+// within runs call and returns its error, failing the test when it has
+// not returned 10 s later: what these tests check is that it returns.
+func within(t *testing.T, what string, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s has not returned after 10 s", what)
+		return nil
+	}
+}
+
 // TestUnansweredSessionOpenEndsWithContext: neither a command nor a file
 // transfer waits past its context for a session the server never opens.
 func TestUnansweredSessionOpenEndsWithContext(t *testing.T) {
@@ -89,15 +104,8 @@ func TestUnansweredSessionOpenEndsWithContext(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- call(ctx) }()
-			select {
-			case err := <-done:
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("err = %v, want the context's deadline", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("still waiting for the session 10 s after its context ended")
+			if err := within(t, "the call, its context ended,", func() error { return call(ctx) }); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want the context's deadline", err)
 			}
 		})
 	}
@@ -129,15 +137,9 @@ func TestHungSFTPServerEndsWithContext(t *testing.T) {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- d.pool.WriteFile(ctx, d.target, "/x", []byte("x"), 0o644) }()
-			select {
-			case err := <-done:
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("err = %v, want the context's deadline", err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the transfer still waits 10 s after its context ended")
+			err := within(t, "the transfer, its context ended,", func() error { return d.pool.WriteFile(ctx, d.target, "/x", []byte("x"), 0o644) })
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want the context's deadline", err)
 			}
 		})
 	}
@@ -163,18 +165,13 @@ func TestSFTPServerThatLingersAfterEOF(t *testing.T) {
 			return ctx.Err()
 		}}
 	})
-	done := make(chan error, 1)
-	go func() { done <- d.pool.WriteFile(context.Background(), d.target, d.root+"/x", []byte("x"), 0o644) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err := os.ReadFile(filepath.Join(d.root, "x")); err != nil || string(b) != "x" {
-			t.Errorf("the file holds %q (%v), want x", b, err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the transfer is still not done after 10 s")
+	if err := within(t, "the transfer", func() error {
+		return d.pool.WriteFile(context.Background(), d.target, d.root+"/x", []byte("x"), 0o644)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.root, "x")); err != nil || string(b) != "x" {
+		t.Errorf("the file holds %q (%v), want x", b, err)
 	}
 }
 

@@ -3,7 +3,6 @@ package testwatch_test
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,26 +18,13 @@ func stuckStep(release <-chan struct{}, started chan<- struct{}) {
 	waitForever(release)
 }
 
-// syncBuffer is written by the watchdog's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 func TestStuckStepIsReported(t *testing.T) {
 	t.Parallel()
 	release, started := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	go stuckStep(release, started)
 	<-started
-	var out syncBuffer
+	var out bytes.Buffer // read only after Exit: the channel orders it after the write
 	exited := make(chan int, 1)
 	w := testwatch.Watch{After: 20 * time.Millisecond, Focus: []string{"testwatch_test.stuckStep"}, Out: &out, Exit: func(c int) { exited <- c }, DumpDir: t.TempDir()}
 	stop := w.Start("the step under test")
@@ -75,7 +61,7 @@ func TestStuckStepIsReported(t *testing.T) {
 
 func TestStoppedWatchdogStaysQuiet(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out bytes.Buffer
 	exited := make(chan int, 1)
 	w := testwatch.Watch{After: 30 * time.Millisecond, Out: &out, Exit: func(c int) { exited <- c }}
 	w.Start("a quick step")()
